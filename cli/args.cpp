@@ -1,0 +1,125 @@
+// Command-line parsing shared by the commands.
+#include <algorithm>
+#include <charconv>
+
+#include "cli/commands.hpp"
+
+namespace kprof::cli {
+
+namespace {
+
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string valid_options(const std::vector<OptionSpec>& specs) {
+  std::string out;
+  for (const OptionSpec& s : specs) {
+    out += s.name + (s.value_name.empty() ? "" : " " + s.value_name) + ", ";
+  }
+  return out + "--help";
+}
+
+}  // namespace
+
+std::optional<std::string> ParsedArgs::get(const std::string& name) const {
+  const auto it = values_.find(name);
+  if (it == values_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::string closest(const std::string& given, const std::vector<std::string>& choices) {
+  std::string best;
+  std::size_t best_distance = 3;  // accept at most 2 edits
+  for (const std::string& c : choices) {
+    if (given.size() >= 2 && c.rfind(given, 0) == 0) return c;  // a prefix: "dev" -> "devices"
+    const std::size_t d = edit_distance(given, c);
+    if (d < best_distance) {
+      best_distance = d;
+      best = c;
+    }
+  }
+  return best;
+}
+
+std::string one_line(const std::string& message) {
+  std::string out;
+  for (char c : message) {
+    if (c == '\n' || c == '\r') {
+      while (!out.empty() && out.back() == ' ') out.pop_back();
+      if (!out.empty() && out.back() != ';' && out.back() != ':') out += ';';
+      if (!out.empty() && out.back() != ' ') out += ' ';
+    } else {
+      out += c;
+    }
+  }
+  while (!out.empty() && (out.back() == ' ' || out.back() == ';')) out.pop_back();
+  return out;
+}
+
+ParsedArgs parse_args(const std::vector<std::string>& args, const std::vector<OptionSpec>& specs) {
+  ParsedArgs parsed;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "-h" || arg == "--help") {
+      parsed.set("--help", "");
+      continue;
+    }
+    if (arg.rfind("-", 0) != 0 || arg == "-") {
+      throw UsageError("unexpected argument '" + arg + "'; valid options: " + valid_options(specs));
+    }
+    const std::size_t eq = arg.find('=');
+    const std::string name = arg.substr(0, eq);
+    const auto spec = std::find_if(specs.begin(), specs.end(),
+                                   [&](const OptionSpec& s) { return s.name == name; });
+    if (spec == specs.end()) {
+      std::vector<std::string> names;
+      for (const OptionSpec& s : specs) names.push_back(s.name);
+      const std::string near = closest(name, names);
+      throw UsageError("unknown option '" + name + "'" +
+                       (near.empty() ? "" : " (did you mean '" + near + "'?)") +
+                       "; valid options: " + valid_options(specs));
+    }
+    if (parsed.has(name)) throw UsageError("option " + name + " given twice");
+    if (spec->value_name.empty()) {
+      if (eq != std::string::npos) throw UsageError("option " + name + " takes no value");
+      parsed.set(name, "");
+    } else if (eq != std::string::npos) {
+      parsed.set(name, arg.substr(eq + 1));
+    } else if (i + 1 < args.size()) {
+      parsed.set(name, args[++i]);
+    } else {
+      throw UsageError("option " + name + " needs a value (" + spec->name + " " +
+                       spec->value_name + ")");
+    }
+    if (!spec->value_name.empty() && parsed.get(name)->empty()) {
+      throw UsageError("option " + name + " needs a non-empty value (" + spec->name + " " +
+                       spec->value_name + ")");
+    }
+  }
+  return parsed;
+}
+
+int parse_positive_int(const std::string& option, const std::string& value, int max) {
+  int parsed = 0;
+  const char* end = value.data() + value.size();
+  const auto [ptr, ec] = std::from_chars(value.data(), end, parsed);
+  if (ec != std::errc() || ptr != end || parsed < 1 || parsed > max) {
+    throw UsageError(option + "=" + value + " is not valid; valid: an integer from 1 to " +
+                     std::to_string(max));
+  }
+  return parsed;
+}
+
+}  // namespace kprof::cli

@@ -1,0 +1,25 @@
+// The `kprof` command line: devices, doctor, demo.
+//
+// Linked into the `kprof` executable (cli/main.cpp) and into the Python extension, whose
+// `kprof._core.cli_main(argv)` backs the `kprof` console script of the Python package.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace kprof::cli {
+
+// Exit codes of every command.
+inline constexpr int kExitOk = 0;       // the command did what it was asked
+inline constexpr int kExitFailure = 1;  // it ran and something failed (doctor: timing broken)
+inline constexpr int kExitUsage = 2;    // bad command line, or no GPU for a command that needs one
+
+// Runs the command in argv[1..] (argv[0], the program, is ignored), writing to std::cout and
+// std::cerr. Returns the exit code; never throws.
+int main(int argc, char** argv);
+
+// The same with the arguments after the program name and explicit output streams.
+int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+}  // namespace kprof::cli

@@ -1,0 +1,171 @@
+// `kprof demo`: a profile of the kernels that ship with kprof, end to end.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <limits>
+#include <ostream>
+
+#include "cli/commands.hpp"
+#include "kprof/annotate.hpp"
+#include "kprof/demo.hpp"
+#include "kprof/errors.hpp"
+#include "kprof/profile.hpp"
+
+namespace kprof::cli {
+
+namespace {
+
+constexpr int kMaxRuns = 100000;
+constexpr const char* kCsvTag = "demo";
+
+// The directory that `path` (a file name, or the start of one) writes into must exist.
+void check_output_dir(const std::string& option, const std::string& path, bool is_prefix) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!is_prefix && fs::is_directory(path, ec)) {
+    throw UsageError(option + " " + path + " is a directory; give a file name");
+  }
+  // A prefix "out/run1-" writes "out/run1-profiled_data-demo.csv": its directory is "out".
+  const fs::path dir = fs::path(is_prefix ? path + "x" : path).parent_path();
+  if (!dir.empty() && !fs::is_directory(dir, ec)) {
+    throw UsageError(option + " " + path + ": directory '" + dir.string() + "' does not exist");
+  }
+}
+
+// Writes `results` where --csv and --json ask; returns the paths written.
+std::vector<std::string> write_outputs(const Results& results, const ParsedArgs& args) {
+  std::vector<std::string> written;
+  if (const auto prefix = args.get("--csv")) {
+    for (std::string& p : results.write_csv(*prefix, kCsvTag)) written.push_back(std::move(p));
+  }
+  if (const auto path = args.get("--json")) {
+    results.write_json(*path);
+    written.push_back(*path);
+  }
+  return written;
+}
+
+void print_summary(const Results& results, std::ostream& out) {
+  const Row* peak = nullptr;
+  for (const Row& row : results.rows()) {
+    if (row.metric == "bandwidth" && std::isfinite(row.mean) && (!peak || row.mean > peak->mean)) {
+      peak = &row;
+    }
+  }
+  if (peak == nullptr) {
+    out << "peak bandwidth: none measured\n";
+    return;
+  }
+  char value[32];
+  std::snprintf(value, sizeof value, "%.0f", peak->mean);
+  out << "peak bandwidth: " << value << " GB/s at " << results.sweep().config(peak->config).to_string()
+      << " (mean of " << peak->num_runs << (peak->num_runs == 1 ? " run" : " runs")
+      << ", L2 flushed before every kernel)\n";
+}
+
+}  // namespace
+
+std::vector<DemoCase> demo_cases() {
+  std::vector<DemoCase> cases;
+  for (const char* op : {"scale", "add"}) {
+    for (int log2n : {20, 22, 24, 26}) cases.push_back({op, std::int64_t{1} << log2n});
+  }
+  cases.push_back({"fma", std::int64_t{1} << 22});
+  return cases;
+}
+
+Sweep demo_sweep(const std::vector<DemoCase>& cases) {
+  std::vector<std::vector<Value>> points;
+  for (const DemoCase& c : cases) points.push_back({Value(c.op), Value(c.n)});
+  return Sweep::list({"op", "n"}, std::move(points));
+}
+
+double demo_bytes_per_element(const std::string& op) {
+  if (op == "scale") return 8;  // read x, write y
+  if (op == "add") return 12;   // read x and y, write z
+  return 0;
+}
+
+std::vector<DerivedValue> demo_derive(const std::vector<DemoCase>& cases,
+                                      const std::vector<double>& metric_values,
+                                      std::size_t config) {
+  if (config >= cases.size()) return {};
+  const double bytes = demo_bytes_per_element(cases[config].op) * static_cast<double>(cases[config].n);
+  if (bytes == 0) return {};
+  const double ns = metric_values.empty() ? std::numeric_limits<double>::quiet_NaN()
+                                          : metric_values.front();
+  // Bytes per nanosecond are GB/s.
+  const double gbps = ns > 0 ? bytes / ns : std::numeric_limits<double>::quiet_NaN();
+  return {DerivedValue{"bandwidth", gbps, "GB/s"}};
+}
+
+int command_demo(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
+  // Everything the command line can get wrong is rejected before any GPU work.
+  const int runs =
+      args.has("--runs") ? parse_positive_int("--runs", *args.get("--runs"), kMaxRuns)
+                         : kDemoDefaultRuns;
+  if (const auto prefix = args.get("--csv")) check_output_dir("--csv", *prefix, true);
+  if (const auto path = args.get("--json")) check_output_dir("--json", *path, false);
+
+  const SystemInfo sys = query_system();
+  if (const std::string reason = no_gpu_reason(sys); !reason.empty()) {
+    err << "kprof demo: no GPU available: " << reason << "\n";
+    return kExitUsage;
+  }
+
+  const std::vector<DemoCase> cases = demo_cases();
+  const Sweep sweep = demo_sweep(cases);
+  Options options;
+  options.runs = runs;
+  options.cache_control = CacheControl::all;
+  options.derive = [cases](const std::vector<double>& values, std::size_t config) {
+    return demo_derive(cases, values, config);
+  };
+
+  std::int64_t max_n = 0;
+  for (const DemoCase& c : cases) max_n = std::max(max_n, c.n);
+  demo::Kernels kernels(static_cast<std::size_t>(max_n));
+
+  const DeviceInfo& device = sys.devices.front();
+  out << "kprof demo on " << device.name << " (device " << device.ordinal << "): "
+      << sweep.size() << " configurations x " << runs << (runs == 1 ? " run" : " runs")
+      << ", L2 flushed before every kernel\n\n";
+  out.flush();
+
+  Results results;
+  try {
+    results = profile(options, sweep, [&](const Config& c) {
+      const std::string& op = c.get_string("op");
+      const auto n = static_cast<std::size_t>(c.get_int("n"));
+      Annotation region(op);
+      if (op == "scale") {
+        kernels.scale(n);
+      } else if (op == "add") {
+        kernels.add(n);
+      } else {
+        kernels.fma(n, kDemoFmaIterations);
+      }
+    });
+  } catch (const Error& e) {
+    const auto& partial = e.partial_results();
+    if (!partial || partial->empty() || !(args.has("--csv") || args.has("--json"))) throw;
+    // Keep what was measured before the failure where the user asked for the results.
+    err << "kprof demo: " << one_line(e.what()) << "\n";
+    for (const std::string& path : write_outputs(*partial, args)) {
+      err << "kprof demo: saved what was measured before the failure (" << partial->rows().size()
+          << " rows) to " << path << "\n";
+    }
+    return kExitFailure;
+  }
+
+  const std::string table = results.table();
+  out << table;
+  if (!table.empty() && table.back() != '\n') out << "\n";
+  out << "\n";
+  print_summary(results, out);
+  for (const std::string& path : write_outputs(results, args)) out << "wrote " << path << "\n";
+  return kExitOk;
+}
+
+}  // namespace kprof::cli

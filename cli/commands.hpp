@@ -1,0 +1,150 @@
+// Inside the `kprof` command line: argument parsing, the commands, and the pieces of each
+// command that tests check without a GPU (formatting a SystemInfo, the doctor's verdicts, the
+// demo's configurations and derived metric).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <iosfwd>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "cli/cli.hpp"
+#include "kprof/device.hpp"
+#include "kprof/options.hpp"
+#include "kprof/sweep.hpp"
+
+namespace kprof::cli {
+
+// --- arguments -----------------------------------------------------------------------------
+
+// A command line the command cannot accept. The dispatcher prints it after "kprof <command>: "
+// with the command's synopsis, and exits with kExitUsage.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct OptionSpec {
+  std::string name;        // "--runs"
+  std::string value_name;  // "N"; empty for a flag
+  std::string help;
+};
+
+// Options given on the command line, by name ("--runs" -> "5"; flags map to "").
+class ParsedArgs {
+ public:
+  bool has(const std::string& name) const { return values_.count(name) != 0; }
+  std::optional<std::string> get(const std::string& name) const;
+  void set(const std::string& name, std::string value) { values_[name] = std::move(value); }
+
+ private:
+  std::map<std::string, std::string> values_;
+};
+
+// Parses `--name value`, `--name=value` and flags against `specs`; -h and --help are always
+// accepted (as "--help"). Throws UsageError naming an unknown option (and the closest valid
+// one), a missing value, a repeated option or a stray argument.
+ParsedArgs parse_args(const std::vector<std::string>& args, const std::vector<OptionSpec>& specs);
+
+// A positive integer within [1, max]; UsageError naming the option otherwise.
+int parse_positive_int(const std::string& option, const std::string& value, int max);
+
+// The name in `choices` closest to `given` (edit distance at most 2, or a prefix); empty if none.
+std::string closest(const std::string& given, const std::vector<std::string>& choices);
+
+// Collapses a message onto one line (newlines become "; ").
+std::string one_line(const std::string& message);
+
+// --- formatting ----------------------------------------------------------------------------
+
+std::string format_bytes(std::int64_t bytes);     // "139.8 GiB", "60 MiB", "512 B"
+std::string format_clock(std::int64_t khz);       // "1980 MHz"; "-" for 0
+std::string format_cupti_version(int version);    // "13.0.1" for 130001, "v28" for 28
+std::string format_duration_ns(double ns);        // "10.4 us", "2.74 ms"
+// Left-aligned columns separated by two spaces, one line per row, no trailing blanks.
+void print_columns(std::ostream& out, const std::vector<std::vector<std::string>>& rows,
+                   const std::string& indent = "");
+
+// --- devices -------------------------------------------------------------------------------
+
+// Reads an environment variable; tests pass their own.
+using EnvFn = std::function<std::optional<std::string>(const std::string&)>;
+std::optional<std::string> process_env(const std::string& name);
+
+// Why there is no driver, in words ("no NVIDIA driver found (libcuda.so.1 could not be loaded)").
+std::string driver_problem(const SystemInfo& sys);
+// Why no GPU can be used; empty when sys has a driver and at least one device.
+std::string no_gpu_reason(const SystemInfo& sys, const EnvFn& env = process_env);
+void print_system(const SystemInfo& sys, std::ostream& out);
+
+// --- doctor --------------------------------------------------------------------------------
+
+enum class CheckStatus { ok, fail, skip };
+
+struct Check {
+  CheckStatus status = CheckStatus::skip;
+  std::string name;
+  std::string detail;  // why, or what was seen
+};
+
+// What the doctor's timing probe (a profile of one spin kernel) gave.
+struct TimingOutcome {
+  enum class Kind { measured, cupti_busy, no_gpu, error } kind = Kind::error;
+  double requested_us = 0;
+  double measured_us = 0;  // kind == measured
+  std::string backend;     // kind == measured: SessionInfo::backend ("cupti-activity")
+  std::string message;     // otherwise
+  std::string holder;      // kind == cupti_busy: who holds CUPTI, as CUPTI names it
+};
+
+// The kernel length the probe asks for.
+inline constexpr double kProbeSpinUs = 10.0;
+
+// Runs the real probe: a 1-run profile of one spin kernel of kProbeSpinUs inside an
+// Annotation. Never throws.
+TimingOutcome run_timing_probe();
+
+// The checklist for `sys`. `probe` runs only when a GPU is visible. `env` reads environment
+// variables (NVTX_INJECTION64_PATH, CUDA_VISIBLE_DEVICES).
+std::vector<Check> doctor_checks(const SystemInfo& sys, const std::function<TimingOutcome()>& probe,
+                                 const EnvFn& env);
+// The name of the check whose status decides doctor's exit code.
+inline constexpr const char* kTimingCheck = "timing";
+// Prints the checklist and a verdict; returns the exit code (kExitOk when timing works).
+int print_checks(const std::vector<Check>& checks, std::ostream& out);
+const char* to_string(CheckStatus s);
+
+// --- demo ----------------------------------------------------------------------------------
+
+struct DemoCase {
+  std::string op;  // "scale", "add" or "fma": the annotation and the kernel
+  std::int64_t n = 0;
+};
+
+inline constexpr int kDemoFmaIterations = 1024;
+inline constexpr int kDemoDefaultRuns = 10;
+
+// The demo's sweep, in order: scale and add over n = 2^20, 2^22, 2^24, 2^26 floats, then fma.
+std::vector<DemoCase> demo_cases();
+// Axes "op" and "n", one point per case.
+Sweep demo_sweep(const std::vector<DemoCase>& cases);
+// Bytes a kernel moves per element: scale 8, add 12, fma 0 (no memory traffic).
+double demo_bytes_per_element(const std::string& op);
+// Options::derive of the demo: achieved bandwidth in GB/s (bytes moved / duration in ns) for
+// the memory kernels, nothing for fma. NaN when the duration is not a positive number.
+std::vector<DerivedValue> demo_derive(const std::vector<DemoCase>& cases,
+                                      const std::vector<double>& metric_values,
+                                      std::size_t config);
+
+// --- the commands --------------------------------------------------------------------------
+
+int command_devices(const ParsedArgs& args, std::ostream& out, std::ostream& err);
+int command_doctor(const ParsedArgs& args, std::ostream& out, std::ostream& err);
+int command_demo(const ParsedArgs& args, std::ostream& out, std::ostream& err);
+
+}  // namespace kprof::cli

@@ -1,0 +1,214 @@
+// `kprof <command>`: usage, dispatch, and the one place where errors become messages and exit
+// codes.
+#include <algorithm>
+#include <exception>
+#include <iostream>
+#include <ostream>
+
+#include "cli/cli.hpp"
+#include "cli/commands.hpp"
+#include "kprof/errors.hpp"
+#include "kprof/version.hpp"
+
+namespace kprof::cli {
+
+namespace {
+
+struct Command {
+  std::string name;
+  std::string summary;      // one line, for the command list
+  std::string description;  // paragraphs, for `kprof help <command>`
+  std::vector<OptionSpec> options;
+  int (*run)(const ParsedArgs&, std::ostream& out, std::ostream& err);
+};
+
+const std::vector<Command>& commands() {
+  static const std::vector<Command> table = {
+      {"devices",
+       "list the GPUs, driver, CUDA runtime, CUPTI and counter permission",
+       "Lists every GPU the CUDA driver shows (ordinal, name, compute capability, SMs, memory,\n"
+       "L2, rated clocks, PCI bus id), the CUDA version the driver supports, the CUDA runtime\n"
+       "kprof was built with, the CUPTI version and whether this process may read hardware\n"
+       "counters. On a machine without a driver it says so and lists 0 GPUs.\n"
+       "Exit code 0 when the query worked, even with 0 GPUs.",
+       {},
+       command_devices},
+      {"doctor",
+       "check what works on this machine, and why not",
+       "Checks, one line each (ok, FAIL or skip, with the reason): kprof built with CUDA, the\n"
+       "NVIDIA driver loads, a GPU is visible, CUDA runtime and driver versions fit, CUPTI\n"
+       "loads, the timing path works (a one-run profile of a 10 us kernel, with its measured\n"
+       "duration; names the tool that holds CUPTI when another one does), counter permission\n"
+       "and NVTX.\n"
+       "Exit code 0 when kprof can time kernels here, 1 otherwise.",
+       {},
+       command_doctor},
+      {"demo",
+       "profile kprof's built-in kernels and print the results table",
+       "Profiles the kernels that ship with kprof on the current GPU (CUDA_VISIBLE_DEVICES\n"
+       "picks it): \"scale\" (8 bytes per element) and \"add\" (12 bytes per element) over\n"
+       "n = 2^20, 2^22, 2^24 and 2^26 floats, and \"fma\" (compute bound, 2^22 threads of 1024\n"
+       "dependent FMAs), with a cold L2 before every kernel. Prints the table of durations and\n"
+       "achieved bandwidth (GB/s, a derived metric) and the peak bandwidth seen.\n"
+       "Exit code 0 when the profile ran, 2 without a usable GPU, 1 when it failed.",
+       {{"--runs", "N", "runs per configuration (default 10)"},
+        {"--csv", "PREFIX",
+         "also write PREFIXprofiled_data-demo.csv, PREFIXprocessed_data-demo.csv and "
+         "PREFIXrecords-demo.csv"},
+        {"--json", "PATH", "also write everything measured to one JSON file"}},
+       command_demo},
+  };
+  return table;
+}
+
+std::vector<std::string> command_names() {
+  std::vector<std::string> names;
+  for (const Command& c : commands()) names.push_back(c.name);
+  names.push_back("help");
+  return names;
+}
+
+std::string synopsis(const Command& c) {
+  std::string s = "kprof " + c.name;
+  for (const OptionSpec& o : c.options) s += " [" + o.name + " " + o.value_name + "]";
+  return s;
+}
+
+void print_usage(std::ostream& out) {
+  out << "usage: kprof <command> [options]\n"
+         "\n"
+         "kprof profiles GPU kernels from inside the program that launches them.\n"
+         "\n"
+         "commands:\n";
+  std::vector<std::vector<std::string>> rows;
+  for (const Command& c : commands()) rows.push_back({c.name, c.summary});
+  rows.push_back({"help", "show this text; `kprof help <command>` shows one command"});
+  print_columns(out, rows, "  ");
+  out << "\n"
+         "options:\n";
+  print_columns(out, {{"-h, --help", "show this text"}, {"--version", "print kprof's version"}},
+                "  ");
+}
+
+void print_command_help(const Command& c, std::ostream& out) {
+  out << "usage: " << synopsis(c) << "\n\n" << c.description << "\n\noptions:\n";
+  std::vector<std::vector<std::string>> rows;
+  for (const OptionSpec& o : c.options) rows.push_back({o.name + " " + o.value_name, o.help});
+  rows.push_back({"-h, --help", "show this text"});
+  print_columns(out, rows, "  ");
+}
+
+const Command* find_command(const std::string& name) {
+  const auto& table = commands();
+  const auto it =
+      std::find_if(table.begin(), table.end(), [&](const Command& c) { return c.name == name; });
+  return it == table.end() ? nullptr : &*it;
+}
+
+std::string join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& s : items) out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+
+int unknown_command(const std::string& name, std::ostream& err) {
+  const std::string near = closest(name, command_names());
+  err << "kprof: unknown command '" << name << "'"
+      << (near.empty() ? "" : " (did you mean '" + near + "'?)")
+      << "; valid commands: " << join(command_names()) << "\n"
+      << "run 'kprof help' for usage\n";
+  return kExitUsage;
+}
+
+int run_command(const Command& c, const std::vector<std::string>& args, std::ostream& out,
+                std::ostream& err) {
+  const std::string prefix = "kprof " + c.name + ": ";
+  try {
+    const ParsedArgs parsed = parse_args(args, c.options);
+    if (parsed.has("--help")) {
+      print_command_help(c, out);
+      return kExitOk;
+    }
+    return c.run(parsed, out, err);
+  } catch (const UsageError& e) {
+    err << prefix << one_line(e.what()) << "\n" << "usage: " << synopsis(c) << "\n";
+    return kExitUsage;
+  } catch (const NoGpuError& e) {
+    err << prefix << "no GPU available: " << one_line(e.what()) << "\n";
+    return kExitUsage;
+  } catch (const CuptiBusyError& e) {
+    err << prefix << one_line(e.what())
+        << (e.holder().empty() || std::string(e.what()).find(e.holder()) != std::string::npos
+                ? ""
+                : " (CUPTI is held by " + e.holder() + ")")
+        << "\n";
+    return kExitFailure;
+  } catch (const Error& e) {
+    err << prefix << one_line(e.what()) << "\n";
+    return kExitFailure;
+  } catch (const std::exception& e) {
+    err << prefix << "internal error: " << one_line(e.what()) << "\n";
+    return kExitFailure;
+  } catch (...) {
+    err << prefix << "internal error: unknown exception\n";
+    return kExitFailure;
+  }
+}
+
+}  // namespace
+
+int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  if (args.empty()) {
+    print_usage(out);
+    return kExitOk;
+  }
+  const std::string& first = args[0];
+  if (first == "--version") {
+    out << "kprof " << version() << "\n";
+    return kExitOk;
+  }
+  if (first == "help" || first == "-h" || first == "--help") {
+    if (args.size() == 1) {
+      print_usage(out);
+      return kExitOk;
+    }
+    if (args.size() > 2) {
+      err << "kprof help: expected at most one command, got " << args.size() - 1 << "\n";
+      return kExitUsage;
+    }
+    if (const Command* c = find_command(args[1])) {
+      print_command_help(*c, out);
+      return kExitOk;
+    }
+    if (args[1] == "help") {
+      print_usage(out);
+      return kExitOk;
+    }
+    return unknown_command(args[1], err);
+  }
+  if (first.rfind("-", 0) == 0) {
+    err << "kprof: unknown option '" << first << "'; valid options before a command: --help, "
+        << "--version\nrun 'kprof help' for usage\n";
+    return kExitUsage;
+  }
+  const Command* c = find_command(first);
+  if (c == nullptr) return unknown_command(first, err);
+  return run_command(*c, std::vector<std::string>(args.begin() + 1, args.end()), out, err);
+}
+
+int main(int argc, char** argv) {
+  int code = kExitFailure;
+  try {
+    std::vector<std::string> args;
+    for (int i = 1; i < argc; ++i) args.emplace_back(argv[i] ? argv[i] : "");
+    code = run(args, std::cout, std::cerr);
+  } catch (...) {
+    // run() catches everything a command throws; this is for a failing stream or allocation.
+    std::cerr << "kprof: internal error\n";
+  }
+  std::cout.flush();
+  std::cerr.flush();
+  return code;
+}
+
+}  // namespace kprof::cli

@@ -1,0 +1,27 @@
+// The README's example: time kprof's demo "scale" kernel over four sizes, 10 runs each, and
+// print the table (mean, spread, 95% interval, ... per size).
+#include <kprof/demo.hpp>
+#include <kprof/kprof.hpp>
+
+#include <cstdint>
+#include <iostream>
+
+int main() try {
+  kprof::demo::Kernels kernels(std::size_t{1} << 26);  // buffers for up to 2^26 floats
+
+  kprof::Options options;
+  options.runs = 10;  // and, by default, a cold L2 before every measured kernel
+
+  kprof::Sweep sweep;
+  sweep.axis("n", {std::int64_t{1} << 20, std::int64_t{1} << 22, std::int64_t{1} << 24,
+                   std::int64_t{1} << 26});
+
+  kprof::Results results = kprof::profile(options, sweep, [&](const kprof::Config& config) {
+    kprof::Annotation region("scale");  // kernels launched while it is open are measured
+    kernels.scale(config.get_int("n"));
+  });
+  std::cout << results.table();
+} catch (const kprof::Error& e) {  // NoGpuError without a GPU, OptionError, ...
+  std::cerr << "profile_sweep: " << e.what() << "\n";
+  return 1;
+}

@@ -1,0 +1,124 @@
+// kprof's typed errors. One hierarchy, mirrored one to one by kprof.errors in Python.
+//
+// Every error that bad input can cause is thrown before any GPU work, and names the option,
+// the value and what would be valid. Errors thrown during a sweep carry what was measured
+// before the failure (partial_results()).
+#pragma once
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace kprof {
+
+class Results;
+
+// Base of every error kprof throws.
+class Error : public std::runtime_error {
+ public:
+  explicit Error(const std::string& message) : std::runtime_error(message) {}
+  // The Python class name this error maps to (kprof.errors.<name>).
+  virtual const char* kind() const noexcept { return "KprofError"; }
+  // What was measured before a sweep failed; null outside a sweep.
+  const std::shared_ptr<const Results>& partial_results() const noexcept { return partial_; }
+  void set_partial_results(std::shared_ptr<const Results> r) { partial_ = std::move(r); }
+
+ private:
+  std::shared_ptr<const Results> partial_;
+};
+
+// An option has a value kprof cannot accept. Names the option, the value and what is valid.
+class OptionError : public Error {
+ public:
+  OptionError(std::string option, std::string value, std::string valid);
+  const char* kind() const noexcept override { return "OptionError"; }
+  const std::string& option() const noexcept { return option_; }
+  const std::string& value() const noexcept { return value_; }
+  const std::string& valid() const noexcept { return valid_; }
+
+ private:
+  std::string option_, value_, valid_;
+};
+
+// A configuration of the sweep does not fit the benchmark (arity, type, unknown axis).
+class ConfigError : public Error {
+ public:
+  using Error::Error;
+  const char* kind() const noexcept override { return "ConfigError"; }
+};
+
+// Annotations used in a way kprof cannot measure: opened twice in one run, left open,
+// closed out of order, or named by normalize_against without existing.
+class AnnotationError : public Error {
+ public:
+  using Error::Error;
+  const char* kind() const noexcept override { return "AnnotationError"; }
+};
+
+// The measurement itself failed: a region launched no kernel, records were dropped.
+class MeasurementError : public Error {
+ public:
+  using Error::Error;
+  const char* kind() const noexcept override { return "MeasurementError"; }
+};
+
+// The user's benchmark function threw. Names the config and the run; the original
+// message is kept in what().
+class UserFunctionError : public Error {
+ public:
+  UserFunctionError(const std::string& message, std::size_t config, int run)
+      : Error(message), config_(config), run_(run) {}
+  const char* kind() const noexcept override { return "UserFunctionError"; }
+  std::size_t config() const noexcept { return config_; }
+  int run() const noexcept { return run_; }
+
+ private:
+  std::size_t config_;
+  int run_;
+};
+
+// No usable GPU: no driver, no device, or kprof built without CUDA.
+class NoGpuError : public Error {
+ public:
+  using Error::Error;
+  const char* kind() const noexcept override { return "NoGpuError"; }
+};
+
+// Another tool holds CUPTI in this process (Nsight Systems, Nsight Compute, torch.profiler...).
+class CuptiBusyError : public Error {
+ public:
+  CuptiBusyError(const std::string& message, std::string holder)
+      : Error(message), holder_(std::move(holder)) {}
+  const char* kind() const noexcept override { return "CuptiBusyError"; }
+  const std::string& holder() const noexcept { return holder_; }
+
+ private:
+  std::string holder_;
+};
+
+// A CUDA or CUPTI call failed in a way that has no more specific error.
+class CudaError : public Error {
+ public:
+  using Error::Error;
+  const char* kind() const noexcept override { return "CudaError"; }
+};
+
+// An option value is valid but its capability is not available in this build.
+class UnsupportedError : public Error {
+ public:
+  using Error::Error;
+  const char* kind() const noexcept override { return "UnsupportedError"; }
+};
+
+// Reading a saved file failed: missing, malformed, or of an unknown version.
+class FormatError : public Error {
+ public:
+  using Error::Error;
+  const char* kind() const noexcept override { return "FormatError"; }
+};
+
+// "a, b or c": joins valid choices for error messages.
+std::string join_choices(const std::vector<std::string>& choices);
+
+}  // namespace kprof

@@ -1,0 +1,12 @@
+// kprof: a GPU kernel profiler that lives inside the program it measures.
+#pragma once
+
+#include "kprof/annotate.hpp"
+#include "kprof/device.hpp"
+#include "kprof/errors.hpp"
+#include "kprof/log.hpp"
+#include "kprof/options.hpp"
+#include "kprof/profile.hpp"
+#include "kprof/results.hpp"
+#include "kprof/sweep.hpp"
+#include "kprof/version.hpp"

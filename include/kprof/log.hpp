@@ -1,0 +1,18 @@
+// Where kprof's messages go. Every line starts with "[kprof]".
+#pragma once
+
+#include <functional>
+#include <string_view>
+
+namespace kprof {
+
+using LogSink = std::function<void(std::string_view line)>;
+
+// Replaces the destination of kprof's messages (default: standard error). An empty sink
+// restores the default. The Python front end routes them to sys.stdout.
+void set_log_sink(LogSink sink);
+
+// Writes one line through the sink.
+void log_line(std::string_view line);
+
+}  // namespace kprof

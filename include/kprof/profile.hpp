@@ -1,0 +1,24 @@
+// Running a profile: the benchmark function is called for every config and run of a sweep.
+#pragma once
+
+#include <functional>
+
+#include "kprof/options.hpp"
+#include "kprof/results.hpp"
+#include "kprof/sweep.hpp"
+
+namespace kprof {
+
+using BenchmarkFn = std::function<void(const Config&)>;
+
+// Validates `options` (OptionError / UnsupportedError before any GPU work), then calls `fn`
+// options.runs times for every config of `sweep`, in sweep order, and measures the kernels
+// launched inside annotations. Throws NoGpuError when no GPU can be used, CuptiBusyError when
+// another tool holds CUPTI. When `fn` throws, or the measurement fails mid-sweep, the error
+// carries what was measured before (Error::partial_results()).
+Results profile(const Options& options, const Sweep& sweep, const BenchmarkFn& fn);
+
+// The same for a benchmark without parameters (one config).
+Results profile(const Options& options, const std::function<void()>& fn);
+
+}  // namespace kprof

@@ -1,0 +1,62 @@
+// _core.profile: runs kprof::profile with the GIL released; the benchmark function is a Python
+// callable that gets the config index. Python exceptions raised by the callables are kept and
+// re-raised once the core has unwound, so they are never lost or flattened into strings.
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common.hpp"
+#include "kprof/profile.hpp"
+
+namespace kprof::py {
+namespace {
+
+nb::object run_profile(const kprof::Options& options, const std::vector<std::string>& names,
+                       const nb::list& points, nb::callable fn) {
+  kprof::Sweep sweep = sweep_from_python(names, points);
+  PyErrorStash stash;
+  StashScope scope(&stash);
+  nb::handle callable = fn;  // kept alive by the caller for the whole call
+
+  kprof::BenchmarkFn body = [callable](const kprof::Config& config) {
+    nb::gil_scoped_acquire gil;
+    try {
+      callable(config.index());
+    } catch (nb::python_error& e) {
+      stash_and_throw(e, "benchmark");
+    }
+  };
+
+  std::optional<kprof::Results> results;
+  try {
+    nb::gil_scoped_release release;
+    results.emplace(kprof::profile(options, sweep, body));
+  } catch (const kprof::Error& e) {
+    raise_from_core(e, stash);
+  } catch (const std::exception&) {
+    raise_other_from_core(stash);
+  }
+  if (!stash.empty()) {
+    // The core caught a callback's failure and went on; the user still has to know.
+    nb::object original = stash.exc;
+    stash.exc = nb::object();
+    raise_py(original);
+  }
+  return nb::cast(std::move(*results));
+}
+
+}  // namespace
+
+void bind_profile(nb::module_& m) {
+  m.def("profile", &run_profile, nb::arg("options"), nb::arg("names"), nb::arg("points"),
+        nb::arg("fn"),
+        "Runs kprof::profile(options, Sweep::list(names, points), fn): fn(config_index) is "
+        "called options.runs times per config with the GIL held; the core runs with the GIL "
+        "released. Returns _core.Results; raises the kprof.errors class of any core error, "
+        "with partial_results.");
+}
+
+}  // namespace kprof::py

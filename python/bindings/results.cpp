@@ -1,0 +1,289 @@
+// kprof::Results as _core.Results: session, sweep, and the records / samples / rows as
+// columnar dicts of lists, ready for pandas.DataFrame(dict). Python computes nothing from them.
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "common.hpp"
+#include "core/aggregate.hpp"
+#include "kprof/options.hpp"
+#include "kprof/results.hpp"
+
+namespace kprof::py {
+namespace {
+
+nb::dict session_dict(const kprof::SessionInfo& s) {
+  nb::dict d;
+  d["gpu"] = s.gpu;
+  d["device"] = s.device;
+  d["host"] = s.host;
+  d["compute_clock_khz"] = s.compute_clock_khz;
+  d["memory_clock_khz"] = s.memory_clock_khz;
+  d["backend"] = s.backend;
+  d["replay_mode"] = s.replay_mode;
+  d["cache_control"] = s.cache_control;
+  d["clock_control"] = s.clock_control;
+  d["passes"] = s.passes;
+  d["runs"] = s.runs;
+  d["metrics"] = s.metrics;
+  d["kprof_version"] = s.kprof_version;
+  d["cuda_driver_version"] = s.cuda_driver_version;
+  d["cuda_runtime_version"] = s.cuda_runtime_version;
+  d["cupti_version"] = s.cupti_version;
+  d["started_at"] = s.started_at;
+  return d;
+}
+
+template <typename T>
+T get_or(const nb::dict& d, const char* key, T fallback) {
+  if (!d.contains(key)) return fallback;
+  return nb::cast<T>(d[key]);
+}
+
+kprof::SessionInfo session_from_dict(const nb::dict& d) {
+  kprof::SessionInfo s;
+  s.gpu = get_or<std::string>(d, "gpu", "");
+  s.device = get_or<int>(d, "device", -1);
+  s.host = get_or<std::string>(d, "host", "");
+  s.compute_clock_khz = get_or<std::int64_t>(d, "compute_clock_khz", 0);
+  s.memory_clock_khz = get_or<std::int64_t>(d, "memory_clock_khz", 0);
+  s.backend = get_or<std::string>(d, "backend", "");
+  s.replay_mode = get_or<std::string>(d, "replay_mode", "kernel");
+  s.cache_control = get_or<std::string>(d, "cache_control", "all");
+  s.clock_control = get_or<std::string>(d, "clock_control", "none");
+  s.passes = get_or<int>(d, "passes", 1);
+  s.runs = get_or<int>(d, "runs", 1);
+  s.metrics = get_or<std::vector<std::string>>(d, "metrics", {});
+  s.kprof_version = get_or<std::string>(d, "kprof_version", "");
+  s.cuda_driver_version = get_or<std::string>(d, "cuda_driver_version", "");
+  s.cuda_runtime_version = get_or<std::string>(d, "cuda_runtime_version", "");
+  s.cupti_version = get_or<std::string>(d, "cupti_version", "");
+  s.started_at = get_or<std::string>(d, "started_at", "");
+  return s;
+}
+
+nb::list sweep_points(const kprof::Sweep& sweep) {
+  nb::list points;
+  for (std::size_t i = 0; i < sweep.size(); ++i) {
+    nb::list p;
+    for (const auto& v : sweep.point(i)) p.append(from_value(v));
+    points.append(p);
+  }
+  return points;
+}
+
+// Column builder: one Python list per column, appended row by row.
+struct Columns {
+  nb::dict dict;
+  nb::list col(const char* name) {
+    nb::list l;
+    dict[name] = l;
+    return l;
+  }
+};
+
+nb::dict records_columns(const kprof::Results& r) {
+  Columns c;
+  nb::list config = c.col("config"), run = c.col("run"), annotation = c.col("annotation"),
+           kernel = c.col("kernel"), kernel_index = c.col("kernel_index"),
+           metric = c.col("metric"), value = c.col("value"), unit = c.col("unit");
+  for (const auto& x : r.records()) {
+    config.append(x.config);
+    run.append(x.run);
+    annotation.append(x.annotation);
+    kernel.append(x.kernel);
+    kernel_index.append(x.kernel_index);
+    metric.append(x.metric);
+    value.append(x.value);
+    unit.append(x.unit);
+  }
+  return c.dict;
+}
+
+nb::dict samples_columns(const kprof::Results& r) {
+  Columns c;
+  nb::list config = c.col("config"), run = c.col("run"), annotation = c.col("annotation"),
+           metric = c.col("metric"), value = c.col("value"), unit = c.col("unit"),
+           kernel = c.col("kernel"), kernel_index = c.col("kernel_index");
+  for (const auto& x : r.samples()) {
+    config.append(x.config);
+    run.append(x.run);
+    annotation.append(x.annotation);
+    metric.append(x.metric);
+    value.append(x.value);
+    unit.append(x.unit);
+    kernel.append(x.kernel);
+    kernel_index.append(x.kernel_index);
+  }
+  return c.dict;
+}
+
+nb::dict rows_columns(const kprof::Results& r) {
+  Columns c;
+  nb::list annotation = c.col("annotation"), metric = c.col("metric"), config = c.col("config"),
+           kernel = c.col("kernel"), kernel_index = c.col("kernel_index"), mean = c.col("mean"),
+           stddev = c.col("stddev"), min = c.col("min"), max = c.col("max"),
+           median = c.col("median"), num_runs = c.col("num_runs"),
+           ci95_lower = c.col("ci95_lower"), ci95_upper = c.col("ci95_upper"),
+           rel_stddev_pct = c.col("rel_stddev_pct"), stable = c.col("stable"),
+           unit = c.col("unit"), normalized_against = c.col("normalized_against"),
+           normalization_value = c.col("normalization_value"), geomean = c.col("geomean");
+  for (const auto& x : r.rows()) {
+    annotation.append(x.annotation);
+    metric.append(x.metric);
+    config.append(x.config);
+    kernel.append(x.kernel);
+    kernel_index.append(x.kernel_index);
+    mean.append(x.mean);
+    stddev.append(x.stddev);
+    min.append(x.min);
+    max.append(x.max);
+    median.append(x.median);
+    num_runs.append(x.num_runs);
+    ci95_lower.append(x.ci95_lower);
+    ci95_upper.append(x.ci95_upper);
+    rel_stddev_pct.append(x.rel_stddev_pct);
+    if (x.stable)
+      stable.append(nb::bool_(*x.stable));
+    else
+      stable.append(nb::none());
+    unit.append(x.unit);
+    normalized_against.append(x.normalized_against);
+    normalization_value.append(x.normalization_value);
+    geomean.append(x.geomean);
+  }
+  return c.dict;
+}
+
+// Records from the columns of records_columns(); for tests and offline re-analysis.
+std::vector<kprof::Record> records_from_columns(const nb::dict& d) {
+  auto column = [&](const char* name) { return nb::cast<nb::list>(d[name]); };
+  nb::list config = column("config"), run = column("run"), annotation = column("annotation"),
+           kernel = column("kernel"), kernel_index = column("kernel_index"),
+           metric = column("metric"), value = column("value"), unit = column("unit");
+  std::vector<kprof::Record> out(nb::len(config));
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    auto& r = out[i];
+    r.config = nb::cast<std::size_t>(config[i]);
+    r.run = nb::cast<int>(run[i]);
+    r.annotation = nb::cast<std::string>(annotation[i]);
+    r.kernel = nb::cast<std::string>(kernel[i]);
+    r.kernel_index = nb::cast<int>(kernel_index[i]);
+    r.metric = nb::cast<std::string>(metric[i]);
+    nb::handle v = value[i];
+    r.value = v.is_none() ? std::numeric_limits<double>::quiet_NaN() : nb::cast<double>(v);
+    r.unit = nb::cast<std::string>(unit[i]);
+  }
+  return out;
+}
+
+kprof::Sweep make_sweep(const std::vector<std::string>& names, const nb::list& points) {
+  if (names.empty() && nb::len(points) == 1 && nb::len(nb::handle(points[0])) == 0) return kprof::Sweep();
+  std::vector<std::vector<kprof::Value>> values;
+  values.reserve(nb::len(points));
+  for (nb::handle p : points) {
+    std::vector<kprof::Value> point;
+    for (nb::handle v : p) point.push_back(to_value(v));
+    values.push_back(std::move(point));
+  }
+  return kprof::Sweep::list(names, std::move(values));
+}
+
+}  // namespace
+
+kprof::Value to_value(nb::handle h) {
+  if (PyBool_Check(h.ptr())) return std::int64_t(h.ptr() == Py_True ? 1 : 0);
+  if (PyLong_Check(h.ptr())) {
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(h.ptr(), &overflow);
+    if (overflow == 0 && !(v == -1 && PyErr_Occurred())) return std::int64_t(v);
+    PyErr_Clear();
+    return nb::cast<std::string>(nb::str(h));
+  }
+  if (PyFloat_Check(h.ptr())) return PyFloat_AsDouble(h.ptr());
+  if (PyUnicode_Check(h.ptr())) return nb::cast<std::string>(h);
+  return nb::cast<std::string>(nb::str(h));
+}
+
+nb::object from_value(const kprof::Value& v) {
+  if (auto* i = std::get_if<std::int64_t>(&v)) return nb::int_(*i);
+  if (auto* d = std::get_if<double>(&v)) return nb::float_(*d);
+  return nb::str(std::get<std::string>(v).c_str(), std::get<std::string>(v).size());
+}
+
+// Defined here because sweeps are built from Python lists the same way everywhere.
+kprof::Sweep sweep_from_python(const std::vector<std::string>& names, const nb::list& points) {
+  return make_sweep(names, points);
+}
+
+void bind_results(nb::module_& m) {
+  nb::class_<kprof::Results>(m, "Results",
+                             "What a profile returns: session, sweep, raw records, per-run "
+                             "samples and aggregated rows (kprof::Results).")
+      .def(nb::init<>())
+      .def_prop_ro("session", [](const kprof::Results& r) { return session_dict(r.session()); },
+                   "Where and how the profile ran, as a dict.")
+      .def_prop_ro("sweep_names",
+                   [](const kprof::Results& r) { return r.sweep().names(); },
+                   "Names of the parameters of the sweep.")
+      .def_prop_ro("sweep_points",
+                   [](const kprof::Results& r) { return sweep_points(r.sweep()); },
+                   "One list of values (int, float or str) per config, in sweep order.")
+      .def_prop_ro("num_records", [](const kprof::Results& r) { return r.records().size(); })
+      .def_prop_ro("num_samples", [](const kprof::Results& r) { return r.samples().size(); })
+      .def_prop_ro("num_rows", [](const kprof::Results& r) { return r.rows().size(); })
+      .def("empty", &kprof::Results::empty)
+      .def("records_columns", &records_columns,
+           "Raw records as {column: list}: config, run, annotation, kernel, kernel_index, "
+           "metric, value, unit.")
+      .def("samples_columns", &samples_columns,
+           "Per-run samples as {column: list}: config, run, annotation, metric, value, unit, "
+           "kernel, kernel_index.")
+      .def("rows_columns", &rows_columns,
+           "Aggregated rows as {column: list}: annotation, metric, config, kernel, "
+           "kernel_index, mean, stddev, min, max, median, num_runs, ci95_lower, ci95_upper, "
+           "rel_stddev_pct, stable (None when undefined), unit, normalized_against, "
+           "normalization_value, geomean.")
+      .def("table", &kprof::Results::table, "An aligned text table of the rows.")
+      .def("to_json", &kprof::Results::to_json)
+      .def("write_json", &kprof::Results::write_json, nb::arg("path"))
+      .def_static("from_json", &kprof::Results::from_json, nb::arg("text"))
+      .def_static("read_json", &kprof::Results::read_json, nb::arg("path"))
+      .def("write_csv", &kprof::Results::write_csv, nb::arg("prefix"), nb::arg("tag"),
+           "Writes <prefix>profiled_data-<tag>.csv, <prefix>processed_data-<tag>.csv and "
+           "<prefix>records-<tag>.csv; returns the paths.")
+      .def_static("read_csv", &kprof::Results::read_csv, nb::arg("prefix"), nb::arg("tag"))
+      .def("__eq__", [](const kprof::Results& a, const kprof::Results& b) { return a == b; })
+      .def("__copy__", [](const kprof::Results& r) { return kprof::Results(r); })
+      .def("__deepcopy__", [](const kprof::Results& r, nb::handle) { return kprof::Results(r); },
+           nb::arg("memo"));
+
+  m.def(
+      "_aggregate",
+      [](const nb::dict& session, const std::vector<std::string>& names, const nb::list& points,
+         const nb::dict& records, const kprof::Options& options) {
+        kprof::SessionInfo s = session_from_dict(session);
+        kprof::Sweep sweep = make_sweep(names, points);
+        std::vector<kprof::Record> recs = records_from_columns(records);
+        PyErrorStash stash;
+        StashScope scope(&stash);
+        try {
+          return kprof::detail::aggregate(std::move(s), std::move(sweep), std::move(recs),
+                                          options);
+        } catch (const kprof::Error& e) {
+          raise_from_core(e, stash);
+        } catch (const std::exception&) {
+          raise_other_from_core(stash);
+        }
+      },
+      nb::arg("session"), nb::arg("names"), nb::arg("points"), nb::arg("records"),
+      nb::arg("options"),
+      "Aggregates raw records (columns as records_columns()) with the core's rules, without a "
+      "GPU: for tests and offline re-analysis.");
+}
+
+}  // namespace kprof::py

@@ -1,0 +1,130 @@
+# SPDX-License-Identifier: Apache-2.0
+"""``kprof.annotate``: marks the code whose kernels are measured."""
+
+from __future__ import annotations
+
+import functools
+import threading
+import warnings
+from collections.abc import Callable
+from types import TracebackType
+from typing import Any, TypeVar
+
+from kprof import _core
+from kprof.errors import AnnotationError, KprofError
+
+__all__ = ["annotate"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class annotate:  # lower case: nsight-python's name
+    """Marks a region of code whose GPU kernels kprof measures. Context manager and decorator.
+
+    Every kernel launched while the region is open is attributed to it by CUPTI correlation
+    id, not by position, so the region may launch any number of kernels, from this thread or
+    (when this thread has no region of its own open) from worker threads while the profiling
+    thread has it open. Kernels launched outside every annotation are not measured: put setup,
+    data generation and warm-up outside.
+
+    Annotations nest, unlike in nsight-python. The inner region's rows are named
+    ``"outer/inner"``, and the outer region's values include the kernels of the regions nested
+    in it, as NVTX ranges do::
+
+        @kprof.analyze.kernel(configs=[(1024,), (4096,)], runs=10)
+        def bench(n):
+            a = torch.randn(n, n, device="cuda")
+            with kprof.annotate("step"):
+                with kprof.annotate("matmul"):
+                    a @ a
+                with kprof.annotate("relu"):
+                    torch.relu(a)
+        # rows: "step" (both kernels), "step/matmul", "step/relu"
+
+    Each annotation also opens an NVTX range named ``name`` in the NVTX domain ``"kprof"``,
+    so Nsight Systems shows the same regions on its timeline.
+
+    One name may be used once per run at each nesting level; opening the same path twice in
+    one run raises :class:`kprof.errors.AnnotationError` (use distinct names, or nest). Outside
+    a profile an annotation does nothing but keep track of nesting, so annotated code can run
+    unprofiled at no cost.
+
+    Args:
+        name: The region's name; the ``Annotation`` column of the results. Must not be empty
+            and must not contain ``/``, which joins nested names.
+        ignore_failures: When True, an exception raised inside the region is swallowed: a
+            ``RuntimeWarning`` names the annotation and the exception, this run's values of
+            the region become NaN (and are left out of ``NumRuns`` and every statistic), and
+            the sweep goes on. Useful for configs that may legitimately fail, e.g. out of
+            memory for the largest sizes. Unlike nsight-python this needs no cuda-core and
+            launches no dummy kernel. Only ``Exception`` subclasses are swallowed;
+            ``KeyboardInterrupt`` always stops the profile.
+
+    Raises:
+        kprof.errors.AnnotationError: For an invalid name, a path opened twice in one run, or
+            regions closed out of order.
+
+    Example, as a decorator::
+
+        @kprof.annotate("softmax")
+        def softmax(x):
+            return torch.softmax(x, dim=-1)
+    """
+
+    def __init__(self, name: str, ignore_failures: bool = False) -> None:
+        if not isinstance(name, str):
+            raise AnnotationError(
+                f"an annotation name must be a str, not {type(name).__name__} ({name!r})"
+            )
+        self.name = name
+        self.ignore_failures = bool(ignore_failures)
+        # One stack of open regions per thread: the same annotate object may be entered
+        # recursively (as a decorator) and from several threads at once.
+        self._local = threading.local()
+
+    def _stack(self) -> list[Any]:
+        stack = getattr(self._local, "stack", None)
+        if stack is None:
+            stack = self._local.stack = []
+        return stack
+
+    def __enter__(self) -> annotate:
+        self._stack().append(_core.Annotation(self.name))
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> bool:
+        stack = self._stack()
+        if not stack:
+            raise AnnotationError(f"annotation '{self.name}' was closed without being opened")
+        region = stack.pop()
+        swallow = self.ignore_failures and isinstance(exc, Exception)
+        try:
+            region.close(swallow)
+        except KprofError:
+            if exc is None:
+                raise
+            # An exception is already propagating: it explains more than the close does.
+        if swallow:
+            warnings.warn(
+                f"annotation '{self.name}' ignored a failure ({type(exc).__name__}: {exc}); "
+                "the values of this run are NaN",
+                RuntimeWarning,
+                stacklevel=2,
+            )
+        return swallow
+
+    def __call__(self, func: F) -> F:
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with self:
+                return func(*args, **kwargs)
+
+        return wrapper  # type: ignore[return-value]
+
+    def __repr__(self) -> str:
+        return f"annotate({self.name!r}, ignore_failures={self.ignore_failures})"

@@ -1,0 +1,57 @@
+"""The ``kprof`` console command: hands ``sys.argv`` to the C++ command line.
+
+The commands (``devices``, ``doctor``, ``demo``) live in C++ (``cli/``) and are reached
+through ``kprof._core.cli_main``; this module only loads the extension and passes the exit code
+on. When the extension cannot be loaded it says so on one line, without a traceback.
+
+Run as ``kprof <command>`` (the console script) or ``python -m kprof.cli <command>``.
+"""
+
+from __future__ import annotations
+
+import sys
+
+# Exit code when the compiled part of kprof cannot be loaded or fails unexpectedly.
+EXIT_BROKEN_INSTALL = 1
+# Exit code after Ctrl-C, as a shell reports a process ended by SIGINT.
+EXIT_INTERRUPTED = 130
+
+
+def _one_line(error: BaseException) -> str:
+    text = " ".join(str(error).split())
+    return text or type(error).__name__
+
+
+def main() -> int:
+    """Runs ``kprof`` with the arguments in ``sys.argv``; returns the exit code."""
+    try:
+        from kprof import _core
+    except ImportError as error:  # also a missing libkprof or libcupti the extension needs
+        print(
+            f"kprof: cannot load kprof's compiled extension (kprof._core): {_one_line(error)}",
+            file=sys.stderr,
+        )
+        return EXIT_BROKEN_INSTALL
+    cli_main = getattr(_core, "cli_main", None)
+    if cli_main is None:
+        print(
+            "kprof: this build of kprof._core has no command line (cli_main); reinstall kprof",
+            file=sys.stderr,
+        )
+        return EXIT_BROKEN_INSTALL
+    # The C++ side writes to the process's stdout and stderr directly: let Python's buffers go
+    # first so that the output keeps its order.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    try:
+        return int(cli_main(list(sys.argv)))
+    except KeyboardInterrupt:
+        print("kprof: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except Exception as error:  # cli_main catches everything in C++; this is a binding failure
+        print(f"kprof: internal error: {_one_line(error)}", file=sys.stderr)
+        return EXIT_BROKEN_INSTALL
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,244 @@
+# SPDX-License-Identifier: Apache-2.0
+"""kprof's typed errors: one class per ``kprof::Error`` kind of the C++ core.
+
+Every error that bad input can cause is raised before any GPU work and names what was wrong
+and what would be valid. Errors raised while a sweep runs carry what was measured before the
+failure in ``partial_results`` (a :class:`kprof.ProfileResults`, or ``None``), so that a long
+sweep that fails late is not lost::
+
+    try:
+        results = bench()
+    except kprof.errors.KprofError as e:
+        if e.partial_results is not None:
+            e.partial_results.save("partial.json")
+        raise
+
+Each class also derives from the built-in exception a Python user would expect, so that code
+written for nsight-python (which raised ``ValueError`` and ``RuntimeError``) keeps working:
+:class:`OptionError`, :class:`ConfigError`, :class:`AnnotationError` and :class:`FormatError`
+are ``ValueError``; :class:`MeasurementError`, :class:`UserFunctionError`, :class:`NoGpuError`,
+:class:`CuptiBusyError` and :class:`CudaError` are ``RuntimeError``; :class:`UnsupportedError`
+is ``NotImplementedError``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = [
+    "KprofError",
+    "OptionError",
+    "ConfigError",
+    "AnnotationError",
+    "MeasurementError",
+    "UserFunctionError",
+    "NoGpuError",
+    "CuptiBusyError",
+    "CudaError",
+    "UnsupportedError",
+    "FormatError",
+    "OutputExistsError",
+]
+
+
+def _rebuild(cls: type[KprofError], message: str, state: dict[str, Any]) -> KprofError:
+    return cls._create(message, **state)
+
+
+class KprofError(Exception):
+    """Base of every error kprof raises (``kprof::Error``).
+
+    Attributes:
+        partial_results: What was measured before a sweep failed, as a
+            :class:`kprof.ProfileResults`; ``None`` outside a sweep or before the first run.
+    """
+
+    #: The C++ ``kind()`` of this class.
+    kind = "KprofError"
+    #: Attributes of this class besides ``partial_results``, with their defaults.
+    _attributes: dict[str, Any] = {}
+
+    def __init__(self, message: str = "", *, partial_results: Any = None) -> None:
+        super().__init__(message)
+        self.partial_results = partial_results
+
+    @classmethod
+    def _create(cls, message: str, partial_results: Any = None, **attributes: Any) -> KprofError:
+        """Builds an instance from a message and attributes, bypassing the constructor."""
+        self = cls.__new__(cls)
+        Exception.__init__(self, message)
+        self.partial_results = partial_results
+        for name, default in cls._attributes.items():
+            setattr(self, name, attributes.pop(name, default))
+        for name, value in attributes.items():
+            setattr(self, name, value)
+        return self
+
+    @property
+    def message(self) -> str:
+        """The message, without the class name."""
+        return str(self)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # partial_results holds a C++ object and is left out; everything else survives pickling
+        # (multiprocessing, pytest-xdist).
+        state = {k: v for k, v in self.__dict__.items() if k != "partial_results"}
+        return (_rebuild, (type(self), str(self), state))
+
+
+class OptionError(KprofError, ValueError):
+    """An option has a value kprof cannot accept.
+
+    Attributes:
+        option: The option's name, e.g. ``"cache_control"``.
+        value: The rejected value as text, e.g. ``"'cold'"``.
+        valid: What would be accepted, e.g. ``"'all' or 'none'"``.
+    """
+
+    kind = "OptionError"
+    _attributes = {"option": "", "value": "", "valid": ""}
+
+    def __init__(
+        self,
+        option: str,
+        value: str,
+        valid: str,
+        *,
+        message: str | None = None,
+        partial_results: Any = None,
+    ) -> None:
+        if message is None:
+            message = f"{option}={value} is not valid; valid: {valid}"
+        super().__init__(message, partial_results=partial_results)
+        self.option = option
+        self.value = value
+        self.valid = valid
+
+
+class ConfigError(KprofError, ValueError):
+    """A configuration of the sweep does not fit the benchmark function (number of values,
+    unknown keyword, configs given twice, no configs)."""
+
+    kind = "ConfigError"
+
+
+class AnnotationError(KprofError, ValueError):
+    """Annotations used in a way kprof cannot measure: opened twice in one run, left open,
+    closed out of order, a name that is empty or contains ``/``, or a ``normalize_against``
+    naming an annotation that does not exist."""
+
+    kind = "AnnotationError"
+
+
+class MeasurementError(KprofError, RuntimeError):
+    """The measurement itself failed: a region launched no kernel, records were dropped,
+    several kernels of a metric that cannot be combined automatically."""
+
+    kind = "MeasurementError"
+
+
+class UserFunctionError(KprofError, RuntimeError):
+    """The benchmark function raised. The original exception is the ``__cause__``.
+
+    Attributes:
+        config: Index of the config that failed (into the sweep, from 0).
+        run: Index of the run that failed (from 0).
+    """
+
+    kind = "UserFunctionError"
+    _attributes = {"config": None, "run": None}
+
+    def __init__(
+        self,
+        message: str = "",
+        *,
+        config: int | None = None,
+        run: int | None = None,
+        partial_results: Any = None,
+    ) -> None:
+        super().__init__(message, partial_results=partial_results)
+        self.config = config
+        self.run = run
+
+
+class NoGpuError(KprofError, RuntimeError):
+    """No usable GPU: no driver, no device, or kprof built without CUDA."""
+
+    kind = "NoGpuError"
+
+
+class CuptiBusyError(KprofError, RuntimeError):
+    """Another tool holds CUPTI in this process (Nsight Systems, Nsight Compute,
+    torch.profiler...).
+
+    Attributes:
+        holder: Who holds it, as far as kprof can tell.
+    """
+
+    kind = "CuptiBusyError"
+    _attributes = {"holder": ""}
+
+    def __init__(self, message: str = "", *, holder: str = "", partial_results: Any = None) -> None:
+        super().__init__(message, partial_results=partial_results)
+        self.holder = holder
+
+
+class CudaError(KprofError, RuntimeError):
+    """A CUDA or CUPTI call failed in a way that has no more specific error."""
+
+    kind = "CudaError"
+
+
+class UnsupportedError(KprofError, NotImplementedError):
+    """An option value is valid, but its capability is not available in this build of kprof
+    (hardware counters, range replay, clock locking, manual thermal control, info
+    collectors)."""
+
+    kind = "UnsupportedError"
+
+
+class FormatError(KprofError, ValueError):
+    """Reading a saved file failed: missing, malformed, or of an unknown version."""
+
+    kind = "FormatError"
+
+
+class OutputExistsError(KprofError, FileExistsError):
+    """A file kprof was asked to write exists already (``ProfileResults.save`` without
+    ``overwrite=True``). Python-side only: the core never refuses to overwrite."""
+
+    kind = "OutputExistsError"
+
+
+_KINDS: dict[str, type[KprofError]] = {
+    cls.kind: cls
+    for cls in (
+        KprofError,
+        OptionError,
+        ConfigError,
+        AnnotationError,
+        MeasurementError,
+        UserFunctionError,
+        NoGpuError,
+        CuptiBusyError,
+        CudaError,
+        UnsupportedError,
+        FormatError,
+        OutputExistsError,
+    )
+}
+
+
+def error_class(kind: str) -> type[KprofError]:
+    """The class for a C++ ``kind()``; :class:`KprofError` for a kind this version lacks."""
+    return _KINDS.get(kind, KprofError)
+
+
+def _from_core(kind: str, message: str, attributes: dict[str, Any], partial: Any) -> KprofError:
+    """Called by ``kprof._core`` to turn a ``kprof::Error`` into its Python class."""
+    partial_results = None
+    if partial is not None:
+        from kprof.results import ProfileResults  # here: kprof.results imports kprof.errors
+
+        partial_results = ProfileResults(partial)
+    return error_class(kind)._create(message, partial_results=partial_results, **attributes)

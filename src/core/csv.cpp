@@ -1,0 +1,181 @@
+#include "core/csv.hpp"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "kprof/errors.hpp"
+
+namespace kprof::detail {
+namespace csv {
+namespace {
+
+bool needs_quotes(std::string_view field) {
+  return field.find_first_of(",\"\r\n") != std::string_view::npos;
+}
+
+void append_field(std::string& out, std::string_view field) {
+  if (!needs_quotes(field)) {
+    out += field;
+    return;
+  }
+  out += '"';
+  for (char c : field) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
+}
+
+// Reads one CSV text, field by field. Holds the state of the field being read.
+class Parser {
+ public:
+  Parser(std::string_view text, const std::string& source) : text_(text), source_(source) {}
+
+  std::vector<Row> run() {
+    for (pos_ = 0; pos_ < text_.size(); ++pos_) in_quotes_ ? quoted_char() : plain_char();
+    if (in_quotes_) fail(quote_line_, "a quoted field is not closed");
+    end_line();
+    return std::move(rows_);
+  }
+
+ private:
+  void quoted_char() {
+    const char c = text_[pos_];
+    if (c == '\n') ++line_;
+    if (c != '"') {
+      field_ += c;
+    } else if (next_is('"')) {
+      field_ += '"';
+      ++pos_;
+    } else {
+      in_quotes_ = false;
+    }
+  }
+
+  void plain_char() {
+    const char c = text_[pos_];
+    if (c == ',') return end_field();
+    if (c == '\r' && next_is('\n')) ++pos_;
+    if (text_[pos_] == '\n') return end_line();
+    if (was_quoted_) fail(line_, "text after the closing quote of a field");
+    if (c == '"') {
+      if (!field_.empty()) fail(line_, "a quote inside a field that is not quoted");
+      in_quotes_ = was_quoted_ = true;
+      quote_line_ = line_;
+      return;
+    }
+    field_ += c;
+  }
+
+  bool next_is(char c) const { return pos_ + 1 < text_.size() && text_[pos_ + 1] == c; }
+
+  void end_field() {
+    row_.push_back(std::move(field_));
+    field_.clear();
+    was_quoted_ = false;
+  }
+
+  void end_line() {
+    const bool blank = row_.empty() && field_.empty() && !was_quoted_;
+    if (!blank) {
+      end_field();
+      rows_.push_back(std::move(row_));
+      row_.clear();
+    }
+    ++line_;
+  }
+
+  [[noreturn]] void fail(std::size_t line, const std::string& what) const {
+    throw FormatError(source_ + ": line " + std::to_string(line) + ": " + what);
+  }
+
+  std::string_view text_;
+  const std::string& source_;
+  std::size_t pos_ = 0;
+  std::size_t line_ = 1;
+  std::size_t quote_line_ = 1;
+  bool in_quotes_ = false;
+  bool was_quoted_ = false;
+  std::string field_;
+  Row row_;
+  std::vector<Row> rows_;
+};
+
+}  // namespace
+
+void append_row(std::string& out, const Row& fields) {
+  for (std::size_t i = 0; i < fields.size(); ++i) {
+    if (i > 0) out += ',';
+    append_field(out, fields[i]);
+  }
+  out += '\n';
+}
+
+std::vector<Row> parse(std::string_view text, const std::string& source) {
+  return Parser(text, source).run();
+}
+
+}  // namespace csv
+
+std::string format_double(double v) {
+  if (std::isnan(v)) return "nan";
+  char buf[64];
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, end);
+}
+
+std::optional<double> parse_double(std::string_view text) {
+  double v = 0;
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, v);
+  if (ec != std::errc() || ptr != end || text.empty()) return std::nullopt;
+  return v;
+}
+
+std::optional<std::int64_t> parse_int(std::string_view text) {
+  std::int64_t v = 0;
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, v);
+  if (ec != std::errc() || ptr != end || text.empty()) return std::nullopt;
+  return v;
+}
+
+std::string read_text_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw FormatError(path + ": cannot open: " + std::strerror(errno));
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw FormatError(path + ": cannot read: " + std::strerror(errno));
+  return std::move(text).str();
+}
+
+void write_text_file_atomic(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.close();
+    if (!out) {
+      const std::string why = std::strerror(errno);
+      std::error_code ignored;
+      std::filesystem::remove(tmp, ignored);
+      throw Error("cannot write " + path + ": " + why);
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    std::error_code ignored;
+    std::filesystem::remove(tmp, ignored);
+    throw Error("cannot write " + path + ": " + ec.message());
+  }
+}
+
+}  // namespace kprof::detail

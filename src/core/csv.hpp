@@ -1,0 +1,41 @@
+// A small RFC 4180 CSV writer and reader, the number text of CSV cells, and the file helpers
+// the results writers share (atomic write, whole-file read).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kprof::detail {
+
+namespace csv {
+
+using Row = std::vector<std::string>;
+
+// Appends one line: a field is quoted when it holds a comma, a quote, CR or LF, and its
+// quotes are doubled. Lines end with "\n", as pandas writes them.
+void append_row(std::string& out, const Row& fields);
+
+// Every line of a CSV text. Accepts "\n" and "\r\n" line ends and skips blank lines (as
+// pandas does). Throws FormatError naming `source` and the line for an unterminated quote or
+// text after a closing quote.
+std::vector<Row> parse(std::string_view text, const std::string& source);
+
+}  // namespace csv
+
+// The shortest text that reads back as the same double (std::to_chars); "nan", "inf", "-inf".
+std::string format_double(double v);
+// The whole of `text` as a number; empty when any of it is not.
+std::optional<double> parse_double(std::string_view text);
+std::optional<std::int64_t> parse_int(std::string_view text);
+
+// The whole file; FormatError naming the file when it cannot be read.
+std::string read_text_file(const std::string& path);
+// Writes "<path>.tmp-<pid>" and renames it over `path`, so a reader never sees half a file
+// and a failed write leaves the old file as it was. Overwrites `path`. Throws kprof::Error
+// naming the file when it cannot be written.
+void write_text_file_atomic(const std::string& path, const std::string& text);
+
+}  // namespace kprof::detail

@@ -1,0 +1,121 @@
+#include "kprof/options.hpp"
+
+#include <array>
+#include <string>
+#include <utility>
+
+#include "kprof/errors.hpp"
+
+namespace kprof {
+namespace {
+
+template <typename E, std::size_t N>
+using Names = std::array<std::pair<E, const char*>, N>;
+
+constexpr Names<CacheControl, 2> kCacheControl{{{CacheControl::all, "all"},
+                                                {CacheControl::none, "none"}}};
+constexpr Names<ClockControl, 2> kClockControl{{{ClockControl::none, "none"},
+                                                {ClockControl::base, "base"}}};
+constexpr Names<ReplayMode, 2> kReplayMode{{{ReplayMode::kernel, "kernel"},
+                                            {ReplayMode::range, "range"}}};
+constexpr Names<ThermalMode, 3> kThermalMode{{{ThermalMode::automatic, "auto"},
+                                              {ThermalMode::manual, "manual"},
+                                              {ThermalMode::off, "off"}}};
+constexpr Names<Verbosity, 3> kVerbosity{{{Verbosity::silent, "silent"},
+                                          {Verbosity::info, "info"},
+                                          {Verbosity::debug, "debug"}}};
+constexpr Names<CombineKind, 6> kCombine{{{CombineKind::automatic, "auto"},
+                                          {CombineKind::sum, "sum"},
+                                          {CombineKind::max, "max"},
+                                          {CombineKind::min, "min"},
+                                          {CombineKind::mean, "mean"},
+                                          {CombineKind::custom, "custom"}}};
+
+template <typename E, std::size_t N>
+E parse(const Names<E, N>& names, const char* option, std::string_view value) {
+  std::vector<std::string> valid;
+  for (const auto& [e, name] : names) {
+    if (value == name) return e;
+    valid.emplace_back(name);
+  }
+  throw OptionError(option, "'" + std::string(value) + "'", join_choices(valid));
+}
+
+template <typename E, std::size_t N>
+std::string name_of(const Names<E, N>& names, E v) {
+  for (const auto& [e, name] : names)
+    if (e == v) return name;
+  return "?";
+}
+
+// A capability that exists in kprof's API but not in this build.
+[[noreturn]] void unsupported(const std::string& what, const std::string& why) {
+  throw UnsupportedError(what + " is not available in this version of kprof: " + why);
+}
+
+void validate_metrics(const std::vector<std::string>& metrics) {
+  if (metrics.empty()) throw OptionError("metrics", "[]", "at least one metric name");
+  for (const auto& m : metrics) {
+    if (m.empty()) throw OptionError("metrics", "''", "a metric name such as '" +
+                                                         std::string(kDurationMetric) + "'");
+    if (m != kDurationMetric)
+      unsupported("metrics=['" + m + "']",
+                  "hardware counters need the range profiler backend; this version measures "
+                  "kernel durations ('" + std::string(kDurationMetric) + "') only");
+  }
+}
+
+void validate_thermal(const Options& o) {
+  const ThermalOptions& t = o.thermal;
+  if (t.wait && t.cont && *t.cont <= *t.wait)
+    throw OptionError("thermal_cont", std::to_string(*t.cont),
+                      "a value greater than thermal_wait=" + std::to_string(*t.wait));
+  if (t.timeout_s && *t.timeout_s <= 0)
+    throw OptionError("thermal_timeout", std::to_string(*t.timeout_s), "a positive number of seconds");
+  if (o.thermal_mode == ThermalMode::manual)
+    unsupported("thermal_mode='manual'", "the thermal guard is not built in yet");
+  if (t.wait || t.cont || t.timeout_s || t.device)
+    unsupported("thermal_wait/thermal_cont/thermal_timeout/thermal_device",
+                "the thermal guard is not built in yet");
+}
+
+}  // namespace
+
+CacheControl parse_cache_control(std::string_view v) { return parse(kCacheControl, "cache_control", v); }
+ClockControl parse_clock_control(std::string_view v) { return parse(kClockControl, "clock_control", v); }
+ReplayMode parse_replay_mode(std::string_view v) { return parse(kReplayMode, "replay_mode", v); }
+ThermalMode parse_thermal_mode(std::string_view v) { return parse(kThermalMode, "thermal_mode", v); }
+Verbosity parse_verbosity(std::string_view v) { return parse(kVerbosity, "verbosity", v); }
+
+CombineKind parse_combine(std::string_view v) {
+  constexpr Names<CombineKind, 4> user_names{{{CombineKind::sum, "sum"},
+                                              {CombineKind::max, "max"},
+                                              {CombineKind::min, "min"},
+                                              {CombineKind::mean, "mean"}}};
+  return parse(user_names, "combine_kernel_metrics", v);
+}
+
+std::string to_string(CacheControl v) { return name_of(kCacheControl, v); }
+std::string to_string(ClockControl v) { return name_of(kClockControl, v); }
+std::string to_string(ReplayMode v) { return name_of(kReplayMode, v); }
+std::string to_string(ThermalMode v) { return name_of(kThermalMode, v); }
+std::string to_string(Verbosity v) { return name_of(kVerbosity, v); }
+std::string to_string(CombineKind v) { return name_of(kCombine, v); }
+
+void Options::validate() const {
+  if (runs < 1) throw OptionError("runs", std::to_string(runs), "an integer >= 1");
+  validate_metrics(metrics);
+  if (combine == CombineKind::custom && !combine_fn)
+    throw OptionError("combine_kernel_metrics", "custom without a function",
+                      "'sum', 'max', 'min', 'mean' or a function of two values");
+  for (const auto& k : ignore_kernels)
+    if (k.empty()) throw OptionError("ignore_kernel_list", "''", "non-empty kernel names");
+  validate_thermal(*this);
+  if (clock_control == ClockControl::base)
+    unsupported("clock_control='base'", "clock locking is not built in yet; use 'none'");
+  if (replay_mode == ReplayMode::range)
+    unsupported("replay_mode='range'",
+                "range replay belongs to the range profiler backend; use 'kernel'");
+}
+
+}  // namespace kprof

@@ -1,0 +1,94 @@
+#include "core/record_builder.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "kprof/errors.hpp"
+
+namespace kprof::detail {
+namespace {
+
+// "void ns::k<int>(float*, int)" -> "void ns::k<int>"
+std::string_view without_parameters(std::string_view name) {
+  if (name.empty() || name.back() != ')') return name;
+  int depth = 0;
+  for (std::size_t i = name.size(); i-- > 0;) {
+    if (name[i] == ')') ++depth;
+    if (name[i] == '(' && --depth == 0) return name.substr(0, i);
+  }
+  return name;
+}
+
+std::string_view without_return_type(std::string_view name) {
+  constexpr std::string_view kVoid = "void ";
+  return name.starts_with(kVoid) ? name.substr(kVoid.size()) : name;
+}
+
+}  // namespace
+
+bool RecordBuilder::ignored(const Measurement& m) const {
+  const std::string_view base = without_parameters(m.kernel);
+  for (const auto& name : options_.ignore_kernels)
+    if (name == m.kernel || name == m.mangled || name == base || name == without_return_type(base))
+      return true;
+  return false;
+}
+
+void RecordBuilder::add_regions(std::vector<RegionRun> regions) {
+  for (auto& r : regions) {
+    index_[r.id] = regions_.size();
+    regions_.push_back(std::move(r));
+  }
+}
+
+void RecordBuilder::add_measurements(const std::vector<Measurement>& measurements) {
+  for (const auto& m : measurements) {
+    if (!index_.contains(m.region) || ignored(m)) continue;
+    owned_.push_back(m);
+    // An outer region includes the kernels of the regions nested in it.
+    for (RegionId id = m.region; id != kNoRegion;) {
+      kernels_[id].push_back(&owned_.back());
+      auto it = index_.find(id);
+      id = it == index_.end() ? kNoRegion : regions_[it->second].parent;
+    }
+  }
+}
+
+void RecordBuilder::emit(const RegionRun& region, std::vector<Record>& out) const {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  auto it = kernels_.find(region.id);
+  if (it == kernels_.end()) {
+    // A failed run that launched nothing still counts, as NaN, so NumRuns tells the truth.
+    for (const auto& metric : options_.metrics)
+      out.push_back({region.config, region.run, region.path, "", 0, metric, nan, ""});
+    return;
+  }
+  std::vector<const Measurement*> kernels = it->second;
+  std::stable_sort(kernels.begin(), kernels.end(),
+                   [](const Measurement* a, const Measurement* b) { return a->order < b->order; });
+  for (std::size_t k = 0; k < kernels.size(); ++k)
+    for (const auto& v : kernels[k]->values)
+      out.push_back({region.config, region.run, region.path, kernels[k]->kernel,
+                     static_cast<int>(k), v.metric, region.failed ? nan : v.value, v.unit});
+}
+
+void RecordBuilder::flush(std::vector<Record>& out, bool require_kernels) {
+  for (const auto& region : regions_) {
+    if (require_kernels && !region.failed && !kernels_.contains(region.id))
+      throw MeasurementError(
+          "annotation '" + region.path + "' launched no kernel in config " +
+          std::to_string(region.config) + " (" + sweep_.config(region.config).to_string() +
+          "), run " + std::to_string(region.run) +
+          ". Kernels are measured when they are launched while the annotation is open; check "
+          "that the work runs on the GPU inside it and that ignore_kernel_list does not "
+          "remove all of its kernels.");
+    emit(region, out);
+  }
+  regions_.clear();
+  index_.clear();
+  kernels_.clear();
+  owned_.clear();
+}
+
+}  // namespace kprof::detail

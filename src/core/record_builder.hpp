@@ -1,0 +1,44 @@
+// Turns a backend's measurements into raw records: joins them to the regions they were
+// launched in, applies the ignore list, orders kernels inside a region, and makes outer
+// regions include the kernels of the regions nested in them.
+#pragma once
+
+#include <deque>
+#include <unordered_map>
+#include <vector>
+
+#include "core/backend.hpp"
+#include "core/region_tracker.hpp"
+#include "kprof/options.hpp"
+#include "kprof/results.hpp"
+#include "kprof/sweep.hpp"
+
+namespace kprof::detail {
+
+class RecordBuilder {
+ public:
+  RecordBuilder(const Options& options, const Sweep& sweep) : options_(options), sweep_(sweep) {}
+
+  // Regions that ended in one run, in the order they opened.
+  void add_regions(std::vector<RegionRun> regions);
+  // Measurements of the regions added so far. Measurements of unknown regions (runs that
+  // were aborted) are dropped.
+  void add_measurements(const std::vector<Measurement>& measurements);
+  // Moves the records of every region added so far into `out`, in (config, run, region
+  // opening, kernel) order. When `require_kernels`, throws MeasurementError naming the first
+  // region that measured no kernel and did not fail.
+  void flush(std::vector<Record>& out, bool require_kernels);
+
+ private:
+  bool ignored(const Measurement& m) const;
+  void emit(const RegionRun& region, std::vector<Record>& out) const;
+
+  const Options& options_;
+  const Sweep& sweep_;
+  std::vector<RegionRun> regions_;
+  std::unordered_map<RegionId, std::size_t> index_;  // region id -> position in regions_
+  std::unordered_map<RegionId, std::vector<const Measurement*>> kernels_;
+  std::deque<Measurement> owned_;  // stable storage the pointers above point into
+};
+
+}  // namespace kprof::detail

@@ -1,0 +1,67 @@
+// Which region is open where: the annotation state shared by the front ends and the backends.
+//
+// Each thread keeps its own stack of open regions. The thread that runs the profile publishes
+// the top of its stack, so a launch from a thread with no region of its own is attributed to
+// the region the profiling thread has open (kernels from worker threads count).
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kprof::detail {
+
+using RegionId = std::uint32_t;  // 0: no region
+inline constexpr RegionId kNoRegion = 0;
+
+// One opening of a region in one run.
+struct RegionRun {
+  RegionId id = kNoRegion;
+  RegionId parent = kNoRegion;  // enclosing region on the same thread, kNoRegion at top level
+  std::string path;             // "outer/inner"
+  std::size_t config = 0;
+  int run = 0;
+  bool closed = false;
+  bool failed = false;  // the body failed and the failure was ignored: values become NaN
+};
+
+class RegionTracker {
+ public:
+  static RegionTracker& instance();
+
+  // --- front ends (Annotation, Python annotate) ---
+  // Opens `name` on this thread. Outside a profile it only keeps the nesting (returns
+  // kNoRegion). Throws AnnotationError when the same path was already opened in this run, or
+  // when name is empty or contains '/'.
+  RegionId open(std::string_view name);
+  // Closes the innermost region of this thread; `failed` marks its run as failed.
+  // Throws AnnotationError when `id` is not the innermost open region of this thread.
+  void close(RegionId id, bool failed);
+
+  // --- backends, from CUPTI callbacks on the launching thread; never blocks for long ---
+  RegionId attribute_launch() const noexcept;
+
+  // --- the engine ---
+  void begin_profile();              // the calling thread becomes the profiling thread
+  void begin_run(std::size_t config, int run);
+  // Ends the run; throws AnnotationError naming any region still open.
+  std::vector<RegionRun> end_run();
+  void end_profile() noexcept;       // also clears state left by a failed run
+  bool profiling() const noexcept { return active_.load(std::memory_order_acquire); }
+
+ private:
+  RegionTracker() = default;
+  std::atomic<bool> active_{false};
+  std::atomic<RegionId> published_top_{kNoRegion};
+  std::atomic<RegionId> next_id_{1};
+  mutable std::mutex mutex_;  // guards the fields below
+  std::size_t config_ = 0;
+  int run_ = 0;
+  std::vector<RegionRun> runs_;  // regions opened in the current run
+};
+
+}  // namespace kprof::detail

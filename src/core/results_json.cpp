@@ -1,0 +1,349 @@
+// Results as one JSON document. Lists of records, samples and rows are stored by column
+// ({"value": [..], "unit": [..]}) rather than as lists of objects: the keys are written once,
+// which keeps files several times smaller.
+#include <cmath>
+#include <concepts>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <utility>
+
+#include "core/csv.hpp"
+#include "kprof/errors.hpp"
+#include "kprof/results.hpp"
+
+namespace kprof {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+constexpr const char* kFormat = "kprof-results";
+constexpr int kVersion = 1;
+
+// The fields of each struct, in document order: the one list that writing and reading share.
+// `f(name, field)` is called with a const or mutable field, as `s` is.
+constexpr auto session_fields = [](auto& s, auto&& f) {
+  f("gpu", s.gpu);
+  f("device", s.device);
+  f("host", s.host);
+  f("compute_clock_khz", s.compute_clock_khz);
+  f("memory_clock_khz", s.memory_clock_khz);
+  f("backend", s.backend);
+  f("replay_mode", s.replay_mode);
+  f("cache_control", s.cache_control);
+  f("clock_control", s.clock_control);
+  f("passes", s.passes);
+  f("runs", s.runs);
+  f("metrics", s.metrics);
+  f("kprof_version", s.kprof_version);
+  f("cuda_driver_version", s.cuda_driver_version);
+  f("cuda_runtime_version", s.cuda_runtime_version);
+  f("cupti_version", s.cupti_version);
+  f("started_at", s.started_at);
+};
+
+constexpr auto record_fields = [](auto& r, auto&& f) {
+  f("config", r.config);
+  f("run", r.run);
+  f("annotation", r.annotation);
+  f("kernel", r.kernel);
+  f("kernel_index", r.kernel_index);
+  f("metric", r.metric);
+  f("value", r.value);
+  f("unit", r.unit);
+};
+
+constexpr auto sample_fields = [](auto& s, auto&& f) {
+  f("config", s.config);
+  f("run", s.run);
+  f("annotation", s.annotation);
+  f("metric", s.metric);
+  f("value", s.value);
+  f("unit", s.unit);
+  f("kernel", s.kernel);
+  f("kernel_index", s.kernel_index);
+};
+
+constexpr auto row_fields = [](auto& r, auto&& f) {
+  f("annotation", r.annotation);
+  f("metric", r.metric);
+  f("config", r.config);
+  f("kernel", r.kernel);
+  f("kernel_index", r.kernel_index);
+  f("mean", r.mean);
+  f("stddev", r.stddev);
+  f("min", r.min);
+  f("max", r.max);
+  f("median", r.median);
+  f("num_runs", r.num_runs);
+  f("ci95_lower", r.ci95_lower);
+  f("ci95_upper", r.ci95_upper);
+  f("rel_stddev_pct", r.rel_stddev_pct);
+  f("stable", r.stable);
+  f("unit", r.unit);
+  f("normalized_against", r.normalized_against);
+  f("normalization_value", r.normalization_value);
+  f("geomean", r.geomean);
+};
+
+// ---- writing -------------------------------------------------------------------------------
+
+Json encode(const std::string& s) { return s; }
+Json encode(const std::vector<std::string>& v) { return v; }
+Json encode(std::integral auto v) { return v; }
+Json encode(const std::optional<bool>& b) { return b ? Json(*b) : Json(nullptr); }
+
+// JSON has no NaN or infinity: NaN is null, the infinities are the strings "inf" and "-inf".
+Json encode(double v) {
+  if (std::isnan(v)) return nullptr;
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return v;
+}
+
+// A non-finite double in a sweep is {"double": "nan"}: a bare string would read back as a
+// string parameter.
+Json encode(const Value& v) {
+  if (const auto* d = std::get_if<double>(&v); d && !std::isfinite(*d))
+    return Json{{"double", detail::format_double(*d)}};
+  return std::visit([](const auto& x) { return Json(x); }, v);
+}
+
+template <class T, class Fields>
+Json columns_to_json(const std::vector<T>& items, Fields fields) {
+  Json table = Json::object();
+  const T probe{};
+  fields(probe, [&](const char* name, const auto&) { table[name] = Json::array(); });
+  std::vector<Json*> columns;
+  for (Json& column : table) columns.push_back(&column);
+  for (const T& item : items) {
+    std::size_t k = 0;
+    fields(item, [&](const char*, const auto& v) { columns[k++]->push_back(encode(v)); });
+  }
+  return table;
+}
+
+Json session_to_json(const SessionInfo& s) {
+  Json out = Json::object();
+  session_fields(s, [&](const char* name, const auto& v) { out[name] = encode(v); });
+  return out;
+}
+
+Json sweep_to_json(const Sweep& sweep) {
+  Json points = Json::array();
+  for (std::size_t i = 0; i < sweep.size(); ++i) {
+    Json point = Json::array();
+    for (const Value& v : sweep.point(i)) point.push_back(encode(v));
+    points.push_back(std::move(point));
+  }
+  return Json{{"names", sweep.names()}, {"points", std::move(points)}};
+}
+
+// ---- reading -------------------------------------------------------------------------------
+
+// A JSON value of the wrong kind; the reader adds where it was.
+struct BadValue {
+  std::string what;
+};
+
+void decode(const Json& j, std::string& out) {
+  if (!j.is_string()) throw BadValue{"expected a string, found " + j.dump()};
+  out = j.get<std::string>();
+}
+
+void decode(const Json& j, std::vector<std::string>& out) {
+  if (!j.is_array()) throw BadValue{"expected a list of strings, found " + j.dump()};
+  out.assign(j.size(), {});
+  for (std::size_t i = 0; i < j.size(); ++i) decode(j[i], out[i]);
+}
+
+template <std::integral I>
+void decode(const Json& j, I& out) {
+  const bool fits = j.is_number_unsigned()
+                        ? std::in_range<I>(j.get<std::uint64_t>())
+                        : j.is_number_integer() && std::in_range<I>(j.get<std::int64_t>());
+  if (!fits) throw BadValue{"expected an integer that fits, found " + j.dump()};
+  out = j.is_number_unsigned() ? static_cast<I>(j.get<std::uint64_t>())
+                               : static_cast<I>(j.get<std::int64_t>());
+}
+
+void decode(const Json& j, double& out) {
+  if (j.is_null()) {
+    out = std::numeric_limits<double>::quiet_NaN();
+  } else if (j.is_number()) {
+    out = j.get<double>();
+  } else if (j == "inf" || j == "-inf") {
+    const double inf = std::numeric_limits<double>::infinity();
+    out = j == "inf" ? inf : -inf;
+  } else {
+    throw BadValue{"expected a number, null, \"inf\" or \"-inf\", found " + j.dump()};
+  }
+}
+
+void decode(const Json& j, std::optional<bool>& out) {
+  if (!j.is_null() && !j.is_boolean()) throw BadValue{"expected true, false or null"};
+  out = j.is_null() ? std::nullopt : std::optional<bool>(j.get<bool>());
+}
+
+void decode(const Json& j, Value& out) {
+  if (j.is_number_integer()) {
+    std::int64_t i = 0;
+    decode(j, i);
+    out = i;
+  } else if (j.is_string()) {
+    out = j.get<std::string>();
+  } else if (j.is_object() && j.size() == 1 && j.contains("double") && j["double"].is_string()) {
+    const auto d = detail::parse_double(j["double"].get<std::string>());
+    if (!d)
+      throw BadValue{"expected {\"double\": \"nan\" | \"inf\" | \"-inf\"}, found " + j.dump()};
+    out = *d;
+  } else {
+    double d = 0;
+    decode(j, d);
+    out = d;
+  }
+}
+
+// Reads one document, naming `source` (the file, or "string") in every error.
+class Reader {
+ public:
+  explicit Reader(std::string source) : source_(std::move(source)) {}
+
+  Results read(const std::string& text) const {
+    const Json doc = parse(text);
+    check_format(doc);
+    return Results(session(member(doc, "session", "the document")), sweep(doc),
+                   columns<Record>(doc, "records", record_fields),
+                   columns<Sample>(doc, "samples", sample_fields),
+                   columns<Row>(doc, "rows", row_fields));
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& what) const {
+    throw FormatError(source_ + ": " + what);
+  }
+
+  Json parse(const std::string& text) const {
+    try {
+      return Json::parse(text);
+    } catch (const Json::exception& e) {
+      fail(std::string("not valid JSON: ") + e.what());
+    }
+  }
+
+  void check_format(const Json& doc) const {
+    if (!doc.is_object() || !doc.contains("format") || doc["format"] != kFormat)
+      fail(std::string("not a kprof results document (no \"format\": \"") + kFormat + "\")");
+    const Json& version = member(doc, "version", "the document");
+    if (version != kVersion)
+      fail("unsupported version " + version.dump() + "; this kprof reads version " +
+           std::to_string(kVersion));
+  }
+
+  const Json& member(const Json& object, const std::string& key, const std::string& where) const {
+    if (!object.is_object()) fail(where + " is not a JSON object");
+    const auto it = object.find(key);
+    if (it == object.end()) fail(where + " has no \"" + key + "\"");
+    return *it;
+  }
+
+  template <class T>
+  void read_value(const Json& j, T& out, const std::string& where) const {
+    try {
+      decode(j, out);
+    } catch (const BadValue& e) {
+      fail(where + ": " + e.what);
+    }
+  }
+
+  SessionInfo session(const Json& j) const {
+    SessionInfo s;
+    session_fields(s, [&](const char* name, auto& field) {
+      read_value(member(j, name, "session"), field, std::string("session.") + name);
+    });
+    return s;
+  }
+
+  Sweep sweep(const Json& doc) const {
+    const Json& j = member(doc, "sweep", "the document");
+    std::vector<std::string> names;
+    read_value(member(j, "names", "sweep"), names, "sweep.names");
+    const Json& points_json = member(j, "points", "sweep");
+    if (!points_json.is_array()) fail("sweep.points is not a list");
+    std::vector<std::vector<Value>> points;
+    for (std::size_t i = 0; i < points_json.size(); ++i) {
+      const std::string where = "sweep.points[" + std::to_string(i) + "]";
+      const Json& p = points_json[i];
+      if (!p.is_array() || p.size() != names.size())
+        fail(where + " is not a list of " + std::to_string(names.size()) + " values");
+      points.emplace_back(p.size());
+      for (std::size_t k = 0; k < p.size(); ++k) read_value(p[k], points.back()[k], where);
+    }
+    if (names.empty() && points.size() == 1) return Sweep();
+    try {
+      return Sweep::list(std::move(names), std::move(points));
+    } catch (const ConfigError& e) {
+      fail(std::string("sweep: ") + e.what());
+    }
+  }
+
+  // Every column the struct has must be there and all must be of one length.
+  template <class T, class Fields>
+  std::vector<T> columns(const Json& doc, const std::string& key, Fields fields) const {
+    const Json& table = member(doc, key, "the document");
+    std::vector<const Json*> cols;
+    const char* first = nullptr;
+    const T probe{};
+    fields(probe, [&](const char* name, const auto&) {
+      const Json& col = member(table, name, key);
+      if (!col.is_array()) fail(key + "." + name + " is not a list");
+      if (cols.empty())
+        first = name;
+      else if (col.size() != cols.front()->size())
+        fail(key + "." + name + " has " + std::to_string(col.size()) + " values, " + key + "." +
+             first + " has " + std::to_string(cols.front()->size()));
+      cols.push_back(&col);
+    });
+    std::vector<T> items(cols.front()->size());
+    const char* current = "";
+    std::size_t i = 0;
+    try {
+      for (; i < items.size(); ++i) {
+        std::size_t k = 0;
+        fields(items[i], [&](const char* name, auto& field) {
+          current = name;
+          decode((*cols[k++])[i], field);
+        });
+      }
+    } catch (const BadValue& e) {
+      fail(key + "." + current + "[" + std::to_string(i) + "]: " + e.what);
+    }
+    return items;
+  }
+
+  std::string source_;
+};
+
+}  // namespace
+
+std::string Results::to_json() const {
+  Json doc = Json::object();
+  doc["format"] = kFormat;
+  doc["version"] = kVersion;
+  doc["session"] = session_to_json(session_);
+  doc["sweep"] = sweep_to_json(sweep_);
+  doc["records"] = columns_to_json(records_, record_fields);
+  doc["samples"] = columns_to_json(samples_, sample_fields);
+  doc["rows"] = columns_to_json(rows_, row_fields);
+  return doc.dump();
+}
+
+Results Results::from_json(const std::string& text) { return Reader("string").read(text); }
+
+void Results::write_json(const std::string& path) const {
+  detail::write_text_file_atomic(path, to_json() + "\n");
+}
+
+Results Results::read_json(const std::string& path) {
+  return Reader(path).read(detail::read_text_file(path));
+}
+
+}  // namespace kprof

@@ -1,0 +1,43 @@
+// Kernel durations from the CUPTI Activity API (CONCURRENT_KERNEL records), one execution per
+// launch, attributed to regions through launch callbacks and correlation ids.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "core/backend.hpp"
+#include "cuda/activity_sink.hpp"
+#include "cuda/cupti_subscriber.hpp"
+#include "cuda/kernel_names.hpp"
+#include "cuda/l2_flush.hpp"
+#include "cuda/launch_attribution.hpp"
+#include "kprof/options.hpp"
+
+namespace kprof::detail {
+
+class ActivityBackend final : public Backend {
+ public:
+  explicit ActivityBackend(const Options& options);
+  ~ActivityBackend() override { stop(); }
+
+  SessionInfo describe() override;
+  void start(const Options& options) override;
+  std::vector<Measurement> collect() override;
+  void stop() noexcept override;
+
+ private:
+  void enable_launch_callbacks();
+  std::vector<Measurement> measurements_from(std::vector<KernelRecord> records);
+
+  Options options_;
+  L2Flush flush_;
+  CuptiSubscriber subscriber_;
+  // Created by start(); kept after stop() until the next start() or destruction, so a CUPTI
+  // callback that raced with stop() never touches freed memory.
+  std::unique_ptr<LaunchAttribution> attribution_;
+  std::unique_ptr<ActivitySink> sink_;
+  KernelNames names_;
+  bool activity_enabled_ = false;
+};
+
+}  // namespace kprof::detail

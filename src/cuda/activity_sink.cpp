@@ -1,0 +1,100 @@
+#include "cuda/activity_sink.hpp"
+
+#include <cupti.h>
+
+#include <cstdlib>
+#include <iterator>
+#include <utility>
+
+#include "cuda/cupti_check.hpp"
+
+namespace kprof::detail {
+namespace {
+
+// 8 MiB per buffer (about 50,000 kernel records): few buffer round trips per sweep, small
+// enough to hand out freely. CUPTI wants 8-byte alignment.
+constexpr std::size_t kBufferBytes = 8u << 20;
+constexpr std::size_t kBufferAlignment = 8;
+
+std::mutex g_sink_mutex;
+ActivitySink* g_sink = nullptr;  // guarded by g_sink_mutex
+
+}  // namespace
+
+struct ActivityCallbacks {
+  static void CUPTIAPI requested(std::uint8_t** buffer, std::size_t* size,
+                                 std::size_t* max_records) {
+    *buffer = static_cast<std::uint8_t*>(std::aligned_alloc(kBufferAlignment, kBufferBytes));
+    *size = *buffer != nullptr ? kBufferBytes : 0;  // no buffer: CUPTI drops and counts
+    *max_records = 0;                               // as many as fit
+  }
+
+  static void CUPTIAPI completed(CUcontext context, std::uint32_t stream, std::uint8_t* buffer,
+                                 std::size_t /*size*/, std::size_t valid_bytes) {
+    {
+      std::lock_guard<std::mutex> lock(g_sink_mutex);
+      if (g_sink != nullptr) {
+        std::size_t lost = 0;
+        try {
+          g_sink->consume(buffer, valid_bytes);
+        } catch (...) {
+          lost = 1;  // out of memory while copying: records were lost, never silently
+        }
+        std::size_t dropped = 0;
+        if (cuptiActivityGetNumDroppedRecords(context, stream, &dropped) != CUPTI_SUCCESS) {
+          dropped = 0;
+        }
+        if (dropped + lost > 0) {
+          std::lock_guard<std::mutex> records_lock(g_sink->mutex_);
+          g_sink->dropped_ += dropped + lost;
+        }
+      }
+    }
+    std::free(buffer);
+  }
+};
+
+void ActivitySink::attach() {
+  check_cupti(
+      cuptiActivityRegisterCallbacks(&ActivityCallbacks::requested, &ActivityCallbacks::completed),
+      "cuptiActivityRegisterCallbacks");
+  std::lock_guard<std::mutex> lock(g_sink_mutex);
+  g_sink = this;
+}
+
+void ActivitySink::detach() noexcept {
+  std::lock_guard<std::mutex> lock(g_sink_mutex);
+  if (g_sink == this) g_sink = nullptr;
+}
+
+void ActivitySink::consume(std::uint8_t* buffer, std::size_t valid_bytes) {
+  std::vector<KernelRecord> fresh;
+  CUpti_Activity* record = nullptr;
+  while (cuptiActivityGetNextRecord(buffer, valid_bytes, &record) == CUPTI_SUCCESS) {
+    if (record->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL &&
+        record->kind != CUPTI_ACTIVITY_KIND_KERNEL) {
+      continue;
+    }
+    // CUDA 13.0's kernel record layout (older layouts: cupti_activity_deprecated.h).
+    const auto* kernel = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
+    RegionId region = correlations_.find(kernel->correlationId);
+    if (region == kNoRegion) continue;  // launched outside every region: not measured
+    fresh.push_back(KernelRecord{kernel->correlationId, region, kernel->start, kernel->end,
+                                 kernel->name != nullptr ? kernel->name : ""});
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  records_.insert(records_.end(), std::make_move_iterator(fresh.begin()),
+                  std::make_move_iterator(fresh.end()));
+}
+
+std::vector<KernelRecord> ActivitySink::take() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return std::exchange(records_, {});
+}
+
+std::uint64_t ActivitySink::take_dropped() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return std::exchange(dropped_, 0);
+}
+
+}  // namespace kprof::detail

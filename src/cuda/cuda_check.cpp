@@ -1,0 +1,54 @@
+#include "cuda/cuda_check.hpp"
+
+#include "kprof/errors.hpp"
+
+namespace kprof::detail {
+
+bool is_no_gpu_error(cudaError_t error) noexcept {
+  switch (error) {
+    case cudaErrorInsufficientDriver:
+    case cudaErrorNoDevice:
+    case cudaErrorStubLibrary:
+    case cudaErrorDevicesUnavailable:
+    case cudaErrorSystemNotReady:
+    case cudaErrorSystemDriverMismatch:
+    case cudaErrorCompatNotSupportedOnDevice:
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::string cuda_error_text(cudaError_t error) {
+  return std::string(cudaGetErrorName(error)) + ": " + cudaGetErrorString(error);
+}
+
+std::string no_gpu_message(cudaError_t error, const char* call) {
+  std::string what;
+  switch (error) {
+    case cudaErrorInsufficientDriver:
+      what = "the NVIDIA driver (libcuda.so.1) is missing or older than this CUDA runtime needs";
+      break;
+    case cudaErrorNoDevice:
+      what = "the NVIDIA driver found no CUDA device (check CUDA_VISIBLE_DEVICES)";
+      break;
+    case cudaErrorStubLibrary:
+      what = "the CUDA driver loaded is a stub library, not a real driver";
+      break;
+    case cudaErrorDevicesUnavailable:
+      what = "every CUDA device is busy or unavailable (exclusive compute mode?)";
+      break;
+    default:
+      what = "the CUDA driver cannot be used";
+      break;
+  }
+  return "No usable GPU: " + what + " (" + cudaGetErrorName(error) + " from " + call + ").";
+}
+
+void check_cuda(cudaError_t error, const char* call) {
+  if (error == cudaSuccess) return;
+  if (is_no_gpu_error(error)) throw NoGpuError(no_gpu_message(error, call));
+  throw CudaError(std::string(call) + " failed: " + cuda_error_text(error));
+}
+
+}  // namespace kprof::detail

@@ -1,0 +1,25 @@
+// CUDA runtime errors -> kprof's typed errors.
+//
+// A missing driver or device is not a bug of the caller: it becomes NoGpuError with one sentence
+// that says what is missing. Every other failure becomes CudaError naming the call.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <string>
+
+namespace kprof::detail {
+
+// True for the errors that mean "this process cannot use a GPU at all".
+bool is_no_gpu_error(cudaError_t error) noexcept;
+
+// "cudaErrorNoDevice: no CUDA-capable device is detected".
+std::string cuda_error_text(cudaError_t error);
+
+// One sentence for a NoGpuError: what is missing, the error and the call that found out.
+std::string no_gpu_message(cudaError_t error, const char* call);
+
+// Throws NoGpuError or CudaError when `error` is not cudaSuccess.
+void check_cuda(cudaError_t error, const char* call);
+
+}  // namespace kprof::detail

@@ -1,0 +1,64 @@
+#include "cuda/cupti_subscriber.hpp"
+
+#include <string>
+
+#include "cuda/cupti_check.hpp"
+#include "kprof/errors.hpp"
+
+namespace kprof::detail {
+namespace {
+
+CuptiBusyError busy_error(const char* holder_buffer) {
+  std::string holder = holder_buffer;
+  std::string who = holder.empty() ? "another CUPTI client" : "'" + holder + "'";
+  return CuptiBusyError(
+      "kprof cannot subscribe to CUPTI: " + who +
+          " already holds this process's only CUPTI subscription "
+          "(CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED). If it is torch.profiler, which "
+          "keeps its subscription until the process ends, run kprof before torch.profiler or "
+          "in a fresh process; if Nsight Systems, Nsight Compute or cuda-gdb is attached, run "
+          "kprof without it.",
+      holder);
+}
+
+}  // namespace
+
+void CuptiSubscriber::subscribe(CUpti_CallbackFunc callback, void* userdata) {
+  unsubscribe();
+  char holder[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN * 4] = {};
+  CUpti_SubscriberParams params{};
+  params.structSize = CUpti_SubscriberParams_STRUCT_SIZE;
+  params.subscriberName = "kprof";
+  params.oldSubscriberName = holder;
+  params.oldSubscriberSize = sizeof(holder);
+  CUpti_SubscriberHandle handle = nullptr;
+  CUptiResult result = cuptiSubscribe_v2(&handle, callback, userdata, &params);
+  if (result == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
+    holder[sizeof(holder) - 1] = '\0';
+    throw busy_error(holder);
+  }
+  check_cupti(result, "cuptiSubscribe_v2");
+  handle_ = handle;
+}
+
+void CuptiSubscriber::enable(CUpti_CallbackDomain domain, std::span<const CUpti_CallbackId> cbids) {
+  for (CUpti_CallbackId cbid : cbids) {
+    CUptiResult result = cuptiEnableCallback(1, handle_, domain, cbid);
+    if (result != CUPTI_SUCCESS) {
+      throw CudaError("cuptiEnableCallback(" +
+                      std::string(domain == CUPTI_CB_DOMAIN_DRIVER_API ? "driver" : "runtime") +
+                      " cbid " + std::to_string(cbid) + ") failed: " + cupti_error_text(result));
+    }
+  }
+}
+
+void CuptiSubscriber::unsubscribe() noexcept {
+  if (handle_ == nullptr) return;
+  // Unsubscribing disables every callback of the subscriber as well.
+  (void)cuptiEnableDomain(0, handle_, CUPTI_CB_DOMAIN_RUNTIME_API);
+  (void)cuptiEnableDomain(0, handle_, CUPTI_CB_DOMAIN_DRIVER_API);
+  (void)cuptiUnsubscribe(handle_);
+  handle_ = nullptr;
+}
+
+}  // namespace kprof::detail

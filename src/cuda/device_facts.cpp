@@ -1,0 +1,59 @@
+#include "cuda/device_facts.hpp"
+
+#include <cuda_runtime_api.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <ctime>
+
+#include "cuda/cuda_check.hpp"
+
+namespace kprof::detail {
+namespace {
+
+int attribute(cudaDeviceAttr attr, int ordinal, const char* what) {
+  int value = 0;
+  check_cuda(cudaDeviceGetAttribute(&value, attr, ordinal), what);
+  return value;
+}
+
+}  // namespace
+
+DeviceInfo read_device_info(int ordinal) {
+  DeviceInfo info;
+  info.ordinal = ordinal;
+  cudaDeviceProp prop{};
+  check_cuda(cudaGetDeviceProperties(&prop, ordinal), "cudaGetDeviceProperties");
+  info.name = prop.name;
+  char bus_id[32] = {};
+  check_cuda(cudaDeviceGetPCIBusId(bus_id, sizeof(bus_id), ordinal), "cudaDeviceGetPCIBusId");
+  info.pci_bus_id = bus_id;
+  info.cc_major = prop.major;
+  info.cc_minor = prop.minor;
+  info.sm_count = prop.multiProcessorCount;
+  info.memory_bytes = static_cast<std::int64_t>(prop.totalGlobalMem);
+  info.l2_bytes = prop.l2CacheSize;
+  // cudaDeviceProp::clockRate and memoryClockRate are gone in CUDA 13: attributes, in kHz.
+  info.compute_clock_khz =
+      attribute(cudaDevAttrClockRate, ordinal, "cudaDeviceGetAttribute(cudaDevAttrClockRate)");
+  info.memory_clock_khz = attribute(cudaDevAttrMemoryClockRate, ordinal,
+                                    "cudaDeviceGetAttribute(cudaDevAttrMemoryClockRate)");
+  return info;
+}
+
+std::string host_name() {
+  char name[256] = {};
+  if (gethostname(name, sizeof(name) - 1) != 0 || name[0] == '\0') return "unknown";
+  return name;
+}
+
+std::string utc_now_iso8601() {
+  std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char text[32] = {};
+  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+}  // namespace kprof::detail

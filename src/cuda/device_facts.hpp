@@ -1,0 +1,20 @@
+// Facts about a device and the host, shared by query_system() and Backend::describe().
+#pragma once
+
+#include <string>
+
+#include "kprof/device.hpp"
+
+namespace kprof::detail {
+
+// Name, PCI bus id, compute capability, SMs, memory, L2 and rated clocks of CUDA device
+// `ordinal`. Throws NoGpuError / CudaError.
+DeviceInfo read_device_info(int ordinal);
+
+// gethostname(), or "unknown".
+std::string host_name();
+
+// Now, as "2026-11-30T05:58:00Z".
+std::string utc_now_iso8601();
+
+}  // namespace kprof::detail

@@ -1,0 +1,57 @@
+#include "cuda/l2_flush.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include "cuda/cuda_check.hpp"
+#include "cuda/driver_api.hpp"
+#include "kprof/errors.hpp"
+
+namespace kprof::detail {
+
+void L2Flush::allocate() {
+  release();
+  driver_ = &driver_api();
+  int device = 0;
+  check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+  int l2_bytes = 0;
+  check_cuda(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device),
+             "cudaDeviceGetAttribute(cudaDevAttrL2CacheSize)");
+  // Twice the L2: writing exactly its size leaves lines behind (hashed set placement and the
+  // replacement policy do not evict in address order), twice the size evicts every line.
+  bytes_ = 2 * static_cast<std::size_t>(l2_bytes > 0 ? l2_bytes : 64 << 20);
+  void* pointer = nullptr;
+  check_cuda(cudaMalloc(&pointer, bytes_), "cudaMalloc (L2 flush buffer)");
+  buffer_ = reinterpret_cast<CUdeviceptr>(pointer);
+  CUresult result = driver_->ctx_get_current(&context_);
+  if (result != CUDA_SUCCESS) {
+    release();
+    throw CudaError(std::string("cuCtxGetCurrent failed: ") + driver_error_name(result));
+  }
+}
+
+void L2Flush::release() noexcept {
+  if (buffer_ != 0) (void)cudaFree(reinterpret_cast<void*>(buffer_));
+  buffer_ = 0;
+  bytes_ = 0;
+  context_ = nullptr;
+}
+
+L2Flush::Outcome L2Flush::before_launch(CUcontext launch_context, CUstream stream) noexcept {
+  if (buffer_ == 0) return Outcome::failed;
+  if (launch_context != nullptr && launch_context != context_) return Outcome::other_context;
+  // A launch into a capturing stream runs later, as part of a graph; a memset enqueued now
+  // would become a node of the user's graph. The graph launch gets its own flush instead.
+  CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
+  CUresult result = driver_->stream_is_capturing(stream, &capture);
+  if (result != CUDA_SUCCESS || capture != CU_STREAM_CAPTURE_STATUS_NONE) {
+    return Outcome::capturing;  // an error here means capture elsewhere forbids this stream
+  }
+  result = driver_->memset_d8_async(buffer_, 0, bytes_, stream);
+  if (result != CUDA_SUCCESS) {
+    last_error_ = result;
+    return Outcome::failed;
+  }
+  return Outcome::flushed;
+}
+
+}  // namespace kprof::detail

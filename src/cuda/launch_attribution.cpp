@@ -1,0 +1,146 @@
+#include "cuda/launch_attribution.hpp"
+
+#include "core/region_tracker.hpp"
+#include "cuda/driver_api.hpp"
+#include "cuda/launch_apis.hpp"
+#include "kprof/errors.hpp"
+
+namespace kprof::detail {
+namespace {
+
+// Per launching thread. A runtime launch nests a driver launch (cudaLaunchKernel ->
+// cuLaunchKernel, same correlation id): the depth counter finds the outermost launch API, where
+// the region is read once, and lets the nested driver callback reuse it.
+struct ThreadLaunch {
+  int depth = 0;
+  RegionId region = kNoRegion;
+  bool flush_handled = false;
+};
+
+thread_local ThreadLaunch t_launch;
+
+bool call_succeeded(CUpti_CallbackDomain domain, const CUpti_CallbackData& cb) {
+  if (cb.functionReturnValue == nullptr) return true;
+  if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
+    return *static_cast<const CUresult*>(cb.functionReturnValue) == CUDA_SUCCESS;
+  }
+  return *static_cast<const int*>(cb.functionReturnValue) == 0;  // cudaError_t: cudaSuccess
+}
+
+std::string api_name(const CUpti_CallbackData& cb) {
+  return cb.functionName != nullptr ? cb.functionName : "a launch API";
+}
+
+}  // namespace
+
+void CUPTIAPI LaunchAttribution::callback(void* userdata, CUpti_CallbackDomain domain,
+                                          CUpti_CallbackId cbid, const void* data) {
+  auto* self = static_cast<LaunchAttribution*>(userdata);
+  const auto& cb = *static_cast<const CUpti_CallbackData*>(data);
+  if (self == nullptr) return;
+  try {  // nothing may escape into CUPTI and the user's launch
+    if (cb.callbackSite == CUPTI_API_ENTER) {
+      self->on_enter(domain, cbid, cb);
+    } else if (cb.callbackSite == CUPTI_API_EXIT) {
+      self->on_exit(domain, cb);
+    }
+  } catch (...) {
+    // No allocation here: rethrow_problem() words a problem without a message.
+    self->has_problem_.store(true, std::memory_order_release);
+  }
+}
+
+void LaunchAttribution::on_enter(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                                 const CUpti_CallbackData& cb) {
+  ThreadLaunch& t = t_launch;
+  if (t.depth++ == 0) {
+    t.region = RegionTracker::instance().attribute_launch();
+    t.flush_handled = false;
+    if (t.region == kNoRegion) return;  // outside every region: not measured, not flushed
+    try {
+      correlations_.insert(cb.correlationId, t.region);
+    } catch (...) {
+      note_problem(false, "out of memory while recording a launch");
+    }
+  }
+  if (t.region != kNoRegion && flush_ != nullptr && !t.flush_handled &&
+      domain == CUPTI_CB_DOMAIN_DRIVER_API) {
+    flush_before(cbid, cb);
+  }
+}
+
+void LaunchAttribution::flush_before(CUpti_CallbackId cbid, const CUpti_CallbackData& cb) {
+  CUstream stream = nullptr;
+  if (!driver_launch_stream(cbid, cb.functionParams, &stream)) return;
+  ThreadLaunch& t = t_launch;
+  switch (flush_->before_launch(cb.context, stream)) {
+    case L2Flush::Outcome::flushed:
+    case L2Flush::Outcome::capturing:
+      t.flush_handled = true;
+      return;
+    case L2Flush::Outcome::other_context:
+      return;  // reported as a missed flush when the launch succeeds
+    case L2Flush::Outcome::failed:
+      t.flush_handled = true;
+      note_problem(true, std::string("cuMemsetD8Async (L2 flush before a measured kernel, "
+                                     "cache_control=all) failed: ") +
+                             driver_error_name(flush_->last_error()));
+      return;
+  }
+}
+
+void LaunchAttribution::on_exit(CUpti_CallbackDomain domain, const CUpti_CallbackData& cb) {
+  ThreadLaunch& t = t_launch;
+  if (t.depth == 0) return;  // the launch began before kprof subscribed
+  if (--t.depth != 0) return;
+  // A measured kernel that ran with a warm L2 under cache_control=all would be a wrong number
+  // that looks right: say so instead. A failed launch ran nothing; the user sees its error.
+  if (t.region != kNoRegion && flush_ != nullptr && !t.flush_handled &&
+      call_succeeded(domain, cb)) {
+    note_problem(false,
+                 "cache_control=all: no L2 flush could be enqueued before a kernel "
+                 "launched through " +
+                     api_name(cb) +
+                     " (no driver launch on the profiled device's context was seen); "
+                     "profile with cache_control=none or launch on the current device");
+  }
+  t.region = kNoRegion;
+}
+
+void LaunchAttribution::note_problem(bool cuda, std::string message) noexcept {
+  try {
+    std::lock_guard<std::mutex> lock(problem_mutex_);
+    if (problem_count_++ == 0) problem_ = Problem{cuda, std::move(message)};
+    has_problem_.store(true, std::memory_order_release);
+  } catch (...) {
+    has_problem_.store(true, std::memory_order_release);
+  }
+}
+
+void LaunchAttribution::rethrow_problem() {
+  if (!has_problem_.load(std::memory_order_acquire)) return;
+  Problem problem;
+  std::uint64_t count = 0;
+  {
+    std::lock_guard<std::mutex> lock(problem_mutex_);
+    problem = std::move(problem_);
+    count = problem_count_;
+    problem_ = Problem{};
+    problem_count_ = 0;
+    has_problem_.store(false, std::memory_order_release);
+  }
+  if (problem.message.empty()) problem.message = "kprof's launch callback failed (out of memory?)";
+  if (count > 1) problem.message += " (and " + std::to_string(count - 1) + " more like it)";
+  if (problem.cuda) throw CudaError(problem.message);
+  throw MeasurementError(problem.message);
+}
+
+void LaunchAttribution::reset() noexcept {
+  correlations_.clear();
+  std::lock_guard<std::mutex> lock(problem_mutex_);
+  problem_ = Problem{};
+  problem_count_ = 0;
+  has_problem_.store(false, std::memory_order_release);
+}
+
+}  // namespace kprof::detail

@@ -1,0 +1,14 @@
+// A build without CUDA: GPU work fails with one clear error, annotations skip NVTX.
+#include "api/gpu.hpp"
+#include "nocuda/no_gpu.hpp"
+
+namespace kprof::detail {
+
+std::unique_ptr<Backend> make_gpu_backend(const Options& /*options*/) {
+  throw built_without_cuda();
+}
+
+void nvtx_push(const std::string& /*name*/) noexcept {}
+void nvtx_pop() noexcept {}
+
+}  // namespace kprof::detail

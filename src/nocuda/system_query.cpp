@@ -1,0 +1,26 @@
+// query_system() in a build without CUDA: says so, never throws.
+#include <unistd.h>
+
+#include <string>
+
+#include "kprof/device.hpp"
+
+namespace kprof {
+
+std::string cuda_version_string(int version) {
+  if (version <= 0) return "";
+  return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
+}
+
+SystemInfo query_system() {
+  SystemInfo info;
+  info.built_with_cuda = false;
+  info.driver_loaded = false;
+  info.driver_error = "kprof was built without CUDA support; rebuild with the CUDA toolkit";
+  char host[256] = {};
+  info.host = gethostname(host, sizeof(host) - 1) == 0 && host[0] != '\0' ? host : "unknown";
+  info.counter_permission = "unknown (kprof was built without CUDA support)";
+  return info;
+}
+
+}  // namespace kprof

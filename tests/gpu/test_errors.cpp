@@ -1,0 +1,59 @@
+// Failures a user can cause: a region without kernels, options this build cannot measure.
+#include <gtest/gtest.h>
+
+#include "api/gpu.hpp"
+#include "gpu_test_support.hpp"
+#include "kprof/demo.hpp"
+
+namespace kprof_test {
+namespace {
+
+TEST(Errors, RegionWithoutKernelIsAMeasurementError) {
+  kprof::demo::Kernels kernels(1024);
+  auto options = duration_options(kprof::CacheControl::all, 2);
+  try {
+    kprof::profile(options, [&] {
+      {
+        kprof::Annotation a("busy");
+        kernels.scale(1024);
+      }
+      {
+        kprof::Annotation a("empty");
+      }
+    });
+    FAIL() << "expected MeasurementError";
+  } catch (const kprof::MeasurementError& e) {
+    EXPECT_NE(std::string(e.what()).find("empty"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Errors, CountersAreUnsupportedInThisBuild) {
+  kprof::Options options;
+  options.metrics = {"dram__bytes_read.sum"};
+  EXPECT_THROW(kprof::detail::make_gpu_backend(options), kprof::UnsupportedError);
+  options = kprof::Options{};
+  options.replay_mode = kprof::ReplayMode::range;
+  EXPECT_THROW(kprof::detail::make_gpu_backend(options), kprof::UnsupportedError);
+  options = kprof::Options{};
+  options.clock_control = kprof::ClockControl::base;
+  try {
+    kprof::detail::make_gpu_backend(options);
+    FAIL() << "expected UnsupportedError";
+  } catch (const kprof::UnsupportedError& e) {
+    EXPECT_NE(std::string(e.what()).find("clock_control = base"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Errors, BackendStopIsIdempotentAndStartable) {
+  auto backend = kprof::detail::make_gpu_backend(kprof::Options{});
+  backend->stop();  // before start: nothing to release
+  backend->start(kprof::Options{});
+  EXPECT_TRUE(backend->collect().empty());  // no region open: nothing measured
+  backend->stop();
+  backend->stop();
+  backend->start(kprof::Options{});  // a stopped backend starts again
+  backend->stop();
+}
+
+}  // namespace
+}  // namespace kprof_test

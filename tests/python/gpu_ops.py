@@ -1,0 +1,41 @@
+"""The torch operations the GPU timing tests measure, shared with the ncu child process."""
+
+from __future__ import annotations
+
+import sys
+
+RUNS = 20
+
+
+def make_ops(torch):
+    """name -> callable launching one kernel of at least ~50 us on an H200."""
+    x = torch.rand(64 * 2**20, device="cuda") + 0.5
+    y = torch.empty_like(x)
+    a = torch.randn(2048, 2048, device="cuda")
+    b = torch.randn(2048, 2048, device="cuda")
+    c = torch.empty(2048, 2048, device="cuda")
+    return {
+        "spin": lambda: torch.cuda._sleep(200_000),  # ~100 us at 1980 MHz
+        "scale": lambda: torch.mul(x, 2.0, out=y),  # 256 MiB read, 256 MiB written
+        "matmul": lambda: torch.matmul(a, b, out=c),
+    }
+
+
+def main():
+    """Child of the ncu comparison: every op RUNS times inside its kprof NVTX range."""
+    import torch
+
+    import kprof
+
+    ops = make_ops(torch)
+    for op in ops.values():  # warm-up outside any range: not profiled
+        op()
+    for name in sys.argv[1:]:
+        for _ in range(RUNS):
+            with kprof.annotate(name):
+                ops[name]()
+    torch.cuda.synchronize()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,73 @@
+"""Independent references for kprof's GPU tests: CUDA events and Nsight Compute.
+
+Each reference times the same torch operations kprof times, with the L2 flushed before each
+run, so that the comparison is of timing methods and not of cache states.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def flush_scratch(torch):
+    """A buffer twice the L2 size; zeroing it evicts the L2 (what kprof's flush does)."""
+    l2 = torch.cuda.get_device_properties(torch.cuda.current_device()).L2_cache_size
+    return torch.empty(2 * l2, dtype=torch.uint8, device="cuda")
+
+
+def event_medians_us(torch, op, runs, scratch=None):
+    """Median of CUDA-event durations of op() over runs, in microseconds."""
+    op()  # warm-up
+    pairs = []
+    for _ in range(runs):
+        if scratch is not None:
+            scratch.zero_()
+        start = torch.cuda.Event(enable_timing=True)
+        end = torch.cuda.Event(enable_timing=True)
+        start.record()
+        op()
+        end.record()
+        pairs.append((start, end))
+    torch.cuda.synchronize()
+    return statistics.median(1e3 * s.elapsed_time(e) for s, e in pairs)
+
+
+def ncu_kernel_durations_ns(child_args, ranges, timeout=300):
+    """Run `python child_args` under ncu with the given kprof NVTX ranges included.
+
+    Returns the gpu__time_duration.sum of every profiled kernel, in launch order (ns).
+    """
+    ncu = shutil.which("ncu")
+    if ncu is None:
+        raise FileNotFoundError("ncu is not on PATH")
+    cmd = [ncu, "--nvtx", "--metrics", "gpu__time_duration.sum", "--cache-control", "all",
+           "--clock-control", "none", "--csv", "--page", "raw", "--print-units", "base"]
+    for name in ranges:
+        cmd += ["--nvtx-include", f"kprof@{name}/"]
+    cmd += [sys.executable, *child_args]
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True, timeout=timeout).stdout
+    lines = [line for line in out.splitlines() if line.startswith('"')]
+    rows = list(csv.reader(io.StringIO("\n".join(lines))))
+    header, data = rows[0], rows[2:]  # rows[1] holds the units
+    col = header.index("gpu__time_duration.sum")
+    return [float(r[col].replace(",", "")) for r in data]
+
+
+def record(name, figures):
+    """Keep figures for docs/validation.md when KPROF_VALIDATION_DIR is set."""
+    folder = os.environ.get("KPROF_VALIDATION_DIR")
+    if not folder:
+        return
+    path = Path(folder) / f"{name}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(figures, indent=2, default=str))

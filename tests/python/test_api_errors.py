@@ -1,0 +1,94 @@
+"""kprof.errors mirrors the C++ error kinds one to one, with their attributes."""
+
+from __future__ import annotations
+
+import pickle
+
+import pytest
+
+import kprof
+from kprof import _core, errors
+
+BUILTIN_BASE = {
+    "KprofError": Exception,
+    "OptionError": ValueError,
+    "ConfigError": ValueError,
+    "AnnotationError": ValueError,
+    "MeasurementError": RuntimeError,
+    "UserFunctionError": RuntimeError,
+    "NoGpuError": RuntimeError,
+    "CuptiBusyError": RuntimeError,
+    "CudaError": RuntimeError,
+    "UnsupportedError": NotImplementedError,
+    "FormatError": ValueError,
+}
+
+
+@pytest.mark.parametrize("kind", _core.ERROR_KINDS)
+def test_every_core_kind_maps_to_its_class(kind):
+    cls = getattr(errors, kind)
+    assert cls.kind == kind
+    assert issubclass(cls, errors.KprofError)
+    assert issubclass(cls, BUILTIN_BASE[kind])
+    with pytest.raises(cls) as info:
+        _core._raise_error(kind, "something failed")
+    assert type(info.value) is cls
+    assert info.value.partial_results is None
+
+
+def test_every_kind_is_known():
+    assert set(_core.ERROR_KINDS) == set(BUILTIN_BASE)
+
+
+def test_option_error_attributes():
+    with pytest.raises(errors.OptionError) as info:
+        _core._raise_error("OptionError")
+    e = info.value
+    assert (e.option, e.value, e.valid) == ("opt", "'val'", "'a' or 'b'")
+    assert str(e) == "opt='val' is not valid; valid: 'a' or 'b'"
+    assert isinstance(e, ValueError)
+
+
+def test_user_function_error_attributes():
+    with pytest.raises(errors.UserFunctionError) as info:
+        _core._raise_error("UserFunctionError", "boom")
+    assert (info.value.config, info.value.run) == (2, 1)
+    assert str(info.value) == "boom"
+
+
+def test_cupti_busy_error_holder():
+    with pytest.raises(errors.CuptiBusyError) as info:
+        _core._raise_error("CuptiBusyError", "busy")
+    assert info.value.holder == "torch.profiler"
+
+
+def test_python_constructors():
+    e = errors.OptionError("runs", "0", "an integer >= 1")
+    assert str(e) == "runs=0 is not valid; valid: an integer >= 1"
+    assert errors.UserFunctionError("x", config=1, run=2).run == 2
+    assert errors.CuptiBusyError("x", holder="nsys").holder == "nsys"
+    assert issubclass(errors.OutputExistsError, FileExistsError)
+
+
+@pytest.mark.parametrize("kind", _core.ERROR_KINDS)
+def test_errors_pickle(kind):
+    with pytest.raises(errors.KprofError) as info:
+        _core._raise_error(kind, "message")
+    copy = pickle.loads(pickle.dumps(info.value))
+    assert type(copy) is type(info.value)
+    assert str(copy) == str(info.value)
+    for attr in ("option", "value", "valid", "holder", "config", "run"):
+        assert getattr(copy, attr, None) == getattr(info.value, attr, None)
+
+
+def test_nsight_exception_names():
+    ex = kprof.exceptions
+    assert ex.ProfilerException is errors.KprofError
+    assert ex.NCUNotAvailableError is errors.NoGpuError
+    assert issubclass(ex.CoolingTimeoutError, ex.ThermalControlError)
+    assert issubclass(ex.ThermalControlError, errors.KprofError)
+    assert ex.MetricErrorType.INVALID.value == "Invalid"
+    assert isinstance(ex.CUDA_CORE_UNAVAILABLE_MSG, str)
+    # Catching nsight's base class catches every kprof error.
+    with pytest.raises(ex.ProfilerException):
+        _core._raise_error("ConfigError")

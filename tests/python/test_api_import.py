@@ -1,0 +1,101 @@
+"""Importing kprof works without a GPU and exposes nsight-python's names."""
+
+from __future__ import annotations
+
+import inspect
+import subprocess
+import sys
+
+import kprof
+import kprof as nsight
+
+
+def test_nsight_names():
+    for name in ("analyze", "annotate", "VerbosityLevel", "__version__"):
+        assert hasattr(nsight, name), name
+    assert callable(nsight.analyze.kernel)
+    assert callable(nsight.analyze.ignore_failures)
+    assert callable(nsight.analyze.plot)
+    assert nsight.exceptions.ProfilerException is kprof.errors.KprofError
+
+
+def test_exports():
+    assert set(kprof.__all__) >= {
+        "analyze",
+        "annotate",
+        "VerbosityLevel",
+        "errors",
+        "exceptions",
+        "load",
+        "ProfileResults",
+        "__version__",
+    }
+    for name in kprof.__all__:
+        assert hasattr(kprof, name), name
+
+
+def test_version():
+    assert kprof.__version__.count(".") == 2
+    assert kprof._core.version().count(".") == 2
+
+
+def test_verbosity_levels_match_nsight():
+    assert [(m.name, int(m)) for m in kprof.VerbosityLevel] == [
+        ("SILENT", 0),
+        ("INFO", 3),
+        ("DEBUG", 4),
+    ]
+
+
+def test_kernel_signature_matches_nsight():
+    sig = inspect.signature(kprof.analyze.kernel)
+    expected = {
+        "_func": None,
+        "configs": None,
+        "runs": 1,
+        "derive_metric": None,
+        "normalize_against": None,
+        "verbosity": kprof.VerbosityLevel.INFO,
+        "metrics": ["gpu__time_duration.sum"],
+        "ignore_kernel_list": None,
+        "clock_control": "none",
+        "cache_control": "all",
+        "replay_mode": "kernel",
+        "thermal_mode": "auto",
+        "thermal_wait": None,
+        "thermal_cont": None,
+        "thermal_timeout": None,
+        "thermal_device": None,
+        "combine_kernel_metrics": None,
+        "output_prefix": None,
+        "output_csv": False,
+        "info_collectors": None,
+        "per_kernel": False,
+    }
+    assert list(sig.parameters) == list(expected)
+    for name, default in expected.items():
+        assert sig.parameters[name].default == default, name
+    for name in list(expected)[1:]:
+        assert sig.parameters[name].kind is inspect.Parameter.KEYWORD_ONLY, name
+
+
+def test_import_in_a_fresh_process_without_gpu():
+    # A fresh interpreter: no state from other tests; must not crash or print.
+    out = subprocess.run(
+        [sys.executable, "-c", "import kprof; print(kprof.__version__)"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == kprof.__version__
+    assert out.stderr == ""
+
+
+def test_query_system_is_a_dict():
+    info = kprof._core.query_system()
+    for key in ("built_with_cuda", "driver_loaded", "driver_error", "devices", "host"):
+        assert key in info
+    if not info["driver_loaded"]:
+        assert info["driver_error"]
+        assert info["devices"] == []

@@ -1,0 +1,129 @@
+"""kprof's durations against CUDA events and Nsight Compute on the same kernels (H200)."""
+
+from __future__ import annotations
+
+import os
+import statistics
+import sys
+
+import pytest
+
+from gpu_ops import RUNS, make_ops
+from gpu_reference import (
+    HERE,
+    event_medians_us,
+    flush_scratch,
+    ncu_kernel_durations_ns,
+    record,
+)
+
+pytestmark = pytest.mark.gpu
+torch = pytest.importorskip("torch")
+kprof = pytest.importorskip("kprof")
+
+
+def kprof_medians_us(ops, cache_control="all"):
+    """Per op: the median duration kprof measured (us) and the kernels per run."""
+
+    @kprof.analyze.kernel(
+        configs=list(ops), runs=RUNS, cache_control=cache_control,
+        verbosity=kprof.VerbosityLevel.SILENT,
+    )
+    def bench(name):
+        with kprof.annotate(name):
+            ops[name]()
+
+    results = bench()
+    df = results.to_dataframe()
+    medians = {row["name"]: row["Median"] / 1e3 for _, row in df.iterrows()}
+    records = results.records_dataframe()
+    kernels = records.groupby("name")["KernelIndex"].max() + 1
+    return medians, kernels.to_dict()
+
+
+@pytest.fixture(scope="module")
+def ops():
+    return make_ops(torch)
+
+
+def test_durations_match_cuda_events(ops):
+    scratch = flush_scratch(torch)
+    measured, _ = kprof_medians_us(ops)
+    figures = {}
+    for name, op in ops.items():
+        events = event_medians_us(torch, op, RUNS, scratch)
+        figures[name] = {"kprof_us": measured[name], "events_us": events,
+                         "diff_pct": 100 * (measured[name] - events) / events}
+    record("durations_vs_events", figures)
+    for name, f in figures.items():
+        assert abs(f["diff_pct"]) < 2.0, (name, f)
+
+
+def test_durations_match_nsight_compute(ops):
+    measured, kernels = kprof_medians_us(ops)
+    names = list(ops)
+    durations = ncu_kernel_durations_ns([str(HERE / "gpu_ops.py"), *names], names)
+    figures, pos = {}, 0
+    for name in names:
+        per_run = kernels[name]
+        chunk = durations[pos : pos + per_run * RUNS]
+        pos += per_run * RUNS
+        sums = [sum(chunk[i : i + per_run]) for i in range(0, len(chunk), per_run)]
+        ncu = statistics.median(sums) / 1e3
+        figures[name] = {"kprof_us": measured[name], "ncu_us": ncu,
+                         "diff_pct": 100 * (measured[name] - ncu) / ncu}
+    record("durations_vs_ncu", figures)
+    assert pos == len(durations), "ncu profiled a different number of kernels"
+    for name, f in figures.items():
+        assert abs(f["diff_pct"]) < 3.0, (name, f)
+
+
+def test_cold_l2_is_slower_than_warm_on_a_1mib_kernel():
+    x = torch.rand(2**18, device="cuda")  # 1 MiB
+    y = torch.empty_like(x)
+
+    medians = {}
+    for cache in ("all", "none"):
+        @kprof.analyze.kernel(runs=RUNS, cache_control=cache,
+                              verbosity=kprof.VerbosityLevel.SILENT)
+        def one():
+            with kprof.annotate("scale"):
+                torch.mul(x, 2.0, out=y)
+
+        medians[cache] = one().to_dataframe()["Median"].iloc[0]
+    record("cold_vs_warm_1mib", {"cold_ns": medians["all"], "warm_ns": medians["none"],
+                                 "ratio": medians["all"] / medians["none"]})
+    assert medians["all"] > 1.1 * medians["none"], medians
+
+
+def test_torch_matmul_sweep_recording():
+    """The seed sweep, n = 512..4096 x 20 runs; its JSON becomes a tests/data recording."""
+    sizes = [512, 1024, 2048, 4096]
+    mats = {n: (torch.randn(n, n, device="cuda"), torch.randn(n, n, device="cuda"))
+            for n in sizes}
+
+    def tflops(duration_ns, n):
+        return 2 * n**3 / duration_ns / 1e3, "TFLOP/s"
+
+    @kprof.analyze.kernel(configs=sizes, runs=20, derive_metric=tflops,
+                          verbosity=kprof.VerbosityLevel.SILENT)
+    def matmul(n):
+        a, b = mats[n]
+        with kprof.annotate("matmul"):
+            torch.matmul(a, b)
+
+    for n in sizes:  # cuBLAS picks and loads its kernels on first use
+        torch.matmul(*mats[n])
+    results = matmul()
+    df = results.to_dataframe()
+    times = df[df["Metric"] == "gpu__time_duration.sum"].set_index("n")["AvgValue"]
+    assert times.is_monotonic_increasing
+    assert times[4096] > 1e6  # > 1 ms: a 4096^3 fp32 matmul cannot be faster on an H200
+    record("torch_matmul_sweep", df.drop(columns=["Host"]).to_dict(orient="list"))
+    folder = os.environ.get("KPROF_VALIDATION_DIR")
+    if folder:
+        results.save(f"{folder}/h200_torch_matmul_sweep.json", overwrite=True)
+
+
+if __name__ == "__main__":
+    sys.exit(pytest.main([__file__, "-m", "gpu", "-v"]))

@@ -1,0 +1,54 @@
+// A Backend for testing the engine without a GPU: the benchmark body "launches" kernels with
+// known values, attributed to regions by the real RegionTracker, as the CUPTI backend does.
+#pragma once
+
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "core/backend.hpp"
+#include "core/region_tracker.hpp"
+
+namespace kprof::testing {
+
+class ScriptedBackend : public detail::Backend {
+ public:
+  SessionInfo describe() override {
+    SessionInfo s;
+    s.gpu = "Scripted GPU";
+    s.backend = "scripted";
+    s.metrics = {"gpu__time_duration.sum"};
+    return s;
+  }
+  void start(const Options&) override {
+    ++starts;
+    running = true;
+  }
+  std::vector<detail::Measurement> collect() override {
+    ++collects;
+    std::lock_guard lock(mutex_);
+    return std::move(pending_);
+  }
+  void stop() noexcept override {
+    running = false;
+    ++stops;
+  }
+
+  // What a launch callback does: ask the tracker which region is open for this thread.
+  void launch(const std::string& kernel, double ns) {
+    auto region = detail::RegionTracker::instance().attribute_launch();
+    if (region == detail::kNoRegion) return;
+    std::lock_guard lock(mutex_);
+    pending_.push_back({region, kernel, kernel, ++clock_, {{"gpu__time_duration.sum", ns, "ns"}}});
+  }
+
+  int starts = 0, stops = 0, collects = 0;
+  bool running = false;
+
+ private:
+  std::mutex mutex_;
+  std::vector<detail::Measurement> pending_;
+  std::uint64_t clock_ = 0;
+};
+
+}  // namespace kprof::testing

@@ -1,0 +1,519 @@
+// The `kprof` command line, run in-process with argv arrays; no GPU needed. Paths that would
+// touch a GPU are checked on this machine only when it has none (as CI), else skipped.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <sstream>
+
+#include "cli/cli.hpp"
+#include "cli/commands.hpp"
+#include "kprof/version.hpp"
+
+using namespace kprof;
+using namespace kprof::cli;
+
+namespace {
+
+struct Outcome {
+  int code = -1;
+  std::string out, err;
+};
+
+Outcome kprof_cli(const std::vector<std::string>& args) {
+  std::ostringstream out, err;
+  Outcome o;
+  o.code = kprof::cli::run(args, out, err);
+  o.out = out.str();
+  o.err = err.str();
+  return o;
+}
+
+std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+// The line of `text` that mentions `part`; empty if none.
+std::string line_with(const std::string& text, const std::string& part) {
+  for (const std::string& l : lines(text)) {
+    if (contains(l, part)) return l;
+  }
+  return "";
+}
+
+bool machine_has_gpu() { return no_gpu_reason(query_system()).empty(); }
+
+SystemInfo h200() {
+  SystemInfo sys;
+  sys.built_with_cuda = true;
+  sys.driver_loaded = true;
+  sys.driver_version = 13000;
+  sys.runtime_version = 13000;
+  sys.cupti_version = 130001;
+  sys.host = "gpu-host";
+  sys.counter_permission = "yes (root)";
+  DeviceInfo d;
+  d.ordinal = 0;
+  d.name = "NVIDIA H200";
+  d.pci_bus_id = "0000:3b:00.0";
+  d.cc_major = 9;
+  d.cc_minor = 0;
+  d.sm_count = 132;
+  d.memory_bytes = 150754820096;  // 140.4 GiB
+  d.l2_bytes = 62914560;          // 60 MiB
+  d.compute_clock_khz = 1980000;
+  d.memory_clock_khz = 3201000;
+  sys.devices.push_back(d);
+  return sys;
+}
+
+SystemInfo no_driver() {
+  SystemInfo sys;
+  sys.built_with_cuda = true;
+  sys.runtime_version = 13000;
+  sys.cupti_version = 130001;
+  sys.host = "ci";
+  sys.counter_permission = "unknown (no driver)";
+  return sys;
+}
+
+EnvFn env_of(std::map<std::string, std::string> vars) {
+  return [vars](const std::string& name) -> std::optional<std::string> {
+    const auto it = vars.find(name);
+    if (it == vars.end()) return std::nullopt;
+    return it->second;
+  };
+}
+
+TimingOutcome measured(double us) {
+  TimingOutcome t;
+  t.kind = TimingOutcome::Kind::measured;
+  t.requested_us = kProbeSpinUs;
+  t.measured_us = us;
+  t.backend = "cupti-activity";
+  return t;
+}
+
+const Check& find_check(const std::vector<Check>& checks, const std::string& name) {
+  for (const Check& c : checks) {
+    if (c.name == name) return c;
+  }
+  throw std::runtime_error("no check " + name);
+}
+
+}  // namespace
+
+// --- usage, version, dispatch ----------------------------------------------------------------
+
+TEST(Cli, VersionPrintsTheLibraryVersion) {
+  const Outcome o = kprof_cli({"--version"});
+  EXPECT_EQ(o.code, kExitOk);
+  EXPECT_EQ(o.out, std::string("kprof ") + kprof::version() + "\n");
+  EXPECT_EQ(o.err, "");
+}
+
+TEST(Cli, NoArgumentsPrintsUsageListingOnlyTheCommandsThatExist) {
+  const Outcome o = kprof_cli({});
+  EXPECT_EQ(o.code, kExitOk);
+  EXPECT_EQ(o.err, "");
+  EXPECT_TRUE(contains(o.out, "usage: kprof <command> [options]")) << o.out;
+  for (const char* command : {"devices", "doctor", "demo", "help", "--version"}) {
+    EXPECT_TRUE(contains(o.out, std::string("  ") + command)) << command << "\n" << o.out;
+  }
+  for (const char* later : {"metrics", "report", "compare"}) {
+    EXPECT_FALSE(contains(o.out, later)) << later << "\n" << o.out;
+  }
+}
+
+TEST(Cli, HelpFormsAllPrintTheSameUsage) {
+  const std::string usage = kprof_cli({}).out;
+  for (const char* form : {"help", "--help", "-h"}) {
+    const Outcome o = kprof_cli({form});
+    EXPECT_EQ(o.code, kExitOk) << form;
+    EXPECT_EQ(o.out, usage) << form;
+  }
+}
+
+TEST(Cli, CommandHelpListsItsOptions) {
+  const Outcome a = kprof_cli({"help", "demo"});
+  const Outcome b = kprof_cli({"demo", "--help"});
+  const Outcome c = kprof_cli({"demo", "-h"});
+  EXPECT_EQ(a.code, kExitOk);
+  EXPECT_EQ(a.out, b.out);
+  EXPECT_EQ(a.out, c.out);
+  EXPECT_TRUE(contains(a.out, "usage: kprof demo [--runs N] [--csv PREFIX] [--json PATH]")) << a.out;
+  for (const char* option : {"--runs N", "--csv PREFIX", "--json PATH", "-h, --help"}) {
+    EXPECT_TRUE(contains(a.out, option)) << option;
+  }
+  EXPECT_TRUE(contains(kprof_cli({"help", "devices"}).out, "usage: kprof devices\n"));
+  EXPECT_TRUE(contains(kprof_cli({"doctor", "--help"}).out, "usage: kprof doctor\n"));
+}
+
+TEST(Cli, UnknownCommandNamesItAndTheValidOnes) {
+  const Outcome o = kprof_cli({"frobnicate"});
+  EXPECT_EQ(o.code, kExitUsage);
+  EXPECT_EQ(o.out, "");
+  EXPECT_EQ(lines(o.err).front(),
+            "kprof: unknown command 'frobnicate'; valid commands: devices, doctor, demo, help");
+}
+
+TEST(Cli, UnknownCommandSuggestsTheClosest) {
+  EXPECT_TRUE(contains(kprof_cli({"devics"}).err, "(did you mean 'devices'?)"));
+  EXPECT_TRUE(contains(kprof_cli({"docter"}).err, "(did you mean 'doctor'?)"));
+  const Outcome o = kprof_cli({"help", "demos"});
+  EXPECT_EQ(o.code, kExitUsage);
+  EXPECT_TRUE(contains(o.err, "unknown command 'demos' (did you mean 'demo'?)")) << o.err;
+}
+
+TEST(Cli, UnknownTopLevelOptionIsAUsageError) {
+  const Outcome o = kprof_cli({"--verbose", "devices"});
+  EXPECT_EQ(o.code, kExitUsage);
+  EXPECT_TRUE(contains(o.err, "unknown option '--verbose'")) << o.err;
+  EXPECT_TRUE(contains(o.err, "--help, --version")) << o.err;
+}
+
+TEST(Cli, UnknownOptionNamesItTheClosestAndTheValidOnes) {
+  const Outcome o = kprof_cli({"demo", "--runz", "3"});
+  EXPECT_EQ(o.code, kExitUsage);
+  EXPECT_EQ(o.out, "");
+  const auto l = lines(o.err);
+  ASSERT_EQ(l.size(), 2u) << o.err;
+  EXPECT_EQ(l[0],
+            "kprof demo: unknown option '--runz' (did you mean '--runs'?); valid options: "
+            "--runs N, --csv PREFIX, --json PATH, --help");
+  EXPECT_EQ(l[1], "usage: kprof demo [--runs N] [--csv PREFIX] [--json PATH]");
+}
+
+TEST(Cli, CommandsWithoutOptionsRejectAny) {
+  for (const char* command : {"devices", "doctor"}) {
+    const Outcome o = kprof_cli({command, "--json", "x.json"});
+    EXPECT_EQ(o.code, kExitUsage) << command;
+    EXPECT_TRUE(contains(o.err, std::string("kprof ") + command + ": unknown option '--json'"))
+        << o.err;
+    const Outcome p = kprof_cli({command, "extra"});
+    EXPECT_EQ(p.code, kExitUsage) << command;
+    EXPECT_TRUE(contains(p.err, "unexpected argument 'extra'")) << p.err;
+  }
+}
+
+TEST(Cli, DemoRejectsBadRunsBeforeAnyGpuWork) {
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{"demo", "--runs", "0"},
+                                             {"demo", "--runs", "-3"},
+                                             {"demo", "--runs", "abc"},
+                                             {"demo", "--runs", "1.5"},
+                                             {"demo", "--runs=10x"},
+                                             {"demo", "--runs", "99999999999"}}) {
+    const Outcome o = kprof_cli(args);
+    EXPECT_EQ(o.code, kExitUsage) << args.back();
+    EXPECT_EQ(o.out, "");
+    EXPECT_TRUE(contains(lines(o.err).front(), "kprof demo: --runs=")) << o.err;
+    EXPECT_TRUE(contains(o.err, "valid: an integer from 1 to")) << o.err;
+  }
+  const Outcome missing = kprof_cli({"demo", "--runs"});
+  EXPECT_EQ(missing.code, kExitUsage);
+  EXPECT_TRUE(contains(missing.err, "kprof demo: option --runs needs a value (--runs N)"))
+      << missing.err;
+  const Outcome empty = kprof_cli({"demo", "--runs="});
+  EXPECT_EQ(empty.code, kExitUsage);
+  EXPECT_TRUE(contains(empty.err, "needs a non-empty value")) << empty.err;
+  const Outcome twice = kprof_cli({"demo", "--runs", "2", "--runs=3"});
+  EXPECT_EQ(twice.code, kExitUsage);
+  EXPECT_TRUE(contains(twice.err, "option --runs given twice")) << twice.err;
+}
+
+TEST(Cli, DemoRejectsOutputPathsItCannotWrite) {
+  const std::string missing_dir = "/nonexistent-kprof-dir/x";
+  Outcome o = kprof_cli({"demo", "--json", missing_dir + ".json"});
+  EXPECT_EQ(o.code, kExitUsage);
+  EXPECT_TRUE(contains(o.err, "directory '/nonexistent-kprof-dir' does not exist")) << o.err;
+  o = kprof_cli({"demo", "--csv", missing_dir + "-"});
+  EXPECT_EQ(o.code, kExitUsage);
+  EXPECT_TRUE(contains(o.err, "kprof demo: --csv /nonexistent-kprof-dir/x-: directory")) << o.err;
+  o = kprof_cli({"demo", "--json", std::filesystem::temp_directory_path().string()});
+  EXPECT_EQ(o.code, kExitUsage);
+  EXPECT_TRUE(contains(o.err, "is a directory; give a file name")) << o.err;
+}
+
+TEST(Cli, MainReadsArgvAndWritesToStdout) {
+  std::ostringstream captured;
+  std::streambuf* old = std::cout.rdbuf(captured.rdbuf());
+  std::string program = "kprof", flag = "--version";
+  char* argv[] = {program.data(), flag.data(), nullptr};
+  const int code = kprof::cli::main(2, argv);
+  std::cout.rdbuf(old);
+  EXPECT_EQ(code, kExitOk);
+  EXPECT_EQ(captured.str(), std::string("kprof ") + kprof::version() + "\n");
+}
+
+// --- this machine (CI has neither GPU nor driver) ------------------------------------------
+
+TEST(CliHere, DevicesWorksAndSaysWhatItFound) {
+  const SystemInfo sys = query_system();
+  const Outcome o = kprof_cli({"devices"});
+  EXPECT_EQ(o.code, kExitOk) << o.err;
+  EXPECT_EQ(o.err, "");
+  const std::string gpus = line_with(o.out, "GPUs");
+  ASSERT_FALSE(gpus.empty()) << o.out;
+  EXPECT_TRUE(contains(gpus, std::to_string(sys.devices.size()))) << gpus;
+  if (!sys.driver_loaded) {
+    EXPECT_EQ(line_with(o.out, "driver"), "driver        none: " + driver_problem(sys)) << o.out;
+    EXPECT_TRUE(contains(o.out, "GPUs          0\n")) << o.out;
+  }
+}
+
+TEST(CliHere, DoctorWithoutGpuFailsWithAReasonOnEveryLine) {
+  if (machine_has_gpu()) GTEST_SKIP() << "this machine has a GPU: doctor would profile";
+  const Outcome o = kprof_cli({"doctor"});
+  EXPECT_EQ(o.code, kExitFailure);
+  EXPECT_EQ(o.err, "");
+  const auto l = lines(o.out);
+  ASSERT_GE(l.size(), 10u) << o.out;
+  EXPECT_TRUE(contains(l[0], "doctor on")) << l[0];
+  // Line 1 is blank; then one line per check, then a blank line and the verdict.
+  for (std::size_t i = 2; i < l.size() - 2; ++i) {
+    const bool tagged = l[i].rfind("ok ", 0) == 0 || l[i].rfind("FAIL ", 0) == 0 ||
+                        l[i].rfind("skip ", 0) == 0;
+    EXPECT_TRUE(tagged) << l[i];
+  }
+  EXPECT_EQ(line_with(o.out, "timing").rfind("skip", 0), 0u) << o.out;
+  EXPECT_TRUE(contains(l.back(), "kprof cannot time kernels on this machine: ")) << l.back();
+}
+
+TEST(CliHere, DemoWithoutGpuSaysSoOnOneLineAndExits2) {
+  const SystemInfo sys = query_system();
+  const std::string reason = no_gpu_reason(sys);
+  if (reason.empty()) GTEST_SKIP() << "this machine has a GPU: demo would profile";
+  const Outcome o = kprof_cli({"demo", "--runs", "2"});
+  EXPECT_EQ(o.code, kExitUsage);
+  EXPECT_EQ(o.out, "");
+  EXPECT_EQ(o.err, "kprof demo: no GPU available: " + reason + "\n");
+}
+
+// --- devices, from a SystemInfo ----------------------------------------------------------------
+
+TEST(CliDevices, ListsEveryFactOfAGpu) {
+  std::ostringstream out;
+  print_system(h200(), out);
+  const std::string s = out.str();
+  EXPECT_TRUE(contains(s, "host          gpu-host\n")) << s;
+  EXPECT_TRUE(contains(s, "driver        supports CUDA 13.0\n")) << s;
+  EXPECT_TRUE(contains(s, "CUDA runtime  13.0 (kprof was built with it)\n")) << s;
+  EXPECT_TRUE(contains(s, "CUPTI         13.0.1\n")) << s;
+  EXPECT_TRUE(contains(s, "counters      permission yes (root)\n")) << s;
+  EXPECT_TRUE(contains(s, "GPUs          1\n")) << s;
+  const std::string header = line_with(s, "ordinal");
+  EXPECT_EQ(header,
+            "ordinal  name         cc   SMs  memory     L2      SM clock  memory clock  PCI bus id");
+  EXPECT_EQ(line_with(s, "H200"),
+            "0        NVIDIA H200  9.0  132  140.4 GiB  60 MiB  1980 MHz  3201 MHz      "
+            "0000:3b:00.0");
+}
+
+TEST(CliDevices, NoDriverIsSaidPlainly) {
+  std::ostringstream out;
+  print_system(no_driver(), out);
+  EXPECT_TRUE(contains(out.str(),
+                       "driver        none: no NVIDIA driver found (libcuda.so.1 could not be "
+                       "loaded)\n"))
+      << out.str();
+  EXPECT_TRUE(contains(out.str(), "GPUs          0\n"));
+  EXPECT_FALSE(contains(out.str(), "ordinal"));
+
+  SystemInfo told = no_driver();
+  told.driver_error = "cuInit failed: CUDA_ERROR_NO_DEVICE";
+  std::ostringstream out2;
+  print_system(told, out2);
+  EXPECT_TRUE(contains(out2.str(), "none: cuInit failed: CUDA_ERROR_NO_DEVICE\n"));
+}
+
+TEST(CliDevices, DriverWithoutDevicesSaysWhy) {
+  SystemInfo sys = h200();
+  sys.devices.clear();
+  EXPECT_EQ(no_gpu_reason(sys, env_of({{"CUDA_VISIBLE_DEVICES", ""}})),
+            "the NVIDIA driver shows no CUDA device (CUDA_VISIBLE_DEVICES=)");
+  EXPECT_EQ(no_gpu_reason(sys, env_of({})), "the NVIDIA driver shows no CUDA device");
+  SystemInfo without_cuda;
+  EXPECT_EQ(no_gpu_reason(without_cuda), "kprof was built without CUDA");
+  EXPECT_EQ(no_gpu_reason(h200()), "");
+}
+
+TEST(CliFormat, Numbers) {
+  EXPECT_EQ(format_bytes(512), "512 B");
+  EXPECT_EQ(format_bytes(62914560), "60 MiB");
+  EXPECT_EQ(format_bytes(150754820096), "140.4 GiB");
+  EXPECT_EQ(format_clock(1980000), "1980 MHz");
+  EXPECT_EQ(format_clock(1410500), "1410.5 MHz");
+  EXPECT_EQ(format_clock(0), "-");
+  EXPECT_EQ(format_cupti_version(130001), "13.0.1");
+  EXPECT_EQ(format_cupti_version(131203), "13.12.3");
+  EXPECT_EQ(format_cupti_version(28), "v28");
+  EXPECT_EQ(format_cupti_version(0), "none");
+  EXPECT_EQ(format_duration_ns(10400), "10.4 us");
+  EXPECT_EQ(format_duration_ns(2.74e6), "2.74 ms");
+  EXPECT_EQ(format_duration_ns(NAN), "n/a");
+}
+
+TEST(CliFormat, OneLineAndClosest) {
+  EXPECT_EQ(one_line("first\nsecond\n"), "first; second");
+  EXPECT_EQ(one_line("unknown metric 'x':\n  dram__bytes"), "unknown metric 'x': dram__bytes");
+  EXPECT_EQ(closest("dem", {"devices", "doctor", "demo"}), "demo");
+  EXPECT_EQ(closest("--rusn", {"--runs", "--csv", "--json"}), "--runs");
+  EXPECT_EQ(closest("zzzzzz", {"devices", "doctor", "demo"}), "");
+}
+
+// --- doctor, from a SystemInfo and a probe outcome ----------------------------------------------
+
+TEST(CliDoctor, EverythingWorksExits0) {
+  int probes = 0;
+  const auto checks = doctor_checks(
+      h200(), [&] { return ++probes, measured(10.4); }, env_of({}));
+  EXPECT_EQ(probes, 1);
+  for (const Check& c : checks) EXPECT_EQ(c.status, CheckStatus::ok) << c.name << ": " << c.detail;
+  EXPECT_EQ(find_check(checks, "timing").detail,
+            "a 10 us spin kernel measured 10.4 us (1 run, L2 flushed, cupti-activity)");
+  EXPECT_EQ(find_check(checks, "GPU visible").detail, "1 GPU, device 0: NVIDIA H200 (cc 9.0)");
+  EXPECT_EQ(find_check(checks, "CUPTI").detail, "13.0.1 loads");
+  EXPECT_TRUE(contains(find_check(checks, "counters").detail, "permission yes (root)"));
+  EXPECT_TRUE(contains(find_check(checks, "counters").detail, "later kprof version"));
+  std::ostringstream out;
+  EXPECT_EQ(print_checks(checks, out), kExitOk);
+  EXPECT_EQ(lines(out.str()).back(), "kprof can time kernels on this machine.");
+  for (const std::string& l : lines(out.str())) {
+    if (l.empty() || l.rfind("kprof", 0) == 0) continue;
+    EXPECT_EQ(l.rfind("ok  ", 0), 0u) << l;
+  }
+}
+
+TEST(CliDoctor, NoDriverSkipsWhatNeedsItAndNeverProbes) {
+  int probes = 0;
+  const auto checks = doctor_checks(
+      no_driver(), [&] { return ++probes, measured(10); }, env_of({}));
+  EXPECT_EQ(probes, 0);
+  EXPECT_EQ(find_check(checks, "built with CUDA").status, CheckStatus::ok);
+  EXPECT_EQ(find_check(checks, "NVIDIA driver").status, CheckStatus::fail);
+  EXPECT_EQ(find_check(checks, "NVIDIA driver").detail,
+            "no NVIDIA driver found (libcuda.so.1 could not be loaded)");
+  EXPECT_EQ(find_check(checks, "GPU visible").status, CheckStatus::skip);
+  EXPECT_EQ(find_check(checks, "CUDA versions").status, CheckStatus::skip);
+  EXPECT_EQ(find_check(checks, "timing").status, CheckStatus::skip);
+  EXPECT_EQ(find_check(checks, "counters").status, CheckStatus::skip);
+  std::ostringstream out;
+  EXPECT_EQ(print_checks(checks, out), kExitFailure);
+  EXPECT_EQ(lines(out.str()).back(),
+            "kprof cannot time kernels on this machine: NVIDIA driver: no NVIDIA driver found "
+            "(libcuda.so.1 could not be loaded)");
+}
+
+TEST(CliDoctor, BusyCuptiNamesTheHolder) {
+  TimingOutcome busy;
+  busy.kind = TimingOutcome::Kind::cupti_busy;
+  busy.requested_us = kProbeSpinUs;
+  busy.holder = "Nsight Systems";
+  busy.message = "another CUPTI subscriber is attached";
+  const auto checks = doctor_checks(h200(), [&] { return busy; }, env_of({}));
+  const Check& t = find_check(checks, "timing");
+  EXPECT_EQ(t.status, CheckStatus::fail);
+  EXPECT_TRUE(contains(t.detail, "CUPTI is held by Nsight Systems")) << t.detail;
+  std::ostringstream out;
+  EXPECT_EQ(print_checks(checks, out), kExitFailure);
+}
+
+TEST(CliDoctor, ImplausibleDurationFails) {
+  for (double us : {0.0, 0.1, 5000.0, static_cast<double>(NAN)}) {
+    const auto checks = doctor_checks(h200(), [&] { return measured(us); }, env_of({}));
+    EXPECT_EQ(find_check(checks, "timing").status, CheckStatus::fail) << us;
+    EXPECT_TRUE(contains(find_check(checks, "timing").detail, "not plausible")) << us;
+  }
+}
+
+TEST(CliDoctor, VersionsAndDevices) {
+  SystemInfo old_driver = h200();
+  old_driver.driver_version = 12040;
+  Check v = find_check(doctor_checks(old_driver, [] { return measured(10); }, env_of({})),
+                       "CUDA versions");
+  EXPECT_EQ(v.status, CheckStatus::fail);
+  EXPECT_EQ(v.detail,
+            "the driver supports CUDA 12.4, kprof was built with CUDA 13.0: install a driver for "
+            "CUDA 13 or newer");
+
+  SystemInfo minor = h200();
+  minor.runtime_version = 13010;
+  v = find_check(doctor_checks(minor, [] { return measured(10); }, env_of({})), "CUDA versions");
+  EXPECT_EQ(v.status, CheckStatus::ok);
+  EXPECT_TRUE(contains(v.detail, "minor version compatibility")) << v.detail;
+
+  SystemInfo hidden = h200();
+  hidden.devices.clear();
+  int probes = 0;
+  const auto checks = doctor_checks(
+      hidden, [&] { return ++probes, measured(10); }, env_of({{"CUDA_VISIBLE_DEVICES", "7"}}));
+  EXPECT_EQ(probes, 0);
+  EXPECT_EQ(find_check(checks, "GPU visible").status, CheckStatus::fail);
+  EXPECT_EQ(find_check(checks, "GPU visible").detail,
+            "the NVIDIA driver shows no CUDA device (CUDA_VISIBLE_DEVICES=7)");
+}
+
+TEST(CliDoctor, CountersAndNvtxDoNotDecideTheExitCode) {
+  SystemInfo sys = h200();
+  sys.counter_permission = "no: restricted to admin users (RmProfilingAdminOnly: 1)";
+  const auto checks = doctor_checks(
+      sys, [] { return measured(10.2); }, env_of({{"NVTX_INJECTION64_PATH", "/opt/nsys.so"}}));
+  EXPECT_EQ(find_check(checks, "counters").status, CheckStatus::fail);
+  EXPECT_TRUE(contains(find_check(checks, "counters").detail, "NVreg_RestrictProfilingToAdminUsers"));
+  EXPECT_TRUE(contains(find_check(checks, "NVTX").detail, "NVTX_INJECTION64_PATH=/opt/nsys.so"));
+  std::ostringstream out;
+  EXPECT_EQ(print_checks(checks, out), kExitOk);
+}
+
+TEST(CliDoctor, BuiltWithoutCuda) {
+  SystemInfo sys;
+  const auto checks = doctor_checks(sys, [] { return measured(10); }, env_of({}));
+  EXPECT_EQ(find_check(checks, "built with CUDA").status, CheckStatus::fail);
+  EXPECT_EQ(find_check(checks, "timing").status, CheckStatus::skip);
+  EXPECT_EQ(find_check(checks, "NVTX").status, CheckStatus::skip);
+  std::ostringstream out;
+  EXPECT_EQ(print_checks(checks, out), kExitFailure);
+  EXPECT_TRUE(contains(lines(out.str()).back(), "built with CUDA: kprof was built without CUDA"));
+}
+
+// --- demo: its sweep and derived metric --------------------------------------------------------
+
+TEST(CliDemo, SweepsScaleAndAddOverFourSizesThenFma) {
+  const auto cases = demo_cases();
+  ASSERT_EQ(cases.size(), 9u);
+  const Sweep sweep = demo_sweep(cases);
+  ASSERT_EQ(sweep.size(), 9u);
+  EXPECT_EQ(sweep.names(), (std::vector<std::string>{"op", "n"}));
+  EXPECT_EQ(sweep.config(0).get_string("op"), "scale");
+  EXPECT_EQ(sweep.config(0).get_int("n"), 1 << 20);
+  EXPECT_EQ(sweep.config(3).get_int("n"), 1 << 26);
+  EXPECT_EQ(sweep.config(4).get_string("op"), "add");
+  EXPECT_EQ(sweep.config(8).get_string("op"), "fma");
+}
+
+TEST(CliDemo, DerivesBandwidthForMemoryKernelsOnly) {
+  const auto cases = demo_cases();
+  auto d = demo_derive(cases, {1000.0}, 0);  // scale, n = 2^20, 1 us
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].name, "bandwidth");
+  EXPECT_EQ(d[0].unit, "GB/s");
+  EXPECT_DOUBLE_EQ(d[0].value, 8.0 * (1 << 20) / 1000.0);
+  d = demo_derive(cases, {2000.0}, 4);  // add, n = 2^20, 2 us
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_DOUBLE_EQ(d[0].value, 12.0 * (1 << 20) / 2000.0);
+  EXPECT_TRUE(demo_derive(cases, {1000.0}, 8).empty());   // fma moves no memory
+  EXPECT_TRUE(demo_derive(cases, {1000.0}, 99).empty());  // no such config
+  EXPECT_TRUE(std::isnan(demo_derive(cases, {0.0}, 0).at(0).value));
+  EXPECT_TRUE(std::isnan(demo_derive(cases, {NAN}, 0).at(0).value));
+  EXPECT_TRUE(std::isnan(demo_derive(cases, {}, 0).at(0).value));
+}

@@ -1,0 +1,222 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <stdexcept>
+#include <thread>
+
+#include "api/annotation_api.hpp"
+#include "core/engine.hpp"
+#include "kprof/annotate.hpp"
+#include "kprof/errors.hpp"
+#include "scripted_backend.hpp"
+
+using namespace kprof;
+using kprof::testing::ScriptedBackend;
+
+namespace {
+
+Options quiet(int runs) {
+  Options o;
+  o.runs = runs;
+  o.verbosity = Verbosity::silent;
+  return o;
+}
+
+const Row& row(const Results& r, const std::string& annotation, std::size_t config) {
+  for (const auto& x : r.rows())
+    if (x.annotation == annotation && x.config == config) return x;
+  throw std::runtime_error("no row " + annotation);
+}
+
+}  // namespace
+
+TEST(Engine, RunsConfigsTimesRunsInOrderAndAggregates) {
+  ScriptedBackend gpu;
+  Sweep sweep = Sweep().axis("n", {1, 2});
+  std::vector<std::pair<std::size_t, int>> calls;
+  Results r = detail::run_sweep(gpu, quiet(3), sweep, [&](std::size_t c, int run) {
+    calls.emplace_back(c, run);
+    Annotation a("k");
+    gpu.launch("kern", 100.0 * (c + 1) + run);
+  });
+  std::vector<std::pair<std::size_t, int>> expected{{0, 0}, {0, 1}, {0, 2}, {1, 0}, {1, 1}, {1, 2}};
+  EXPECT_EQ(calls, expected);
+  EXPECT_EQ(gpu.collects, 2);  // once per config, never per run
+  EXPECT_EQ(gpu.stops, 1);
+  ASSERT_EQ(r.records().size(), 6u);
+  EXPECT_DOUBLE_EQ(row(r, "k", 0).mean, 101.0);
+  EXPECT_DOUBLE_EQ(row(r, "k", 1).mean, 201.0);
+  EXPECT_EQ(row(r, "k", 1).num_runs, 3u);
+  EXPECT_EQ(r.session().runs, 3);
+}
+
+TEST(Engine, NestedRegionsAreInclusiveAndHaveTheirOwnPath) {
+  ScriptedBackend gpu;
+  Results r = detail::run_sweep(gpu, quiet(1), Sweep(), [&](std::size_t, int) {
+    Annotation outer("outer");
+    gpu.launch("a", 10);
+    {
+      Annotation inner("inner");
+      gpu.launch("b", 5);
+    }
+  });
+  EXPECT_DOUBLE_EQ(row(r, "outer", 0).mean, 15.0);  // sum of its two kernels
+  EXPECT_EQ(row(r, "outer", 0).kernel, "a|b");
+  EXPECT_DOUBLE_EQ(row(r, "outer/inner", 0).mean, 5.0);
+}
+
+TEST(Engine, WorkerThreadLaunchesCountForTheProfilingThreadsRegion) {
+  ScriptedBackend gpu;
+  Results r = detail::run_sweep(gpu, quiet(1), Sweep(), [&](std::size_t, int) {
+    Annotation a("threaded");
+    std::thread worker([&] { gpu.launch("w", 42); });
+    worker.join();
+  });
+  EXPECT_DOUBLE_EQ(row(r, "threaded", 0).mean, 42.0);
+}
+
+TEST(Engine, LaunchesOutsideAnnotationsAreNotMeasured) {
+  ScriptedBackend gpu;
+  Results r = detail::run_sweep(gpu, quiet(1), Sweep(), [&](std::size_t, int) {
+    gpu.launch("warmup", 1000);
+    Annotation a("k");
+    gpu.launch("kern", 7);
+  });
+  ASSERT_EQ(r.records().size(), 1u);
+  EXPECT_EQ(r.records()[0].kernel, "kern");
+}
+
+TEST(Engine, IgnoredKernelsMatchByNameWithoutParameters) {
+  ScriptedBackend gpu;
+  Options o = quiet(1);
+  o.ignore_kernels = {"flush_kernel"};
+  Results r = detail::run_sweep(gpu, o, Sweep(), [&](std::size_t, int) {
+    Annotation a("k");
+    gpu.launch("flush_kernel(float*, int)", 1000);
+    gpu.launch("kern", 7);
+  });
+  EXPECT_DOUBLE_EQ(row(r, "k", 0).mean, 7.0);
+}
+
+TEST(Engine, RegionWithoutKernelNamesRegionAndConfig) {
+  ScriptedBackend gpu;
+  Sweep sweep = Sweep().axis("n", {64});
+  try {
+    detail::run_sweep(gpu, quiet(2), sweep, [&](std::size_t, int) { Annotation a("empty"); });
+    FAIL() << "no error";
+  } catch (const MeasurementError& e) {
+    std::string msg = e.what();
+    EXPECT_NE(msg.find("'empty'"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("n=64"), std::string::npos) << msg;
+  }
+  EXPECT_EQ(gpu.stops, 1);
+  EXPECT_FALSE(detail::RegionTracker::instance().profiling());
+}
+
+TEST(Engine, SameAnnotationTwiceInOneRunIsAnError) {
+  ScriptedBackend gpu;
+  EXPECT_THROW(detail::run_sweep(gpu, quiet(1), Sweep(),
+                                 [&](std::size_t, int) {
+                                   { Annotation a("k"); gpu.launch("x", 1); }
+                                   { Annotation b("k"); gpu.launch("x", 1); }
+                                 }),
+               AnnotationError);
+  EXPECT_EQ(gpu.stops, 1);
+}
+
+TEST(Engine, UserExceptionNamesConfigAndRunAndKeepsEarlierMeasurements) {
+  ScriptedBackend gpu;
+  Sweep sweep = Sweep().axis("n", {1, 2});
+  try {
+    detail::run_sweep(gpu, quiet(2), sweep, [&](std::size_t c, int run) {
+      Annotation a("k");
+      gpu.launch("kern", 10.0 + c);
+      if (c == 1 && run == 1) throw std::runtime_error("out of memory");
+    });
+    FAIL() << "no error";
+  } catch (const UserFunctionError& e) {
+    EXPECT_EQ(e.config(), 1u);
+    EXPECT_EQ(e.run(), 1);
+    std::string msg = e.what();
+    EXPECT_NE(msg.find("n=2"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("out of memory"), std::string::npos) << msg;
+    ASSERT_TRUE(e.partial_results());
+    const Results& partial = *e.partial_results();
+    EXPECT_EQ(row(partial, "k", 0).num_runs, 2u);
+    EXPECT_EQ(row(partial, "k", 1).num_runs, 1u);  // the completed run of the failing config
+  }
+  EXPECT_EQ(gpu.stops, 1);
+  EXPECT_FALSE(detail::RegionTracker::instance().profiling());
+}
+
+TEST(Engine, FailedRegionRunCountsAsNaN) {
+  ScriptedBackend gpu;
+  Results r = detail::run_sweep(gpu, quiet(3), Sweep(), [&](std::size_t, int run) {
+    auto h = detail::annotation_enter("k");
+    if (run != 1) gpu.launch("kern", 10);
+    detail::annotation_exit(h, /*failed=*/run == 1);
+  });
+  EXPECT_EQ(row(r, "k", 0).num_runs, 2u);
+  EXPECT_DOUBLE_EQ(row(r, "k", 0).mean, 10.0);
+  ASSERT_EQ(r.samples().size(), 3u);
+  EXPECT_TRUE(std::isnan(r.samples()[1].value));
+}
+
+TEST(Engine, NormalizeAgainstUnknownAnnotationFailsAfterFirstRun) {
+  ScriptedBackend gpu;
+  Options o = quiet(5);
+  o.normalize_against = "baseline";
+  int calls = 0;
+  try {
+    detail::run_sweep(gpu, o, Sweep().axis("n", {1, 2}), [&](std::size_t, int) {
+      ++calls;
+      Annotation a("k");
+      gpu.launch("kern", 1);
+    });
+    FAIL() << "no error";
+  } catch (const AnnotationError& e) {
+    EXPECT_NE(std::string(e.what()).find("'k'"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(calls, 1);
+}
+
+TEST(Engine, AnnotationLeftOpenIsAnError) {
+  ScriptedBackend gpu;
+  EXPECT_THROW(detail::run_sweep(gpu, quiet(1), Sweep(),
+                                 [&](std::size_t, int) {
+                                   detail::annotation_enter("dangling");
+                                   gpu.launch("k", 1);
+                                 }),
+               AnnotationError);
+  EXPECT_FALSE(detail::RegionTracker::instance().profiling());
+  // The tracker is clean again: a new profile works.
+  Results r = detail::run_sweep(gpu, quiet(1), Sweep(), [&](std::size_t, int) {
+    Annotation a("k");
+    gpu.launch("k", 3);
+  });
+  EXPECT_DOUBLE_EQ(row(r, "k", 0).mean, 3.0);
+}
+
+TEST(Engine, AnnotationsOutsideAProfileOnlyCheckNesting) {
+  {
+    Annotation a("x");
+    Annotation b("y");
+  }
+  EXPECT_THROW(detail::annotation_enter("a/b"), AnnotationError);
+  EXPECT_THROW(detail::annotation_enter(""), AnnotationError);
+}
+
+TEST(Engine, ProgressReportedAfterEveryRun) {
+  ScriptedBackend gpu;
+  detail::SweepHooks hooks;
+  std::vector<int> runs_done;
+  hooks.progress = [&](const detail::Progress& p) { runs_done.push_back(p.run); };
+  detail::run_sweep(
+      gpu, quiet(2), Sweep(),
+      [&](std::size_t, int) {
+        Annotation a("k");
+        gpu.launch("k", 1);
+      },
+      hooks);
+  EXPECT_EQ(runs_done, (std::vector<int>{1, 2}));
+}

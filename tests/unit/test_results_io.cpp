@@ -1,0 +1,658 @@
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <bit>
+#include <cfloat>
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <initializer_list>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/csv.hpp"
+#include "kprof/errors.hpp"
+#include "kprof/results.hpp"
+
+namespace kprof {
+namespace {
+
+namespace fs = std::filesystem;
+
+const double kNan = std::numeric_limits<double>::quiet_NaN();
+const double kInf = std::numeric_limits<double>::infinity();
+const std::string kTemplateKernel = "void gemm<float, 128>(float const*, int)";
+const std::string kNastyKernel = "k\"quoted\", with\nnewline";
+
+// A Results taken apart, so tests can change one piece and build again.
+struct Parts {
+  SessionInfo session;
+  Sweep sweep;
+  std::vector<Record> records;
+  std::vector<Sample> samples;
+  std::vector<Row> rows;
+
+  Results make() const { return Results(session, sweep, records, samples, rows); }
+};
+
+SessionInfo full_session() {
+  SessionInfo s;
+  s.gpu = "NVIDIA H200";
+  s.device = 0;
+  s.host = "node-7";
+  s.compute_clock_khz = 1980000;
+  s.memory_clock_khz = 3201000;
+  s.backend = "cupti-activity";
+  s.replay_mode = "kernel";
+  s.cache_control = "all";
+  s.clock_control = "none";
+  s.passes = 2;
+  s.runs = 3;
+  s.metrics = {"gpu__time_duration.sum", "dram__bytes.sum"};
+  s.kprof_version = "0.1.0";
+  s.cuda_driver_version = "13.0";
+  s.cuda_runtime_version = "12.9";
+  s.cupti_version = "26";
+  s.started_at = "2026-11-30T06:00:00Z";
+  return s;
+}
+
+Record record(std::size_t config, int run, std::string kernel, int index, double value) {
+  return {config, run, "outer/inner", std::move(kernel), index, "gpu__time_duration.sum",
+          value,  "ns"};
+}
+
+Row row(std::string annotation, std::size_t config, std::string metric, double mean) {
+  Row r;
+  r.annotation = std::move(annotation);
+  r.metric = std::move(metric);
+  r.config = config;
+  r.kernel = kTemplateKernel;
+  r.mean = mean;
+  r.stddev = mean / 100;
+  r.min = mean * 0.98;
+  r.max = mean * 1.02;
+  r.median = mean;
+  r.num_runs = 3;
+  r.ci95_lower = mean * 0.97;
+  r.ci95_upper = mean * 1.03;
+  r.rel_stddev_pct = 1;
+  r.stable = true;
+  r.unit = "ns";
+  r.normalization_value = kNan;
+  r.geomean = mean;
+  return r;
+}
+
+// Int, double and string parameters (with a NaN, an infinity and CSV-hostile text); NaN
+// values; unset stability; per-kernel, derived and normalized data; doubles that only
+// round-trip when written with every digit they need.
+Parts sample_parts() {
+  Parts p;
+  p.session = full_session();
+  p.sweep = Sweep::list({"n", "scale", "dtype"},
+                        {{std::int64_t{1024}, 2.0, std::string("fp16")},
+                         {std::int64_t{-3}, 0.1, std::string("a, \"b\"\nc")},
+                         {std::int64_t{0}, kNan, std::string("")},
+                         {std::int64_t{9007199254740993}, -kInf, std::string("x")}});
+  p.records = {record(0, 0, kTemplateKernel, 0, 0.1),
+               record(0, 0, kNastyKernel, 1, 1.0 / 3),
+               record(1, 0, kTemplateKernel, 0, kNan),
+               record(1, 1, kTemplateKernel, 0, 5e-324),
+               record(2, 0, "k", 0, DBL_MAX),
+               record(2, 1, "k", 0, -0.0),
+               record(3, 0, "k", 0, 1e21),
+               record(3, 1, "k", 0, kInf)};
+  p.samples = {{0, 0, "outer/inner", "gpu__time_duration.sum", 0.1, "ns", kTemplateKernel, 0},
+               {0, 0, "outer/inner", "gpu__time_duration.sum", 1.0 / 3, "ns", kNastyKernel, 1},
+               {0, 0, "outer", "gpu__time_duration.sum", 0.1 + 1.0 / 3, "ns",
+                kTemplateKernel + "|" + kNastyKernel, -1},
+               {1, 0, "outer", "speedup", kNan, "ratio", "k", -1},  // derived metric, failed run
+               {2, 1, "outer", "gpu__time_duration.sum", 123456789012345678.0, "", "k", -1},
+               {3, 0, "outer", "gpu__time_duration.sum", 2.5, "ns", "k", -1}};
+  Row per_kernel = row("outer/inner", 0, "gpu__time_duration.sum", 2680000);
+  per_kernel.kernel_index = 1;
+  per_kernel.kernel = kNastyKernel;
+  Row one_run = row("outer", 1, "speedup", 1.25);
+  one_run.unit = "ratio";
+  one_run.num_runs = 1;
+  one_run.stddev = one_run.ci95_lower = one_run.ci95_upper = one_run.rel_stddev_pct = kNan;
+  one_run.stable.reset();
+  Row normalized = row("outer", 2, "gpu__time_duration.sum", 0.8);
+  normalized.normalized_against = "baseline";
+  normalized.normalization_value = 2.5e6;
+  normalized.stable = false;
+  Row last = row("outer", 3, "gpu__time_duration.sum", 7);
+  last.geomean = std::nextafter(7.0, 8.0);
+  p.rows = {per_kernel, one_run, normalized, last};
+  return p;
+}
+
+// The session fields the CSV columns carry; the others stay default.
+SessionInfo csv_session(const SessionInfo& full) {
+  SessionInfo s;
+  s.gpu = full.gpu;
+  s.host = full.host;
+  s.compute_clock_khz = full.compute_clock_khz;
+  s.memory_clock_khz = full.memory_clock_khz;
+  s.backend = full.backend;
+  s.replay_mode = full.replay_mode;
+  s.cache_control = full.cache_control;
+  s.passes = full.passes;
+  return s;
+}
+
+std::uint64_t bits(double v) { return std::bit_cast<std::uint64_t>(v); }
+
+// Runs `f`, which must throw FormatError whose message holds every one of `parts`.
+void expect_format_error(const std::function<void()>& f, std::initializer_list<std::string> parts) {
+  try {
+    f();
+    ADD_FAILURE() << "no FormatError thrown";
+  } catch (const FormatError& e) {
+    for (const auto& part : parts)
+      EXPECT_NE(std::string(e.what()).find(part), std::string::npos)
+          << "'" << part << "' not in: " << e.what();
+  }
+}
+
+std::string replace_once(std::string text, const std::string& from, const std::string& to) {
+  const auto at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void spit(const std::string& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+std::string first_line(const std::string& path) {
+  const std::string text = slurp(path);
+  return text.substr(0, text.find('\n'));
+}
+
+std::vector<std::string> files_in(const fs::path& dir) {
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// A fresh directory per test.
+class ResultsIoFiles : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ =
+        fs::temp_directory_path() / ("kprof-io-" + std::to_string(::getpid()) + "-" + info->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+
+  fs::path dir_;
+};
+
+// ---- equality ------------------------------------------------------------------------------
+
+TEST(ResultsIo, EqualityHoldsForEqualPartsAndNanEqualsNan) {
+  const Parts p = sample_parts();
+  ASSERT_TRUE(std::isnan(p.records[2].value));
+  EXPECT_TRUE(p.make() == p.make());
+  EXPECT_TRUE(Results() == Results());
+}
+
+TEST(ResultsIo, EqualityComparesDoublesBitwise) {
+  const Parts p = sample_parts();
+  Parts q = p;
+  q.rows[3].geomean = 7.0;  // one ulp away
+  EXPECT_FALSE(p.make() == q.make());
+  q = p;
+  q.records[5].value = 0.0;  // was -0.0
+  EXPECT_FALSE(p.make() == q.make());
+  q = p;
+  q.records[2].value = 0;  // was NaN
+  EXPECT_FALSE(p.make() == q.make());
+  q = p;
+  q.samples[0].value = kNan;
+  EXPECT_FALSE(p.make() == q.make());
+}
+
+TEST(ResultsIo, EqualityComparesEveryPart) {
+  const Parts p = sample_parts();
+  Parts q = p;
+  q.session.started_at = "later";
+  EXPECT_FALSE(p.make() == q.make());
+  q = p;
+  q.session.metrics.pop_back();
+  EXPECT_FALSE(p.make() == q.make());
+  q = p;
+  q.rows[0].stable.reset();
+  EXPECT_FALSE(p.make() == q.make());
+  q = p;
+  q.rows[2].normalized_against = "";
+  EXPECT_FALSE(p.make() == q.make());
+  q = p;
+  q.samples[1].kernel_index = 2;
+  EXPECT_FALSE(p.make() == q.make());
+  q = p;
+  q.records.pop_back();
+  EXPECT_FALSE(p.make() == q.make());
+}
+
+TEST(ResultsIo, EqualityComparesSweepValueTypes) {
+  Parts p = sample_parts();
+  Parts q = p;
+  p.sweep = Sweep::list({"n"}, {{std::int64_t{2}}, {std::int64_t{2}}, {std::int64_t{2}}, {1.0}});
+  q.sweep = Sweep::list({"n"}, {{2.0}, {std::int64_t{2}}, {std::int64_t{2}}, {1.0}});
+  EXPECT_FALSE(p.make() == q.make());
+  q.sweep = Sweep::list({"m"}, {{std::int64_t{2}}, {std::int64_t{2}}, {std::int64_t{2}}, {1.0}});
+  EXPECT_FALSE(p.make() == q.make());
+  q.sweep = p.sweep;
+  EXPECT_TRUE(p.make() == q.make());
+}
+
+// ---- JSON ----------------------------------------------------------------------------------
+
+TEST(ResultsIoJson, RoundTripIsExact) {
+  const Results r = sample_parts().make();
+  const Results back = Results::from_json(r.to_json());
+  EXPECT_TRUE(back == r);
+  // Spelled out for the values that need every digit, whatever operator== does.
+  ASSERT_EQ(back.records().size(), r.records().size());
+  for (std::size_t i = 0; i < r.records().size(); ++i)
+    if (!std::isnan(r.records()[i].value))
+      EXPECT_EQ(bits(back.records()[i].value), bits(r.records()[i].value)) << i;
+  EXPECT_EQ(back.rows()[3].geomean, std::nextafter(7.0, 8.0));
+  EXPECT_FALSE(back.rows()[1].stable.has_value());
+  EXPECT_EQ(back.session().cupti_version, "26");
+}
+
+TEST(ResultsIoJson, SweepValuesKeepTheirType) {
+  const Results back = Results::from_json(sample_parts().make().to_json());
+  const auto& p0 = back.sweep().point(0);
+  ASSERT_EQ(p0.size(), 3u);
+  EXPECT_EQ(std::get<std::int64_t>(p0[0]), 1024);
+  EXPECT_EQ(std::get<double>(p0[1]), 2.0);  // an integral double stays a double
+  EXPECT_EQ(std::get<std::string>(p0[2]), "fp16");
+  EXPECT_TRUE(std::isnan(std::get<double>(back.sweep().point(2)[1])));
+  EXPECT_EQ(std::get<double>(back.sweep().point(3)[1]), -kInf);
+  EXPECT_EQ(std::get<std::int64_t>(back.sweep().point(3)[0]), 9007199254740993);
+  EXPECT_EQ(back.sweep().names(), (std::vector<std::string>{"n", "scale", "dtype"}));
+}
+
+TEST(ResultsIoJson, DocumentLayout) {
+  const std::string json = sample_parts().make().to_json();
+  EXPECT_EQ(json.rfind("{\"format\":\"kprof-results\",\"version\":1,\"session\":{\"gpu\":", 0), 0u)
+      << json.substr(0, 80);
+  EXPECT_NE(json.find("\"sweep\":{\"names\":[\"n\",\"scale\",\"dtype\"],\"points\":[[1024,2.0,"
+                      "\"fp16\"],[-3,0.1,"),
+            std::string::npos);
+  EXPECT_NE(json.find("[0,{\"double\":\"nan\"},\"\"]"), std::string::npos);
+  EXPECT_NE(json.find("\"records\":{\"config\":[0,0,1,1,2,2,3,3],\"run\":[0,0,0,1,0,1,0,1],"),
+            std::string::npos);
+  EXPECT_NE(json.find("\"value\":[0.1,0.3333333333333333,null,5e-324,1.7976931348623157e+308,"
+                      "-0.0,1e+21,\"inf\"]"),
+            std::string::npos);
+  EXPECT_NE(json.find("\"stable\":[true,null,false,true]"), std::string::npos);
+}
+
+TEST(ResultsIoJson, EmptyResultsRoundTrip) {
+  EXPECT_TRUE(Results::from_json(Results().to_json()) == Results());
+}
+
+// A document with one record, to edit by hand.
+std::string small_json() {
+  Parts p;
+  p.records = {record(0, 0, "k", 0, 1.5)};
+  return p.make().to_json();
+}
+
+TEST(ResultsIoJson, SmallDocumentReadsBack) {
+  const Results r = Results::from_json(small_json());
+  ASSERT_EQ(r.records().size(), 1u);
+  EXPECT_EQ(r.records()[0].value, 1.5);
+}
+
+TEST(ResultsIoJson, MalformedInputIsAFormatErrorNamingWhatIsWrong) {
+  const std::string doc = small_json();
+  expect_format_error([] { Results::from_json("{not json"); }, {"string: ", "not valid JSON"});
+  expect_format_error([] { Results::from_json("[1, 2]"); },
+                      {"string: ", "not a kprof results document"});
+  expect_format_error(
+      [&] { Results::from_json(replace_once(doc, "kprof-results", "something-else")); },
+      {"not a kprof results document"});
+  expect_format_error(
+      [&] { Results::from_json(replace_once(doc, "\"version\":1", "\"version\":2")); },
+      {"string: ", "unsupported version 2", "reads version 1"});
+  expect_format_error(
+      [&] { Results::from_json(replace_once(doc, "\"value\":[1.5]", "\"value\":[\"x\"]")); },
+      {"records.value[0]", "expected a number"});
+  expect_format_error(
+      [&] { Results::from_json(replace_once(doc, "\"run\":[0]", "\"run\":[0,1]")); },
+      {"records.run has 2 values", "records.config has 1"});
+  expect_format_error(
+      [&] { Results::from_json(replace_once(doc, "\"geomean\":", "\"geomeans\":")); },
+      {"rows has no \"geomean\""});
+  expect_format_error(
+      [&] { Results::from_json(replace_once(doc, "\"device\":-1", "\"device\":1.5")); },
+      {"session.device", "expected an integer"});
+  expect_format_error(
+      [&] { Results::from_json(replace_once(doc, "\"config\":[0]", "\"config\":[-1]")); },
+      {"records.config[0]"});
+  expect_format_error(
+      [&] { Results::from_json(replace_once(doc, "\"points\":[[]]", "\"points\":[[1]]")); },
+      {"sweep.points[0] is not a list of 0 values"});
+}
+
+TEST_F(ResultsIoFiles, JsonFileRoundTripOverwritesAndLeavesNoTemporary) {
+  const std::string file = path("r.json");
+  Results().write_json(file);
+  const Results r = sample_parts().make();
+  r.write_json(file);
+  EXPECT_TRUE(Results::read_json(file) == r);
+  EXPECT_EQ(files_in(dir_), std::vector<std::string>{"r.json"});
+}
+
+TEST_F(ResultsIoFiles, JsonFileErrorsNameTheFile) {
+  const std::string missing = path("missing.json");
+  expect_format_error([&] { Results::read_json(missing); }, {missing, "cannot open"});
+  const std::string bad = path("bad.json");
+  spit(bad, "{\"format\":\"kprof-results\",\"version\":99}");
+  expect_format_error([&] { Results::read_json(bad); }, {bad, "unsupported version 99"});
+}
+
+TEST_F(ResultsIoFiles, JsonWriteToAMissingDirectoryIsAnError) {
+  EXPECT_THROW(Results().write_json(path("no/such/dir/r.json")), Error);
+}
+
+// ---- CSV -----------------------------------------------------------------------------------
+
+TEST(ResultsIoCsvText, QuotesFieldsWithCommasQuotesAndNewlines) {
+  std::string out;
+  detail::csv::append_row(out, {"a", "b,c", "d\"e", "f\ng", "", "h\ri"});
+  EXPECT_EQ(out, "a,\"b,c\",\"d\"\"e\",\"f\ng\",,\"h\ri\"\n");
+  const auto rows = detail::csv::parse(out, "test");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0], (detail::csv::Row{"a", "b,c", "d\"e", "f\ng", "", "h\ri"}));
+}
+
+TEST(ResultsIoCsvText, ParsesCrLfAndSkipsBlankLines) {
+  const auto rows = detail::csv::parse("a,b\r\n\r\n1,\"x\r\ny\"\r\n\n", "test");
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0], (detail::csv::Row{"a", "b"}));
+  EXPECT_EQ(rows[1], (detail::csv::Row{"1", "x\r\ny"}));
+  EXPECT_EQ(detail::csv::parse("a,\n", "test")[0], (detail::csv::Row{"a", ""}));
+  EXPECT_EQ(detail::csv::parse("\"\"\n", "test")[0], (detail::csv::Row{""}));
+}
+
+TEST(ResultsIoCsvText, MalformedTextNamesTheSourceAndLine) {
+  expect_format_error([] { detail::csv::parse("a,b\n\"open,c\n", "f.csv"); },
+                      {"f.csv: line 2", "not closed"});
+  expect_format_error([] { detail::csv::parse("a\n\"x\"y\n", "f.csv"); },
+                      {"f.csv: line 2", "after the closing quote"});
+  expect_format_error([] { detail::csv::parse("a\"b\n", "f.csv"); },
+                      {"f.csv: line 1", "quote inside"});
+}
+
+TEST(ResultsIoCsvText, DoublesAreShortestAndExact) {
+  EXPECT_EQ(detail::format_double(0.1), "0.1");
+  EXPECT_EQ(detail::format_double(2.0), "2");
+  EXPECT_EQ(detail::format_double(kNan), "nan");
+  EXPECT_EQ(detail::format_double(-kNan), "nan");
+  EXPECT_EQ(detail::format_double(-kInf), "-inf");
+  for (double v : {1.0 / 3, 5e-324, DBL_MAX, -0.0, 123456789012345678.0})
+    EXPECT_EQ(bits(*detail::parse_double(detail::format_double(v))), bits(v)) << v;
+  EXPECT_FALSE(detail::parse_double("1.5x").has_value());
+  EXPECT_FALSE(detail::parse_double("").has_value());
+  EXPECT_FALSE(detail::parse_int("1.0").has_value());
+  EXPECT_EQ(detail::parse_int("-42"), -42);
+}
+
+TEST_F(ResultsIoFiles, CsvRoundTripKeepsRecordsSamplesRowsAndSweep) {
+  const Parts p = sample_parts();
+  const auto paths = p.make().write_csv(path("out_"), "bench-7");
+  EXPECT_EQ(paths, (std::vector<std::string>{path("out_profiled_data-bench-7.csv"),
+                                             path("out_processed_data-bench-7.csv"),
+                                             path("out_records-bench-7.csv")}));
+  const Results back = Results::read_csv(path("out_"), "bench-7");
+  Parts want = p;
+  want.session = csv_session(p.session);
+  EXPECT_TRUE(back == want.make());
+  EXPECT_EQ(back.records()[0].kernel, kTemplateKernel);
+  EXPECT_EQ(back.records()[1].kernel, kNastyKernel);
+  EXPECT_EQ(bits(back.records()[3].value), bits(5e-324));
+  EXPECT_EQ(std::get<double>(back.sweep().point(0)[1]), 2.0);
+  EXPECT_EQ(std::get<std::string>(back.sweep().point(1)[2]), "a, \"b\"\nc");
+  EXPECT_EQ(back.session().passes, 2);
+  EXPECT_EQ(back.session().runs, 1);  // not in the CSV columns: default
+}
+
+TEST_F(ResultsIoFiles, CsvColumnsFollowNsightPython) {
+  const auto paths = sample_parts().make().write_csv(path(""), "t");
+  EXPECT_EQ(first_line(paths[0]),
+            "Annotation,Value,Metric,Kernel,GPU,Host,ComputeClock,MemoryClock,Unit,KernelIndex,"
+            "Run,Config,n,scale,dtype");
+  EXPECT_EQ(first_line(paths[1]),
+            "Annotation,Metric,n,scale,dtype,AvgValue,StdDev,MinValue,MaxValue,NumRuns,Kernel,"
+            "GPU,Host,ComputeClock,MemoryClock,Unit,CI95_Lower,CI95_Upper,RelativeStdDevPct,"
+            "StableMeasurement,Normalized,NormalizationValue,Geomean,Median,KernelIndex,Config,"
+            "Backend,ReplayMode,CacheControl,Passes");
+  EXPECT_EQ(first_line(paths[2]),
+            "Config,Run,Annotation,Kernel,KernelIndex,Metric,Value,Unit,n,"
+            "scale,dtype");
+}
+
+TEST_F(ResultsIoFiles, CsvCellsAreQuotedAndSpelledAsPandasReadsThem) {
+  const auto paths = sample_parts().make().write_csv(path(""), "t");
+  const std::string samples = slurp(paths[0]);
+  EXPECT_NE(samples.find("outer/inner,0.1,gpu__time_duration.sum,\"void gemm<float, 128>(float "
+                         "const*, int)\",NVIDIA H200,node-7,1980000,3201000,ns,0,0,0,1024,2.0,"
+                         "fp16\n"),
+            std::string::npos)
+      << samples;
+  EXPECT_NE(samples.find("\"k\"\"quoted\"\", with\nnewline\""), std::string::npos);
+  EXPECT_NE(samples.find(",-3,0.1,\"a, \"\"b\"\"\nc\"\n"), std::string::npos);
+  EXPECT_NE(samples.find("\nouter,nan,speedup,k,"), std::string::npos);
+  const std::string rows = slurp(paths[1]);
+  // one run: no spread, stability unset; normalized row: the baseline's name.
+  EXPECT_NE(rows.find(",nan,nan,,False,nan,1.25,1.25,-1,1,cupti-activity,kernel,all,2\n"),
+            std::string::npos)
+      << rows;
+  EXPECT_NE(rows.find(",False,baseline,2500000,"), std::string::npos) << rows;
+  EXPECT_NE(rows.find("\nouter,gpu__time_duration.sum,0,nan,,0.8,"), std::string::npos)
+      << rows;  // NaN and empty parameters
+  EXPECT_NE(rows.find(",9007199254740993,-inf,x,"), std::string::npos) << rows;
+}
+
+TEST_F(ResultsIoFiles, CsvStringParameterThatLooksLikeANumberReadsBackAsANumber) {
+  Parts p;
+  p.sweep = Sweep::list({"s"}, {{std::string("42")}, {std::string("2.5")}, {std::string("x")}});
+  for (std::size_t c = 0; c < 3; ++c) p.records.push_back(record(c, 0, "k", 0, 1));
+  p.make().write_csv(path(""), "t");
+  const Sweep back = Results::read_csv(path(""), "t").sweep();
+  EXPECT_EQ(std::get<std::int64_t>(back.point(0)[0]), 42);
+  EXPECT_EQ(std::get<double>(back.point(1)[0]), 2.5);
+  EXPECT_EQ(std::get<std::string>(back.point(2)[0]), "x");
+}
+
+TEST_F(ResultsIoFiles, CsvOfNoParametersAndEmptyResults) {
+  Parts p;
+  p.records = {record(0, 0, "k", 0, 1)};
+  p.make().write_csv(path("a_"), "t");
+  EXPECT_TRUE(Results::read_csv(path("a_"), "t") == p.make());
+  Results().write_csv(path("b_"), "t");
+  EXPECT_TRUE(Results::read_csv(path("b_"), "t") == Results());
+}
+
+TEST_F(ResultsIoFiles, CsvWritesOverwriteAndLeaveNoTemporaries) {
+  Results().write_csv(path(""), "t");
+  sample_parts().make().write_csv(path(""), "t");
+  EXPECT_EQ(files_in(dir_), (std::vector<std::string>{"processed_data-t.csv", "profiled_data-t.csv",
+                                                      "records-t.csv"}));
+  EXPECT_EQ(Results::read_csv(path(""), "t").rows().size(), 4u);
+}
+
+TEST_F(ResultsIoFiles, CsvMissingFileOrBadHeaderIsAFormatError) {
+  const auto paths = sample_parts().make().write_csv(path(""), "t");
+  const std::string records = slurp(paths[2]);
+  fs::remove(paths[2]);
+  expect_format_error([&] { Results::read_csv(path(""), "t"); }, {paths[2], "cannot open"});
+  spit(paths[2], replace_once(records, "Config,Run,Annotation", "Config,Runs,Annotation"));
+  expect_format_error([&] { Results::read_csv(path(""), "t"); },
+                      {paths[2], "not a kprof records file", "Config,Run,Annotation"});
+  spit(paths[2], "");
+  expect_format_error([&] { Results::read_csv(path(""), "t"); }, {paths[2], "expected the header"});
+}
+
+TEST_F(ResultsIoFiles, CsvBadCellsAreFormatErrorsNamingLineAndColumn) {
+  const auto paths = sample_parts().make().write_csv(path(""), "t");
+  const std::string samples = slurp(paths[0]);
+  spit(paths[0], replace_once(samples, "outer/inner,0.1,", "outer/inner,zero,"));
+  expect_format_error([&] { Results::read_csv(path(""), "t"); },
+                      {paths[0], "data line 1", "column Value", "'zero'"});
+  spit(paths[0], replace_once(samples, ",fp16\n", ",fp16,extra\n"));
+  expect_format_error([&] { Results::read_csv(path(""), "t"); },
+                      {paths[0], "data line 1", "16 fields"});
+  spit(paths[0], replace_once(samples, ",1024,2.0,fp16\n", ",1024,2.0,fp32\n"));
+  expect_format_error([&] { Results::read_csv(path(""), "t"); },
+                      {paths[0], "config 0 has other parameter values"});
+}
+
+TEST_F(ResultsIoFiles, CsvSweepWithAConfigMissingEverywhereCannotBeRebuilt) {
+  Parts p = sample_parts();
+  std::erase_if(p.records, [](const Record& r) { return r.config == 1; });
+  std::erase_if(p.samples, [](const Sample& s) { return s.config == 1; });
+  std::erase_if(p.rows, [](const Row& r) { return r.config == 1; });
+  p.make().write_csv(path(""), "t");
+  expect_format_error([&] { Results::read_csv(path(""), "t"); },
+                      {"config 1 has no line in any file"});
+}
+
+// ---- table ---------------------------------------------------------------------------------
+
+std::vector<std::string> words(const std::string& line) {
+  std::istringstream in(line);
+  std::vector<std::string> out;
+  for (std::string w; in >> w;) out.push_back(w);
+  return out;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);) out.push_back(l);
+  return out;
+}
+
+Parts table_parts() {
+  Parts p;
+  p.session = full_session();
+  p.sweep = Sweep::list({"n", "dtype"}, {{std::int64_t{1024}, std::string("fp16")},
+                                         {std::int64_t{4096}, std::string("fp32")}});
+  Row r = row("gemm", 0, "gpu__time_duration.sum", 2680000);
+  r.median = 2679000;
+  r.stddev = 10000;
+  r.ci95_lower = 2670000;
+  r.ci95_upper = 2690000;
+  r.rel_stddev_pct = 0.3731;
+  r.num_runs = 10;
+  r.kernel = "gemm_kernel";
+  Row bytes = row("gemm", 1, "dram__bytes.sum", 1.5e9);
+  bytes.unit = "byte";
+  bytes.kernel = std::string(50, 'k');
+  bytes.stddev = kNan;
+  bytes.rel_stddev_pct = kNan;
+  p.rows = {r, bytes};
+  return p;
+}
+
+TEST(ResultsIoTable, HeaderLineAndColumns) {
+  const auto lines = lines_of(table_parts().make().table());
+  ASSERT_EQ(lines.size(), 4u);
+  EXPECT_EQ(lines[0], "NVIDIA H200 | node-7 | backend cupti-activity | cache all | 3 runs");
+  EXPECT_EQ(words(lines[1]),
+            (std::vector<std::string>{"Annotation", "n", "dtype", "Metric", "Kernel", "Mean",
+                                      "Median", "StdDev", "CI95", "RSD%", "Runs", "Unit"}));
+}
+
+TEST(ResultsIoTable, ValuesAreScaledPerRow) {
+  const auto lines = lines_of(table_parts().make().table());
+  ASSERT_EQ(lines.size(), 4u);
+  EXPECT_EQ(words(lines[2]), (std::vector<std::string>{
+                                 "gemm", "1024", "fp16", "gpu__time_duration.sum", "gemm_kernel",
+                                 "2.68", "2.679", "0.01", "[2.67,", "2.69]", "0.4", "10", "ms"}));
+  const auto bytes = words(lines[3]);
+  ASSERT_EQ(bytes.size(), 13u);
+  EXPECT_EQ(bytes[4], std::string(37, 'k') + "...");
+  EXPECT_EQ(bytes[5], "1.5");
+  EXPECT_EQ(bytes[7], "-");  // NaN StdDev
+  EXPECT_EQ(bytes[8], "[1.455,");
+  EXPECT_EQ(bytes[10], "-");
+  EXPECT_EQ(bytes[12], "GB");
+}
+
+TEST(ResultsIoTable, MissingIntervalShowsAsDash) {
+  Parts p = table_parts();
+  p.rows[1].ci95_lower = p.rows[1].ci95_upper = kNan;
+  const auto lines = lines_of(p.make().table());
+  ASSERT_EQ(lines.size(), 4u);
+  EXPECT_EQ(words(lines[3])[8], "-");
+  EXPECT_EQ(words(lines[3])[9], "-");  // RSD%
+}
+
+TEST(ResultsIoTable, ColumnsAreAligned) {
+  const auto lines = lines_of(table_parts().make().table());
+  ASSERT_EQ(lines.size(), 4u);
+  // Right-aligned numbers end where their header ends.
+  const auto mean_end = lines[1].find("Mean") + 4;
+  EXPECT_EQ(lines[2].substr(mean_end - 4, 4), "2.68");
+  EXPECT_EQ(lines[3].substr(mean_end - 3, 3), "1.5");
+  EXPECT_EQ(lines[2].find("gpu__time_duration.sum"), lines[1].find("Metric"));
+  EXPECT_EQ(lines[3].find("dram__bytes.sum"), lines[1].find("Metric"));
+}
+
+TEST(ResultsIoTable, KernelIndexOnlyInPerKernelMode) {
+  Parts p = table_parts();
+  EXPECT_EQ(p.make().table().find("KernelIndex"), std::string::npos);
+  p.rows[1].kernel_index = 3;
+  const auto lines = lines_of(p.make().table());
+  ASSERT_EQ(lines.size(), 4u);
+  EXPECT_EQ(words(lines[1])[5], "KernelIndex");
+  EXPECT_EQ(words(lines[3])[5], "3");
+  EXPECT_EQ(words(lines[2])[5], "-1");
+}
+
+TEST(ResultsIoTable, NormalizedResultsSayAgainstWhat) {
+  Parts p = table_parts();
+  EXPECT_EQ(p.make().table().find("relative"), std::string::npos);
+  p.rows[0].normalized_against = "torch";
+  const auto lines = lines_of(p.make().table());
+  ASSERT_EQ(lines.size(), 5u);
+  EXPECT_EQ(lines[1], "values relative to torch");
+}
+
+TEST(ResultsIoTable, StreamOperatorPrintsTheTable) {
+  const Results r = table_parts().make();
+  std::ostringstream out;
+  out << r;
+  EXPECT_EQ(out.str(), r.table());
+  EXPECT_NE(out.str().find("2.68"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kprof
