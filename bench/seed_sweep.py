@@ -96,8 +96,19 @@ def ncu_added(skip):
     child_wall(child)  # warm the file cache
     base = min(child_wall(child) for _ in range(2))
     under = child_wall(
-        [ncu, "--nvtx", "--nvtx-include", "kprof@matmul/", "--metrics", "gpu__time_duration.sum",
-         "--cache-control", "all", "--clock-control", "none", *child]
+        [
+            ncu,
+            "--nvtx",
+            "--nvtx-include",
+            "kprof@matmul/",
+            "--metrics",
+            "gpu__time_duration.sum",
+            "--cache-control",
+            "all",
+            "--clock-control",
+            "none",
+            *child,
+        ]
     )
     return under - base
 
@@ -148,8 +159,10 @@ def main():
     if ncu is not None:
         print(f"{'ncu':8} {plain + ncu:8.3f} {figures['ncu_added_ms_per_kernel']:16.3f}")
         print(f"ncu adds {figures['ncu_added_over_kprof_added']:.0f}x the time kprof adds")
-    print(f"kprof over the event loop: {figures['kprof_over_events_ms_per_kernel']:.3f} ms/kernel"
-          " (goal <= 0.5)")
+    print(
+        f"kprof over the event loop: {figures['kprof_over_events_ms_per_kernel']:.3f} ms/kernel"
+        " (goal <= 0.5)"
+    )
     if args.json:
         with open(args.json, "w") as f:
             json.dump(figures, f, indent=2)

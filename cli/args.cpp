@@ -1,5 +1,6 @@
 // Command-line parsing shared by the commands.
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 
 #include "cli/commands.hpp"
@@ -55,16 +56,20 @@ std::string closest(const std::string& given, const std::vector<std::string>& ch
 
 std::string one_line(const std::string& message) {
   std::string out;
-  for (char c : message) {
-    if (c == '\n' || c == '\r') {
-      while (!out.empty() && out.back() == ' ') out.pop_back();
-      if (!out.empty() && out.back() != ';' && out.back() != ':') out += ';';
-      if (!out.empty() && out.back() != ' ') out += ' ';
-    } else {
-      out += c;
+  std::size_t begin = 0;
+  while (begin <= message.size()) {
+    std::size_t end = message.find('\n', begin);
+    if (end == std::string::npos) end = message.size();
+    std::size_t first = begin, last = end;
+    while (first < last && std::isspace(static_cast<unsigned char>(message[first]))) ++first;
+    while (last > first && std::isspace(static_cast<unsigned char>(message[last - 1]))) --last;
+    if (first < last) {
+      // Lines join with "; " unless the previous one already ends a clause.
+      if (!out.empty()) out += (out.back() == ':' || out.back() == ';') ? " " : "; ";
+      out.append(message, first, last - first);
     }
+    begin = end + 1;
   }
-  while (!out.empty() && (out.back() == ' ' || out.back() == ';')) out.pop_back();
   return out;
 }
 
@@ -100,8 +105,8 @@ ParsedArgs parse_args(const std::vector<std::string>& args, const std::vector<Op
     } else if (i + 1 < args.size()) {
       parsed.set(name, args[++i]);
     } else {
-      throw UsageError("option " + name + " needs a value (" + spec->name + " " +
-                       spec->value_name + ")");
+      throw UsageError("option " + name + " needs a value (" + spec->name + " " + spec->value_name +
+                       ")");
     }
     if (!spec->value_name.empty() && parsed.get(name)->empty()) {
       throw UsageError("option " + name + " needs a non-empty value (" + spec->name + " " +

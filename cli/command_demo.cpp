@@ -46,7 +46,9 @@ std::vector<std::string> write_outputs(const Results& results, const ParsedArgs&
   return written;
 }
 
-void print_summary(const Results& results, std::ostream& out) {
+}  // namespace
+
+void print_demo_summary(const Results& results, std::ostream& out) {
   const Row* peak = nullptr;
   for (const Row& row : results.rows()) {
     if (row.metric == "bandwidth" && std::isfinite(row.mean) && (!peak || row.mean > peak->mean)) {
@@ -57,14 +59,17 @@ void print_summary(const Results& results, std::ostream& out) {
     out << "peak bandwidth: none measured\n";
     return;
   }
+  // Bytes per nanosecond are GB/s; 1000 of them a TB/s, as the table shows them.
   char value[32];
-  std::snprintf(value, sizeof value, "%.0f", peak->mean);
-  out << "peak bandwidth: " << value << " GB/s at " << results.sweep().config(peak->config).to_string()
+  if (peak->mean >= 1000) {
+    std::snprintf(value, sizeof value, "%.3g TB/s", peak->mean / 1000);
+  } else {
+    std::snprintf(value, sizeof value, "%.3g GB/s", peak->mean);
+  }
+  out << "peak bandwidth: " << value << " at " << results.sweep().config(peak->config).to_string()
       << " (mean of " << peak->num_runs << (peak->num_runs == 1 ? " run" : " runs")
       << ", L2 flushed before every kernel)\n";
 }
-
-}  // namespace
 
 std::vector<DemoCase> demo_cases() {
   std::vector<DemoCase> cases;
@@ -91,10 +96,11 @@ std::vector<DerivedValue> demo_derive(const std::vector<DemoCase>& cases,
                                       const std::vector<double>& metric_values,
                                       std::size_t config) {
   if (config >= cases.size()) return {};
-  const double bytes = demo_bytes_per_element(cases[config].op) * static_cast<double>(cases[config].n);
+  const double bytes =
+      demo_bytes_per_element(cases[config].op) * static_cast<double>(cases[config].n);
   if (bytes == 0) return {};
-  const double ns = metric_values.empty() ? std::numeric_limits<double>::quiet_NaN()
-                                          : metric_values.front();
+  const double ns =
+      metric_values.empty() ? std::numeric_limits<double>::quiet_NaN() : metric_values.front();
   // Bytes per nanosecond are GB/s.
   const double gbps = ns > 0 ? bytes / ns : std::numeric_limits<double>::quiet_NaN();
   return {DerivedValue{"bandwidth", gbps, "GB/s"}};
@@ -102,9 +108,8 @@ std::vector<DerivedValue> demo_derive(const std::vector<DemoCase>& cases,
 
 int command_demo(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   // Everything the command line can get wrong is rejected before any GPU work.
-  const int runs =
-      args.has("--runs") ? parse_positive_int("--runs", *args.get("--runs"), kMaxRuns)
-                         : kDemoDefaultRuns;
+  const int runs = args.has("--runs") ? parse_positive_int("--runs", *args.get("--runs"), kMaxRuns)
+                                      : kDemoDefaultRuns;
   if (const auto prefix = args.get("--csv")) check_output_dir("--csv", *prefix, true);
   if (const auto path = args.get("--json")) check_output_dir("--json", *path, false);
 
@@ -126,12 +131,6 @@ int command_demo(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   std::int64_t max_n = 0;
   for (const DemoCase& c : cases) max_n = std::max(max_n, c.n);
   demo::Kernels kernels(static_cast<std::size_t>(max_n));
-
-  const DeviceInfo& device = sys.devices.front();
-  out << "kprof demo on " << device.name << " (device " << device.ordinal << "): "
-      << sweep.size() << " configurations x " << runs << (runs == 1 ? " run" : " runs")
-      << ", L2 flushed before every kernel\n\n";
-  out.flush();
 
   Results results;
   try {
@@ -163,7 +162,7 @@ int command_demo(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   out << table;
   if (!table.empty() && table.back() != '\n') out << "\n";
   out << "\n";
-  print_summary(results, out);
+  print_demo_summary(results, out);
   for (const std::string& path : write_outputs(results, args)) out << "wrote " << path << "\n";
   return kExitOk;
 }

@@ -1,4 +1,6 @@
 // `kprof devices`: the GPUs and the CUDA stack as kprof sees them.
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <ostream>
 
@@ -15,8 +17,26 @@ std::optional<std::string> process_env(const std::string& name) {
 
 std::string driver_problem(const SystemInfo& sys) {
   if (sys.driver_loaded) return "";
-  if (!sys.driver_error.empty()) return sys.driver_error;
-  return "no NVIDIA driver found (libcuda.so.1 could not be loaded)";
+  // The CUDA runtime reports driver version 0 exactly when it could not load libcuda.so.1 at
+  // all (an old driver still reports its version): say that plainly rather than the runtime's
+  // "missing or too old".
+  if (sys.built_with_cuda && sys.driver_version == 0 && sys.driver_error.rfind("query", 0) != 0) {
+    return "no NVIDIA driver found (libcuda.so.1 could not be loaded)";
+  }
+  if (!sys.driver_error.empty()) return strip_no_gpu_prefix(sys.driver_error);
+  return "the NVIDIA driver cannot be used";
+}
+
+std::string strip_no_gpu_prefix(const std::string& message) {
+  std::string out = one_line(message);
+  const std::string prefix = "no usable gpu: ";
+  if (out.size() > prefix.size() &&
+      std::equal(prefix.begin(), prefix.end(), out.begin(),
+                 [](char a, char b) { return a == std::tolower(static_cast<unsigned char>(b)); })) {
+    out.erase(0, prefix.size());
+  }
+  if (!out.empty() && out.back() == '.') out.pop_back();
+  return out;
 }
 
 std::string no_gpu_reason(const SystemInfo& sys, const EnvFn& env) {
@@ -37,25 +57,24 @@ void print_system(const SystemInfo& sys, std::ostream& out) {
   facts.push_back({"driver", sys.driver_loaded
                                  ? "supports CUDA " + cuda_version_string(sys.driver_version)
                                  : "none: " + driver_problem(sys)});
-  facts.push_back({"CUDA runtime", sys.built_with_cuda
-                                       ? cuda_version_string(sys.runtime_version) +
-                                             " (kprof was built with it)"
-                                       : "none: kprof was built without CUDA"});
-  facts.push_back({"CUPTI", sys.cupti_version > 0 ? format_cupti_version(sys.cupti_version)
-                                                  : "not loadable"});
-  facts.push_back({"counters", "permission " + (sys.counter_permission.empty()
-                                                    ? std::string("unknown")
-                                                    : sys.counter_permission)});
+  facts.push_back({"CUDA runtime", sys.built_with_cuda ? cuda_version_string(sys.runtime_version) +
+                                                             " (kprof was built with it)"
+                                                       : "none: kprof was built without CUDA"});
+  facts.push_back(
+      {"CUPTI", sys.cupti_version > 0 ? format_cupti_version(sys.cupti_version) : "not loadable"});
+  facts.push_back(
+      {"counters", "permission " + (sys.counter_permission.empty() ? std::string("unknown")
+                                                                   : sys.counter_permission)});
   std::string gpus = std::to_string(sys.devices.size());
   if (sys.devices.empty() && sys.built_with_cuda && sys.driver_loaded) {
-    gpus += " (" + no_gpu_reason(sys) + ")";
+    gpus += ": " + no_gpu_reason(sys);
   }
   facts.push_back({"GPUs", gpus});
   print_columns(out, facts);
 
   if (sys.devices.empty()) return;
-  std::vector<std::vector<std::string>> table = {{"ordinal", "name", "cc", "SMs", "memory", "L2",
-                                                  "SM clock", "memory clock", "PCI bus id"}};
+  std::vector<std::vector<std::string>> table = {
+      {"ordinal", "name", "cc", "SMs", "memory", "L2", "SM clock", "memory clock", "PCI bus id"}};
   for (const DeviceInfo& d : sys.devices) {
     table.push_back({std::to_string(d.ordinal), d.name,
                      std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor),

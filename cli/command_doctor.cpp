@@ -1,6 +1,5 @@
 // `kprof doctor`: what works on this machine, and why not.
 #include <cmath>
-#include <cstdio>
 #include <ostream>
 
 #include "cli/commands.hpp"
@@ -20,12 +19,6 @@ constexpr const char* kProbeAnnotation = "doctor-spin";
 // (a duration of 0, or one taken from the wrong kernel).
 constexpr double kProbeTolerance = 20.0;
 
-std::string us(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g us", v);
-  return buf;
-}
-
 Check timing_check(const TimingOutcome& t) {
   Check c{CheckStatus::fail, kTimingCheck, ""};
   switch (t.kind) {
@@ -33,8 +26,8 @@ Check timing_check(const TimingOutcome& t) {
       const bool plausible = std::isfinite(t.measured_us) &&
                              t.measured_us >= t.requested_us / kProbeTolerance &&
                              t.measured_us <= t.requested_us * kProbeTolerance;
-      c.detail = "a " + us(t.requested_us) + " spin kernel measured " + us(t.measured_us) +
-                 " (1 run, L2 flushed" +
+      c.detail = "a " + format_duration_ns(t.requested_us * 1e3) + " spin kernel measured " +
+                 format_duration_ns(t.measured_us * 1e3) + " (1 run, L2 flushed" +
                  (t.backend.empty() ? std::string() : ", " + t.backend) + ")";
       if (plausible) {
         c.status = CheckStatus::ok;
@@ -44,12 +37,10 @@ Check timing_check(const TimingOutcome& t) {
       break;
     }
     case TimingOutcome::Kind::cupti_busy:
-      c.detail = "CUPTI is held by " + (t.holder.empty() ? "another tool" : t.holder) +
-                 " in this process; kprof measures only when no other CUPTI client is attached (" +
-                 one_line(t.message) + ")";
+      c.detail = cupti_busy_message(t.message, t.holder);
       break;
     case TimingOutcome::Kind::no_gpu:
-      c.detail = "no GPU available: " + one_line(t.message);
+      c.detail = "no GPU available: " + strip_no_gpu_prefix(t.message);
       break;
     case TimingOutcome::Kind::error:
       c.detail = one_line(t.message);
@@ -77,6 +68,12 @@ Check versions_check(const SystemInfo& sys) {
 }
 
 }  // namespace
+
+std::string cupti_busy_message(const std::string& message, const std::string& holder) {
+  const std::string line = one_line(message);
+  const std::string who = holder.empty() ? "another tool" : holder;
+  return line.find(who) != std::string::npos ? line : "CUPTI is held by " + who + ": " + line;
+}
 
 const char* to_string(CheckStatus s) {
   switch (s) {
@@ -137,7 +134,8 @@ std::vector<Check> doctor_checks(const SystemInfo& sys, const std::function<Timi
   };
 
   if (sys.built_with_cuda) {
-    add(CheckStatus::ok, "built with CUDA", "CUDA runtime " + cuda_version_string(sys.runtime_version));
+    add(CheckStatus::ok, "built with CUDA",
+        "CUDA runtime " + cuda_version_string(sys.runtime_version));
   } else {
     add(CheckStatus::fail, "built with CUDA",
         "kprof was built without CUDA (KPROF_CUDA=OFF or no CUDA toolkit with CUPTI found): "
@@ -191,7 +189,10 @@ std::vector<Check> doctor_checks(const SystemInfo& sys, const std::function<Timi
   // Counters are not measured in this version: report the permission only.
   const std::string& perm = sys.counter_permission;
   const std::string later = "; hardware counters arrive in a later kprof version";
-  if (perm.rfind("yes", 0) == 0) {
+  if (!gpu) {
+    add(CheckStatus::skip, "counters",
+        "permission " + (perm.empty() ? std::string("unknown") : perm) + ", but no GPU" + later);
+  } else if (perm.rfind("yes", 0) == 0) {
     add(CheckStatus::ok, "counters", "permission " + perm + later);
   } else if (perm.rfind("no", 0) == 0) {
     add(CheckStatus::fail, "counters",
@@ -220,7 +221,9 @@ int print_checks(const std::vector<Check>& checks, std::ostream& out) {
   std::vector<std::vector<std::string>> rows;
   const Check* timing = nullptr;
   for (const Check& c : checks) {
-    rows.push_back({to_string(c.status), c.name, c.detail});
+    std::string status = to_string(c.status);
+    status.resize(4, ' ');  // the same columns whether or not a FAIL is among them
+    rows.push_back({status, c.name, c.detail});
     if (c.name == kTimingCheck) timing = &c;
   }
   print_columns(out, rows);

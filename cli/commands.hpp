@@ -16,6 +16,7 @@
 #include "cli/cli.hpp"
 #include "kprof/device.hpp"
 #include "kprof/options.hpp"
+#include "kprof/results.hpp"
 #include "kprof/sweep.hpp"
 
 namespace kprof::cli {
@@ -62,10 +63,10 @@ std::string one_line(const std::string& message);
 
 // --- formatting ----------------------------------------------------------------------------
 
-std::string format_bytes(std::int64_t bytes);     // "139.8 GiB", "60 MiB", "512 B"
-std::string format_clock(std::int64_t khz);       // "1980 MHz"; "-" for 0
-std::string format_cupti_version(int version);    // "13.0.1" for 130001, "v28" for 28
-std::string format_duration_ns(double ns);        // "10.4 us", "2.74 ms"
+std::string format_bytes(std::int64_t bytes);   // "139.8 GiB", "60 MiB", "512 B"
+std::string format_clock(std::int64_t khz);     // "1980 MHz"; "-" for 0
+std::string format_cupti_version(int version);  // "13.0.1" for 130001, "v28" for 28
+std::string format_duration_ns(double ns);      // "10.4 us", "2.74 ms"
 // Left-aligned columns separated by two spaces, one line per row, no trailing blanks.
 void print_columns(std::ostream& out, const std::vector<std::vector<std::string>>& rows,
                    const std::string& indent = "");
@@ -78,6 +79,9 @@ std::optional<std::string> process_env(const std::string& name);
 
 // Why there is no driver, in words ("no NVIDIA driver found (libcuda.so.1 could not be loaded)").
 std::string driver_problem(const SystemInfo& sys);
+// A NoGpuError's message without its "No usable GPU: " start and final period, for use after
+// "no GPU available: ".
+std::string strip_no_gpu_prefix(const std::string& message);
 // Why no GPU can be used; empty when sys has a driver and at least one device.
 std::string no_gpu_reason(const SystemInfo& sys, const EnvFn& env = process_env);
 void print_system(const SystemInfo& sys, std::ostream& out);
@@ -109,6 +113,9 @@ inline constexpr double kProbeSpinUs = 10.0;
 // Annotation. Never throws.
 TimingOutcome run_timing_probe();
 
+// A CuptiBusyError's message on one line, with the holder's name added when the message lacks it.
+std::string cupti_busy_message(const std::string& message, const std::string& holder);
+
 // The checklist for `sys`. `probe` runs only when a GPU is visible. `env` reads environment
 // variables (NVTX_INJECTION64_PATH, CUDA_VISIBLE_DEVICES).
 std::vector<Check> doctor_checks(const SystemInfo& sys, const std::function<TimingOutcome()>& probe,
@@ -138,8 +145,10 @@ double demo_bytes_per_element(const std::string& op);
 // Options::derive of the demo: achieved bandwidth in GB/s (bytes moved / duration in ns) for
 // the memory kernels, nothing for fma. NaN when the duration is not a positive number.
 std::vector<DerivedValue> demo_derive(const std::vector<DemoCase>& cases,
-                                      const std::vector<double>& metric_values,
-                                      std::size_t config);
+                                      const std::vector<double>& metric_values, std::size_t config);
+
+// The line after the table: the highest mean bandwidth and where it was seen.
+void print_demo_summary(const Results& results, std::ostream& out);
 
 // --- the commands --------------------------------------------------------------------------
 

@@ -52,9 +52,7 @@ const std::vector<Command>& commands() {
        "achieved bandwidth (GB/s, a derived metric) and the peak bandwidth seen.\n"
        "Exit code 0 when the profile ran, 2 without a usable GPU, 1 when it failed.",
        {{"--runs", "N", "runs per configuration (default 10)"},
-        {"--csv", "PREFIX",
-         "also write PREFIXprofiled_data-demo.csv, PREFIXprocessed_data-demo.csv and "
-         "PREFIXrecords-demo.csv"},
+        {"--csv", "PREFIX", "also write PREFIX{profiled_data,processed_data,records}-demo.csv"},
         {"--json", "PATH", "also write everything measured to one JSON file"}},
        command_demo},
   };
@@ -134,14 +132,10 @@ int run_command(const Command& c, const std::vector<std::string>& args, std::ost
     err << prefix << one_line(e.what()) << "\n" << "usage: " << synopsis(c) << "\n";
     return kExitUsage;
   } catch (const NoGpuError& e) {
-    err << prefix << "no GPU available: " << one_line(e.what()) << "\n";
+    err << prefix << "no GPU available: " << strip_no_gpu_prefix(e.what()) << "\n";
     return kExitUsage;
   } catch (const CuptiBusyError& e) {
-    err << prefix << one_line(e.what())
-        << (e.holder().empty() || std::string(e.what()).find(e.holder()) != std::string::npos
-                ? ""
-                : " (CUPTI is held by " + e.holder() + ")")
-        << "\n";
+    err << prefix << cupti_busy_message(e.what(), e.holder()) << "\n";
     return kExitFailure;
   } catch (const Error& e) {
     err << prefix << one_line(e.what()) << "\n";

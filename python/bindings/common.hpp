@@ -40,8 +40,8 @@ nb::object make_py_error(const kprof::Error& e);
 // derive_metric, combine_kernel_metrics). The core only sees a C++ exception carrying its
 // message; the original is kept here and re-raised once the core has unwound.
 struct PyErrorStash {
-  nb::object exc;       // the exception instance; invalid when nothing failed
-  std::string where;    // "benchmark", "derive_metric" or "combine_kernel_metrics"
+  nb::object exc;     // the exception instance; invalid when nothing failed
+  std::string where;  // "benchmark", "derive_metric" or "combine_kernel_metrics"
   bool empty() const { return !exc.is_valid(); }
 };
 

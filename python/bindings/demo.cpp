@@ -1,6 +1,7 @@
 // The demo kernels shipped with kprof (kprof::demo::Kernels), for examples and GPU tests.
-#include "common.hpp"
 #include "kprof/demo.hpp"
+
+#include "common.hpp"
 
 namespace kprof::py {
 

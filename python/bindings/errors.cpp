@@ -1,8 +1,8 @@
 // kprof::Error -> kprof.errors.<kind()>, with the attributes of each class and partial results.
+#include <nanobind/stl/string.h>
+
 #include <exception>
 #include <string>
-
-#include <nanobind/stl/string.h>
 
 #include "common.hpp"
 #include "kprof/results.hpp"
@@ -79,7 +79,9 @@ void stash_and_throw(nb::python_error& e, const char* where) {
   throw std::runtime_error(message);
 }
 
-static bool is_instance(nb::handle obj, PyObject* cls) { return PyObject_IsInstance(obj.ptr(), cls) == 1; }
+static bool is_instance(nb::handle obj, PyObject* cls) {
+  return PyObject_IsInstance(obj.ptr(), cls) == 1;
+}
 
 // The core failed with `e` while `stash` may hold the Python exception that caused it.
 void raise_from_core(const kprof::Error& e, PyErrorStash& stash) {

@@ -1,14 +1,15 @@
 // Routes the core's "[kprof] ..." lines to Python's sys.stdout, so that they interleave with
 // the front end's own lines and pytest's capsys sees them.
+#include "kprof/log.hpp"
+
+#include <nanobind/stl/string.h>
+
 #include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include <nanobind/stl/string.h>
-
 #include "common.hpp"
-#include "kprof/log.hpp"
 
 namespace kprof::py {
 namespace {

@@ -5,7 +5,6 @@
 #include <string>
 
 #include "common.hpp"
-
 #include "kprof/version.hpp"
 
 NB_MODULE(_core, m) {
@@ -15,8 +14,9 @@ NB_MODULE(_core, m) {
   // alive at exit are expected, not leaks worth a warning.
   nb::set_leak_warnings(false);
 
-  m.def("version", [] { return std::string(kprof::version()); },
-        "The C++ library's version, \"major.minor.patch\".");
+  m.def(
+      "version", [] { return std::string(kprof::version()); },
+      "The C++ library's version, \"major.minor.patch\".");
 
   kprof::py::bind_errors(m);
   kprof::py::bind_log(m);

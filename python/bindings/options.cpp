@@ -1,6 +1,8 @@
 // kprof::Options as _core.Options. String options are parsed by the core's parse_* functions,
 // so an invalid value raises kprof.errors.OptionError naming the option, the value and the
 // valid choices, with the same wording as the C++ API and the CLI.
+#include "kprof/options.hpp"
+
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
@@ -12,7 +14,6 @@
 #include <vector>
 
 #include "common.hpp"
-#include "kprof/options.hpp"
 
 namespace kprof::py {
 namespace {
@@ -23,7 +24,9 @@ namespace {
   throw nb::python_error();
 }
 
-std::string py_type_name(nb::handle h) { return nb::cast<std::string>(nb::str(h.type().attr("__name__"))); }
+std::string py_type_name(nb::handle h) {
+  return nb::cast<std::string>(nb::str(h.type().attr("__name__")));
+}
 
 // A number from a Python object (float, int, numpy scalar...), or nullopt.
 std::optional<double> as_number(nb::handle h) {
@@ -126,8 +129,8 @@ void set_combine(kprof::Options& o, nb::object v) {
       nb::object r = ref->get()(a, b);
       auto d = as_number(r);
       if (!d)
-        throw_py(PyExc_TypeError, "combine_kernel_metrics returned " + py_type_name(r) +
-                                      "; expected a number");
+        throw_py(PyExc_TypeError,
+                 "combine_kernel_metrics returned " + py_type_name(r) + "; expected a number");
       return *d;
     } catch (nb::python_error& e) {
       stash_and_throw(e, "combine_kernel_metrics");
@@ -161,9 +164,15 @@ void set_derive(kprof::Options& o, nb::object fn, const std::string& name) {
 
 void set_verbosity(kprof::Options& o, int v) {
   switch (v) {
-    case 0: o.verbosity = kprof::Verbosity::silent; return;
-    case 3: o.verbosity = kprof::Verbosity::info; return;
-    case 4: o.verbosity = kprof::Verbosity::debug; return;
+    case 0:
+      o.verbosity = kprof::Verbosity::silent;
+      return;
+    case 3:
+      o.verbosity = kprof::Verbosity::info;
+      return;
+    case 4:
+      o.verbosity = kprof::Verbosity::debug;
+      return;
     default:
       throw kprof::OptionError("verbosity", std::to_string(v),
                                "VerbosityLevel.SILENT (0), VerbosityLevel.INFO (3) or "
@@ -174,14 +183,14 @@ void set_verbosity(kprof::Options& o, int v) {
 std::string repr(const kprof::Options& o) {
   std::string metrics;
   for (const auto& m : o.metrics) metrics += (metrics.empty() ? "'" : ", '") + m + "'";
-  return "Options(runs=" + std::to_string(o.runs) + ", metrics=[" + metrics +
-         "], cache_control='" + kprof::to_string(o.cache_control) + "', clock_control='" +
-         kprof::to_string(o.clock_control) + "', replay_mode='" +
-         kprof::to_string(o.replay_mode) + "', thermal_mode='" +
-         kprof::to_string(o.thermal_mode) + "', combine='" + kprof::to_string(o.combine) +
-         "', per_kernel=" + (o.per_kernel ? "True" : "False") + ", derive=" +
-         (o.derive ? "<function>" : "None") + ", normalize_against='" + o.normalize_against +
-         "', verbosity=" + std::to_string(static_cast<int>(o.verbosity)) + ")";
+  return "Options(runs=" + std::to_string(o.runs) + ", metrics=[" + metrics + "], cache_control='" +
+         kprof::to_string(o.cache_control) + "', clock_control='" +
+         kprof::to_string(o.clock_control) + "', replay_mode='" + kprof::to_string(o.replay_mode) +
+         "', thermal_mode='" + kprof::to_string(o.thermal_mode) + "', combine='" +
+         kprof::to_string(o.combine) + "', per_kernel=" + (o.per_kernel ? "True" : "False") +
+         ", derive=" + (o.derive ? "<function>" : "None") + ", normalize_against='" +
+         o.normalize_against + "', verbosity=" + std::to_string(static_cast<int>(o.verbosity)) +
+         ")";
 }
 
 }  // namespace

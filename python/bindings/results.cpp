@@ -1,5 +1,7 @@
 // kprof::Results as _core.Results: session, sweep, and the records / samples / rows as
 // columnar dicts of lists, ready for pandas.DataFrame(dict). Python computes nothing from them.
+#include "kprof/results.hpp"
+
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -11,7 +13,6 @@
 #include "common.hpp"
 #include "core/aggregate.hpp"
 #include "kprof/options.hpp"
-#include "kprof/results.hpp"
 
 namespace kprof::py {
 namespace {
@@ -89,8 +90,8 @@ struct Columns {
 nb::dict records_columns(const kprof::Results& r) {
   Columns c;
   nb::list config = c.col("config"), run = c.col("run"), annotation = c.col("annotation"),
-           kernel = c.col("kernel"), kernel_index = c.col("kernel_index"),
-           metric = c.col("metric"), value = c.col("value"), unit = c.col("unit");
+           kernel = c.col("kernel"), kernel_index = c.col("kernel_index"), metric = c.col("metric"),
+           value = c.col("value"), unit = c.col("unit");
   for (const auto& x : r.records()) {
     config.append(x.config);
     run.append(x.run);
@@ -127,10 +128,10 @@ nb::dict rows_columns(const kprof::Results& r) {
   nb::list annotation = c.col("annotation"), metric = c.col("metric"), config = c.col("config"),
            kernel = c.col("kernel"), kernel_index = c.col("kernel_index"), mean = c.col("mean"),
            stddev = c.col("stddev"), min = c.col("min"), max = c.col("max"),
-           median = c.col("median"), num_runs = c.col("num_runs"),
-           ci95_lower = c.col("ci95_lower"), ci95_upper = c.col("ci95_upper"),
-           rel_stddev_pct = c.col("rel_stddev_pct"), stable = c.col("stable"),
-           unit = c.col("unit"), normalized_against = c.col("normalized_against"),
+           median = c.col("median"), num_runs = c.col("num_runs"), ci95_lower = c.col("ci95_lower"),
+           ci95_upper = c.col("ci95_upper"), rel_stddev_pct = c.col("rel_stddev_pct"),
+           stable = c.col("stable"), unit = c.col("unit"),
+           normalized_against = c.col("normalized_against"),
            normalization_value = c.col("normalization_value"), geomean = c.col("geomean");
   for (const auto& x : r.rows()) {
     annotation.append(x.annotation);
@@ -182,7 +183,8 @@ std::vector<kprof::Record> records_from_columns(const nb::dict& d) {
 }
 
 kprof::Sweep make_sweep(const std::vector<std::string>& names, const nb::list& points) {
-  if (names.empty() && nb::len(points) == 1 && nb::len(nb::handle(points[0])) == 0) return kprof::Sweep();
+  if (names.empty() && nb::len(points) == 1 && nb::len(nb::handle(points[0])) == 0)
+    return kprof::Sweep();
   std::vector<std::vector<kprof::Value>> values;
   values.reserve(nb::len(points));
   for (nb::handle p : points) {
@@ -225,14 +227,15 @@ void bind_results(nb::module_& m) {
                              "What a profile returns: session, sweep, raw records, per-run "
                              "samples and aggregated rows (kprof::Results).")
       .def(nb::init<>())
-      .def_prop_ro("session", [](const kprof::Results& r) { return session_dict(r.session()); },
-                   "Where and how the profile ran, as a dict.")
-      .def_prop_ro("sweep_names",
-                   [](const kprof::Results& r) { return r.sweep().names(); },
-                   "Names of the parameters of the sweep.")
-      .def_prop_ro("sweep_points",
-                   [](const kprof::Results& r) { return sweep_points(r.sweep()); },
-                   "One list of values (int, float or str) per config, in sweep order.")
+      .def_prop_ro(
+          "session", [](const kprof::Results& r) { return session_dict(r.session()); },
+          "Where and how the profile ran, as a dict.")
+      .def_prop_ro(
+          "sweep_names", [](const kprof::Results& r) { return r.sweep().names(); },
+          "Names of the parameters of the sweep.")
+      .def_prop_ro(
+          "sweep_points", [](const kprof::Results& r) { return sweep_points(r.sweep()); },
+          "One list of values (int, float or str) per config, in sweep order.")
       .def_prop_ro("num_records", [](const kprof::Results& r) { return r.records().size(); })
       .def_prop_ro("num_samples", [](const kprof::Results& r) { return r.samples().size(); })
       .def_prop_ro("num_rows", [](const kprof::Results& r) { return r.rows().size(); })
@@ -259,8 +262,9 @@ void bind_results(nb::module_& m) {
       .def_static("read_csv", &kprof::Results::read_csv, nb::arg("prefix"), nb::arg("tag"))
       .def("__eq__", [](const kprof::Results& a, const kprof::Results& b) { return a == b; })
       .def("__copy__", [](const kprof::Results& r) { return kprof::Results(r); })
-      .def("__deepcopy__", [](const kprof::Results& r, nb::handle) { return kprof::Results(r); },
-           nb::arg("memo"));
+      .def(
+          "__deepcopy__", [](const kprof::Results& r, nb::handle) { return kprof::Results(r); },
+          nb::arg("memo"));
 
   m.def(
       "_aggregate",
@@ -272,8 +276,7 @@ void bind_results(nb::module_& m) {
         PyErrorStash stash;
         StashScope scope(&stash);
         try {
-          return kprof::detail::aggregate(std::move(s), std::move(sweep), std::move(recs),
-                                          options);
+          return kprof::detail::aggregate(std::move(s), std::move(sweep), std::move(recs), options);
         } catch (const kprof::Error& e) {
           raise_from_core(e, stash);
         } catch (const std::exception&) {

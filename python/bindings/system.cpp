@@ -33,7 +33,8 @@ nb::dict system_dict() {
   out["driver_loaded"] = s.driver_loaded;
   out["driver_error"] = s.driver_error;
   out["driver_version"] = s.driver_version;
-  out["driver_version_string"] = s.driver_version ? kprof::cuda_version_string(s.driver_version) : "";
+  out["driver_version_string"] =
+      s.driver_version ? kprof::cuda_version_string(s.driver_version) : "";
   out["runtime_version"] = s.runtime_version;
   out["runtime_version_string"] =
       s.runtime_version ? kprof::cuda_version_string(s.runtime_version) : "";

@@ -113,9 +113,7 @@ def _names(option: str, value: Any, what: str) -> list[str]:
     return out
 
 
-def check_arity(
-    fn: Callable[..., Any], count: int, option: str, valid: str
-) -> None:
+def check_arity(fn: Callable[..., Any], count: int, option: str, valid: str) -> None:
     """Raises OptionError unless ``fn`` can be called with ``count`` positional arguments.
     Functions whose signature cannot be read (some builtins) are accepted."""
     try:

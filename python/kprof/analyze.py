@@ -106,7 +106,9 @@ class _KernelProfiler:
                 f"value{'s' if k != 1 else ''} ({', '.join(self.params.names) or 'none'})",
             )
 
-    def _derive_wrapper(self, bound: BoundConfigs) -> tuple[Callable[[list[float], int], Any] | None, str]:
+    def _derive_wrapper(
+        self, bound: BoundConfigs
+    ) -> tuple[Callable[[list[float], int], Any] | None, str]:
         derive = self.settings.derive_metric
         if derive is None:
             return None, ""
@@ -117,7 +119,9 @@ class _KernelProfiler:
 
         return call_derive, getattr(derive, "__name__", type(derive).__name__)
 
-    def __call__(self, *args: Any, configs: Iterable[Any] | None = None, **kwargs: Any) -> ProfileResults:
+    def __call__(
+        self, *args: Any, configs: Iterable[Any] | None = None, **kwargs: Any
+    ) -> ProfileResults:
         bound = bind(
             self.params,
             args=args,
@@ -401,7 +405,9 @@ def kernel(
         profiler = _KernelProfiler(func, settings, configs)
 
         @functools.wraps(func)
-        def wrapper(*args: Any, configs: Iterable[Any] | None = None, **kwargs: Any) -> ProfileResults:
+        def wrapper(
+            *args: Any, configs: Iterable[Any] | None = None, **kwargs: Any
+        ) -> ProfileResults:
             return profiler(*args, configs=configs, **kwargs)
 
         wrapper._kprof_profiler = profiler  # type: ignore[attr-defined]

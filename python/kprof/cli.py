@@ -9,6 +9,7 @@ Run as ``kprof <command>`` (the console script) or ``python -m kprof.cli <comman
 
 from __future__ import annotations
 
+import importlib
 import sys
 
 # Exit code when the compiled part of kprof cannot be loaded or fails unexpectedly.
@@ -25,7 +26,7 @@ def _one_line(error: BaseException) -> str:
 def main() -> int:
     """Runs ``kprof`` with the arguments in ``sys.argv``; returns the exit code."""
     try:
-        from kprof import _core
+        _core = importlib.import_module("kprof._core")
     except ImportError as error:  # also a missing libkprof or libcupti the extension needs
         print(
             f"kprof: cannot load kprof's compiled extension (kprof._core): {_one_line(error)}",

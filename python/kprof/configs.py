@@ -55,7 +55,9 @@ class FunctionParams:
         return cls(
             name=getattr(func, "__name__", type(func).__name__),
             params=tuple(
-                p for p in sig.parameters.values() if p.kind not in (_P.VAR_POSITIONAL, _P.VAR_KEYWORD)
+                p
+                for p in sig.parameters.values()
+                if p.kind not in (_P.VAR_POSITIONAL, _P.VAR_KEYWORD)
             ),
             var_positional=_P.VAR_POSITIONAL in kinds,
             var_keyword=_P.VAR_KEYWORD in kinds,
@@ -110,7 +112,7 @@ def core_value(obj: Any) -> int | float | str:
 def describe(columns: Sequence[str], values: Sequence[Any]) -> str:
     """``"n=1024, dtype='fp16'"``; long values are shortened."""
     parts = []
-    for name, value in zip(columns, values):
+    for name, value in zip(columns, values, strict=True):
         text = repr(value)
         if len(text) > 40:
             text = text[:37] + "..."
@@ -211,9 +213,7 @@ def bind(
     n = lengths[0]
     required = sum(1 for p in free if p.default is _P.empty)
     if not required <= n <= len(free):
-        expects = (
-            f"{len(free)}" if required == len(free) else f"between {required} and {len(free)}"
-        )
+        expects = f"{len(free)}" if required == len(free) else f"between {required} and {len(free)}"
         fixed = f" (fixed by keyword: {', '.join(kwargs)})" if kwargs else ""
         raise ConfigError(
             f"Configs have {n} values, but {fp.signature_text()} expects {expects}: "

@@ -195,7 +195,9 @@ class ProfileResults:
                 "CI95_Upper": np.asarray(rows["ci95_upper"], dtype=float),
                 "RelativeStdDevPct": np.asarray(rows["rel_stddev_pct"], dtype=float),
                 "StableMeasurement": pd.array(rows["stable"], dtype="boolean"),
-                "Normalized": _object_column([a if a else False for a in rows["normalized_against"]]),
+                "Normalized": _object_column(
+                    [a if a else False for a in rows["normalized_against"]]
+                ),
             }
         )
         if normalized:

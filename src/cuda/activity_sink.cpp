@@ -2,6 +2,7 @@
 
 #include <cupti.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <iterator>
 #include <utility>
@@ -11,7 +12,7 @@
 namespace kprof::detail {
 namespace {
 
-// 8 MiB per buffer (about 50,000 kernel records): few buffer round trips per sweep, small
+// 8 MiB per buffer (tens of thousands of kernel records): few buffer round trips per sweep, small
 // enough to hand out freely. CUPTI wants 8-byte alignment.
 constexpr std::size_t kBufferBytes = 8u << 20;
 constexpr std::size_t kBufferAlignment = 8;
@@ -55,9 +56,14 @@ struct ActivityCallbacks {
 };
 
 void ActivitySink::attach() {
-  check_cupti(
-      cuptiActivityRegisterCallbacks(&ActivityCallbacks::requested, &ActivityCallbacks::completed),
-      "cuptiActivityRegisterCallbacks");
+  static std::atomic<bool> registered_before{false};
+  CUptiResult result =
+      cuptiActivityRegisterCallbacks(&ActivityCallbacks::requested, &ActivityCallbacks::completed);
+  // A CUPTI that refuses to register the same callbacks a second time still holds ours.
+  if (!registered_before || result == CUPTI_SUCCESS) {
+    check_cupti(result, "cuptiActivityRegisterCallbacks");
+  }
+  registered_before = true;
   std::lock_guard<std::mutex> lock(g_sink_mutex);
   g_sink = this;
 }

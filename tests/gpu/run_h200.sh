@@ -23,9 +23,9 @@ log "build took $(( $(date +%s) - start )) s"
 bin=build/dev/tests/kprof_gpu_tests
 status=0
 for group in 'LaunchApis.*' 'System.*:Errors.*' 'CuptiCoexistence.*' 'Attribution.*' \
-             'Durations.*' 'CacheControl.*'; do
+             'Durations.*' 'CacheControl.*' 'Overhead.*'; do
   log "group $group"
-  timeout "${GROUP_TIMEOUT:-90}" "$bin" --gtest_filter="$group" >>"$out/tests.log" 2>&1
+  timeout "${GROUP_TIMEOUT:-40}" "$bin" --gtest_filter="$group" >>"$out/tests.log" 2>&1
   rc=$?
   log "group $group exit $rc"
   [ $rc -ne 0 ] && status=1

@@ -52,14 +52,23 @@ SYNTHETIC_SESSION = {
     "metrics": ["gpu__time_duration.sum"],
 }
 
-RECORD_COLUMNS = ("config", "run", "annotation", "kernel", "kernel_index", "metric", "value", "unit")
+RECORD_COLUMNS = (
+    "config",
+    "run",
+    "annotation",
+    "kernel",
+    "kernel_index",
+    "metric",
+    "value",
+    "unit",
+)
 
 
 def make_records(rows: Sequence[tuple[Any, ...]]) -> dict[str, list[Any]]:
     """Columns from (config, run, annotation, kernel, kernel_index, metric, value, unit)."""
     cols: dict[str, list[Any]] = {c: [] for c in RECORD_COLUMNS}
     for row in rows:
-        for name, value in zip(RECORD_COLUMNS, row):
+        for name, value in zip(RECORD_COLUMNS, row, strict=True):
             cols[name].append(value)
     return cols
 
@@ -70,8 +79,16 @@ def duration_records(values: dict[tuple[int, str], Sequence[float]]) -> dict[str
     for (config, annotation), runs in values.items():
         for run, v in enumerate(runs):
             rows.append(
-                (config, run, annotation, f"{annotation}_kernel", 0, "gpu__time_duration.sum",
-                 v, "ns")
+                (
+                    config,
+                    run,
+                    annotation,
+                    f"{annotation}_kernel",
+                    0,
+                    "gpu__time_duration.sum",
+                    v,
+                    "ns",
+                )
             )
     return make_records(rows)
 

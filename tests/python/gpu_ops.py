@@ -23,9 +23,8 @@ def make_ops(torch):
 
 def main():
     """Child of the ncu comparison: every op RUNS times inside its kprof NVTX range."""
-    import torch
-
     import kprof
+    import torch
 
     ops = make_ops(torch)
     for op in ops.values():  # warm-up outside any range: not profiled

@@ -42,7 +42,7 @@ def event_medians_us(torch, op, runs, scratch=None):
     return statistics.median(1e3 * s.elapsed_time(e) for s, e in pairs)
 
 
-def ncu_kernel_durations_ns(child_args, ranges, timeout=300):
+def ncu_kernel_durations_ns(child_args, ranges, cache_control="all", timeout=300):
     """Run `python child_args` under ncu with the given kprof NVTX ranges included.
 
     Returns the gpu__time_duration.sum of every profiled kernel, in launch order (ns).
@@ -50,8 +50,21 @@ def ncu_kernel_durations_ns(child_args, ranges, timeout=300):
     ncu = shutil.which("ncu")
     if ncu is None:
         raise FileNotFoundError("ncu is not on PATH")
-    cmd = [ncu, "--nvtx", "--metrics", "gpu__time_duration.sum", "--cache-control", "all",
-           "--clock-control", "none", "--csv", "--page", "raw", "--print-units", "base"]
+    cmd = [
+        ncu,
+        "--nvtx",
+        "--metrics",
+        "gpu__time_duration.sum",
+        "--cache-control",
+        cache_control,
+        "--clock-control",
+        "none",
+        "--csv",
+        "--page",
+        "raw",
+        "--print-units",
+        "base",
+    ]
     for name in ranges:
         cmd += ["--nvtx-include", f"kprof@{name}/"]
     cmd += [sys.executable, *child_args]

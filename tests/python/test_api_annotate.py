@@ -5,9 +5,8 @@ from __future__ import annotations
 import threading
 import warnings
 
-import pytest
-
 import kprof
+import pytest
 from kprof import errors
 
 

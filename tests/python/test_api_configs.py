@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import itertools
 
-import pytest
-
 import kprof
+import pytest
 from kprof import errors
 from kprof.configs import FunctionParams, bind, core_value
 
@@ -88,6 +87,7 @@ def test_positional_arguments_form_one_config():
 
     assert calls_of(f, args=(7,)) == [(7, "fp16")]
     assert calls_of(f, args=(7, "bf16")) == [(7, "bf16")]
+
     # A tuple-valued argument stays a tuple.
     def g(shape):
         return shape

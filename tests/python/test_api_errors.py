@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import pickle
 
-import pytest
-
 import kprof
+import pytest
 from kprof import _core, errors
 
 BUILTIN_BASE = {

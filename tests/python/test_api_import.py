@@ -99,3 +99,13 @@ def test_query_system_is_a_dict():
     if not info["driver_loaded"]:
         assert info["driver_error"]
         assert info["devices"] == []
+
+
+def test_core_log_lines_go_to_sys_stdout(capsys):
+    kprof._core._log_line("[kprof] a line from the core")
+    assert capsys.readouterr().out == "[kprof] a line from the core\n"
+
+
+def test_cli_main_runs_in_process(capfd):
+    assert kprof._core.cli_main(["kprof", "--version"]) == 0
+    assert kprof._core.version() in capfd.readouterr().out

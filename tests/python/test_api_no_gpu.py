@@ -7,12 +7,10 @@ import subprocess
 import sys
 import textwrap
 
-import pytest
-
 import kprof
-from kprof import errors
-
+import pytest
 from conftest import gpu_available
+from kprof import errors
 
 pytestmark = pytest.mark.skipif(gpu_available(), reason="this machine has a GPU")
 

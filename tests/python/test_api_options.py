@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import os
 
-import pytest
-
 import kprof
+import pytest
 from kprof import errors
 
 
@@ -27,9 +26,9 @@ def decorate(**options):
     def bench(n):
         spy()
 
-    wrapped = kprof.analyze.kernel(configs=[(1,)], verbosity=kprof.VerbosityLevel.SILENT, **options)(
-        bench
-    )
+    wrapped = kprof.analyze.kernel(
+        configs=[(1,)], verbosity=kprof.VerbosityLevel.SILENT, **options
+    )(bench)
     return wrapped, spy
 
 
@@ -202,8 +201,12 @@ def test_output_prefix_is_kept(tmp_path):
     def bench():
         pass
 
-    wrapped = kprof.analyze.kernel(output_prefix=str(tmp_path / "out" / "x_"), output_csv=True)(bench)
-    assert wrapped._kprof_profiler.settings.output_prefix == os.path.join(str(tmp_path), "out", "x_")
+    wrapped = kprof.analyze.kernel(output_prefix=str(tmp_path / "out" / "x_"), output_csv=True)(
+        bench
+    )
+    assert wrapped._kprof_profiler.settings.output_prefix == os.path.join(
+        str(tmp_path), "out", "x_"
+    )
     with pytest.raises(errors.OptionError):
         kprof.analyze.kernel(output_prefix=3)
 

@@ -11,14 +11,12 @@ import json
 import math
 import warnings
 
+import kprof
 import pandas as pd
 import pytest
-
-import kprof
+from conftest import DATA, duration_records, make_records
 from kprof import _core, errors
 from kprof.results import ProfileResults
-
-from conftest import DATA, duration_records, make_records
 
 NSIGHT_COLUMNS_AFTER_PARAMS = [
     "AvgValue",
@@ -44,7 +42,10 @@ KPROF_COLUMNS = ["Median", "Backend", "ReplayMode", "CacheControl", "Passes"]
 def test_columns_in_nsight_order(two_by_two):
     df = ProfileResults(two_by_two).to_dataframe()
     assert list(df.columns) == (
-        ["Annotation", "Metric", "n", "dtype"] + NSIGHT_COLUMNS_AFTER_PARAMS + ["Geomean"] + KPROF_COLUMNS
+        ["Annotation", "Metric", "n", "dtype"]
+        + NSIGHT_COLUMNS_AFTER_PARAMS
+        + ["Geomean"]
+        + KPROF_COLUMNS
     )
     assert len(df) == 4
 
@@ -90,7 +91,9 @@ def test_stable_measurement_is_a_nullable_boolean(synthetic):
 
 
 def test_normalization_columns(synthetic):
-    records = duration_records({(0, "base"): [100.0, 110.0, 105.0], (0, "fast"): [50.0, 55.0, 52.5]})
+    records = duration_records(
+        {(0, "base"): [100.0, 110.0, 105.0], (0, "fast"): [50.0, 55.0, 52.5]}
+    )
     res = synthetic(["n"], [[1]], records, normalize_against="base")
     df = ProfileResults(res).to_dataframe()
     cols = list(df.columns)
@@ -346,8 +349,10 @@ def test_combine_callable(synthetic):
 
 
 def test_combine_exception_propagates(synthetic):
-    rows = [(0, 0, "r", "k1", 0, "gpu__time_duration.sum", 1.0, "ns"),
-            (0, 0, "r", "k2", 1, "gpu__time_duration.sum", 2.0, "ns")]
+    rows = [
+        (0, 0, "r", "k1", 0, "gpu__time_duration.sum", 1.0, "ns"),
+        (0, 0, "r", "k2", 1, "gpu__time_duration.sum", 2.0, "ns"),
+    ]
 
     def bad(a, b):
         raise ArithmeticError("nope")
@@ -367,7 +372,7 @@ def test_load_real_recordings(path):
     res = kprof.load(path)
     df = res.to_dataframe()
     params = res.parameters
-    assert list(df.columns[:2 + len(params)]) == ["Annotation", "Metric"] + params
+    assert list(df.columns[: 2 + len(params)]) == ["Annotation", "Metric"] + params
     assert len(df) == len(res) > 0
     assert (df["NumRuns"] >= 1).all()
     assert (df["MinValue"] <= df["AvgValue"]).all() and (df["AvgValue"] <= df["MaxValue"]).all()
@@ -377,3 +382,39 @@ def test_load_real_recordings(path):
     assert len(raw) >= len(df)
     # Round trip through a second file gives the same results.
     assert ProfileResults.from_json(res.to_json()) == res
+
+
+def recording(kind):
+    found = sorted(DATA.glob(f"*-python-{kind}-*.json"))
+    if not found:
+        pytest.skip(f"no {kind} recording under tests/data")
+    return kprof.load(found[-1])
+
+
+def test_recording_nested_and_derived():
+    res = recording("demo")
+    df = res.to_dataframe()
+    assert res.session["backend"] == "cupti-activity"
+    assert set(df["Annotation"]) == {"fma", "memory", "memory/scale", "memory/add"}
+    assert set(df["Metric"]) == {"gpu__time_duration.sum", "throughput"}
+    assert set(df[df["Metric"] == "throughput"]["Unit"]) == {"Gelem/s"}
+    assert set(df[df["Metric"] == "gpu__time_duration.sum"]["Unit"]) == {"ns"}
+    raw = res.raw_dataframe()
+    durations = raw[raw["Metric"] == "gpu__time_duration.sum"]
+    for (_n, _run), group in durations.groupby(["n", "Run"]):
+        at = group.set_index("Annotation")["Value"]
+        assert at["memory"] == pytest.approx(at["memory/scale"] + at["memory/add"])
+
+
+def test_recording_normalized():
+    df = recording("normalized").to_dataframe()
+    assert set(df["Normalized"]) == {"memory/scale"}
+    assert "NormalizationValue" in df.columns
+    base = df[df["Annotation"] == "memory/scale"]
+    assert base["AvgValue"].tolist() == pytest.approx([1.0] * len(base))
+
+
+def test_recording_per_kernel():
+    df = recording("per-kernel").to_dataframe()
+    assert list(df["KernelIndex"]) == [0, 1]
+    assert df["Kernel"].iloc[0] != df["Kernel"].iloc[1]

@@ -117,6 +117,25 @@ def test_failure_inside_the_binding_is_one_line(stand_in):
     assert_one_clean_line(result, "kprof: internal error: bad things")
 
 
+@pytest.mark.parametrize("entry", ["console-script", "-m"])
+def test_real_package_without_extension_is_one_line(tmp_path, entry):
+    shutil.copytree(
+        ROOT / "python" / "kprof",
+        tmp_path / "kprof",
+        ignore=shutil.ignore_patterns("_core*", "*.so", "__pycache__"),
+    )
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    # What pip's `kprof` console script does, and `python -m kprof.cli`.
+    command = (
+        [sys.executable, "-c", "import sys; from kprof.cli import main; sys.exit(main())"]
+        if entry == "console-script"
+        else None
+    )
+    result = run_cli("devices", cwd=tmp_path, env=env, command=command)
+    assert result.returncode == 1
+    assert_one_clean_line(result, "kprof: cannot load kprof's compiled extension (kprof._core): ")
+
+
 # --- the installed command ------------------------------------------------------------------
 
 needs_core = pytest.mark.skipif(not core_importable(), reason="kprof._core is not built/installed")

@@ -7,7 +7,6 @@ import statistics
 import sys
 
 import pytest
-
 from gpu_ops import RUNS, make_ops
 from gpu_reference import (
     HERE,
@@ -26,7 +25,9 @@ def kprof_medians_us(ops, cache_control="all"):
     """Per op: the median duration kprof measured (us) and the kernels per run."""
 
     @kprof.analyze.kernel(
-        configs=list(ops), runs=RUNS, cache_control=cache_control,
+        configs=list(ops),
+        runs=RUNS,
+        cache_control=cache_control,
         verbosity=kprof.VerbosityLevel.SILENT,
     )
     def bench(name):
@@ -52,8 +53,11 @@ def test_durations_match_cuda_events(ops):
     figures = {}
     for name, op in ops.items():
         events = event_medians_us(torch, op, RUNS, scratch)
-        figures[name] = {"kprof_us": measured[name], "events_us": events,
-                         "diff_pct": 100 * (measured[name] - events) / events}
+        figures[name] = {
+            "kprof_us": measured[name],
+            "events_us": events,
+            "diff_pct": 100 * (measured[name] - events) / events,
+        }
     record("durations_vs_events", figures)
     for name, f in figures.items():
         assert abs(f["diff_pct"]) < 2.0, (name, f)
@@ -70,12 +74,34 @@ def test_durations_match_nsight_compute(ops):
         pos += per_run * RUNS
         sums = [sum(chunk[i : i + per_run]) for i in range(0, len(chunk), per_run)]
         ncu = statistics.median(sums) / 1e3
-        figures[name] = {"kprof_us": measured[name], "ncu_us": ncu,
-                         "diff_pct": 100 * (measured[name] - ncu) / ncu}
+        figures[name] = {
+            "kprof_us": measured[name],
+            "ncu_us": ncu,
+            "diff_pct": 100 * (measured[name] - ncu) / ncu,
+        }
     record("durations_vs_ncu", figures)
     assert pos == len(durations), "ncu profiled a different number of kernels"
     for name, f in figures.items():
         assert abs(f["diff_pct"]) < 3.0, (name, f)
+
+
+def test_duration_sources_on_one_kernel(ops):
+    """Activity records (kprof), CUDA events and ncu on the 256 MiB scale, cold and warm L2."""
+    scratch = flush_scratch(torch)
+    op = ops["scale"]
+    figures = {}
+    for cache in ("all", "none"):
+        measured, _ = kprof_medians_us({"scale": op}, cache_control=cache)
+        events = event_medians_us(torch, op, RUNS, scratch if cache == "all" else None)
+        ncu = ncu_kernel_durations_ns([str(HERE / "gpu_ops.py"), "scale"], ["scale"], cache)
+        figures[cache] = {
+            "kprof_us": measured["scale"],
+            "events_us": events,
+            "ncu_us": statistics.median(ncu) / 1e3,
+        }
+    record("duration_sources_scale_256mib", figures)
+    for cache, f in figures.items():
+        assert abs(f["kprof_us"] / f["ncu_us"] - 1) < 0.03, (cache, f)
 
 
 def test_cold_l2_is_slower_than_warm_on_a_1mib_kernel():
@@ -84,29 +110,35 @@ def test_cold_l2_is_slower_than_warm_on_a_1mib_kernel():
 
     medians = {}
     for cache in ("all", "none"):
-        @kprof.analyze.kernel(runs=RUNS, cache_control=cache,
-                              verbosity=kprof.VerbosityLevel.SILENT)
+
+        @kprof.analyze.kernel(runs=RUNS, cache_control=cache, verbosity=kprof.VerbosityLevel.SILENT)
         def one():
             with kprof.annotate("scale"):
                 torch.mul(x, 2.0, out=y)
 
         medians[cache] = one().to_dataframe()["Median"].iloc[0]
-    record("cold_vs_warm_1mib", {"cold_ns": medians["all"], "warm_ns": medians["none"],
-                                 "ratio": medians["all"] / medians["none"]})
+    record(
+        "cold_vs_warm_1mib",
+        {
+            "cold_ns": medians["all"],
+            "warm_ns": medians["none"],
+            "ratio": medians["all"] / medians["none"],
+        },
+    )
     assert medians["all"] > 1.1 * medians["none"], medians
 
 
 def test_torch_matmul_sweep_recording():
     """The seed sweep, n = 512..4096 x 20 runs; its JSON becomes a tests/data recording."""
     sizes = [512, 1024, 2048, 4096]
-    mats = {n: (torch.randn(n, n, device="cuda"), torch.randn(n, n, device="cuda"))
-            for n in sizes}
+    mats = {n: (torch.randn(n, n, device="cuda"), torch.randn(n, n, device="cuda")) for n in sizes}
 
     def tflops(duration_ns, n):
         return 2 * n**3 / duration_ns / 1e3, "TFLOP/s"
 
-    @kprof.analyze.kernel(configs=sizes, runs=20, derive_metric=tflops,
-                          verbosity=kprof.VerbosityLevel.SILENT)
+    @kprof.analyze.kernel(
+        configs=sizes, runs=20, derive_metric=tflops, verbosity=kprof.VerbosityLevel.SILENT
+    )
     def matmul(n):
         a, b = mats[n]
         with kprof.annotate("matmul"):

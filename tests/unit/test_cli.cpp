@@ -150,7 +150,8 @@ TEST(Cli, CommandHelpListsItsOptions) {
   EXPECT_EQ(a.code, kExitOk);
   EXPECT_EQ(a.out, b.out);
   EXPECT_EQ(a.out, c.out);
-  EXPECT_TRUE(contains(a.out, "usage: kprof demo [--runs N] [--csv PREFIX] [--json PATH]")) << a.out;
+  EXPECT_TRUE(contains(a.out, "usage: kprof demo [--runs N] [--csv PREFIX] [--json PATH]"))
+      << a.out;
   for (const char* option : {"--runs N", "--csv PREFIX", "--json PATH", "-h, --help"}) {
     EXPECT_TRUE(contains(a.out, option)) << option;
   }
@@ -281,8 +282,8 @@ TEST(CliHere, DoctorWithoutGpuFailsWithAReasonOnEveryLine) {
   EXPECT_TRUE(contains(l[0], "doctor on")) << l[0];
   // Line 1 is blank; then one line per check, then a blank line and the verdict.
   for (std::size_t i = 2; i < l.size() - 2; ++i) {
-    const bool tagged = l[i].rfind("ok ", 0) == 0 || l[i].rfind("FAIL ", 0) == 0 ||
-                        l[i].rfind("skip ", 0) == 0;
+    const bool tagged =
+        l[i].rfind("ok ", 0) == 0 || l[i].rfind("FAIL ", 0) == 0 || l[i].rfind("skip ", 0) == 0;
     EXPECT_TRUE(tagged) << l[i];
   }
   EXPECT_EQ(line_with(o.out, "timing").rfind("skip", 0), 0u) << o.out;
@@ -312,8 +313,9 @@ TEST(CliDevices, ListsEveryFactOfAGpu) {
   EXPECT_TRUE(contains(s, "counters      permission yes (root)\n")) << s;
   EXPECT_TRUE(contains(s, "GPUs          1\n")) << s;
   const std::string header = line_with(s, "ordinal");
-  EXPECT_EQ(header,
-            "ordinal  name         cc   SMs  memory     L2      SM clock  memory clock  PCI bus id");
+  EXPECT_EQ(
+      header,
+      "ordinal  name         cc   SMs  memory     L2      SM clock  memory clock  PCI bus id");
   EXPECT_EQ(line_with(s, "H200"),
             "0        NVIDIA H200  9.0  132  140.4 GiB  60 MiB  1980 MHz  3201 MHz      "
             "0000:3b:00.0");
@@ -329,11 +331,26 @@ TEST(CliDevices, NoDriverIsSaidPlainly) {
   EXPECT_TRUE(contains(out.str(), "GPUs          0\n"));
   EXPECT_FALSE(contains(out.str(), "ordinal"));
 
-  SystemInfo told = no_driver();
-  told.driver_error = "cuInit failed: CUDA_ERROR_NO_DEVICE";
+  // The runtime's wording ("missing or older than...") gives way to the plain statement when
+  // the driver version is 0: libcuda.so.1 was not loaded at all.
+  SystemInfo runtime_said = no_driver();
+  runtime_said.driver_error =
+      "No usable GPU: the NVIDIA driver (libcuda.so.1) is missing or older than this CUDA runtime "
+      "needs (cudaErrorInsufficientDriver from cudaGetDeviceCount).";
+  EXPECT_EQ(driver_problem(runtime_said),
+            "no NVIDIA driver found (libcuda.so.1 could not be loaded)");
+
+  SystemInfo failed = no_driver();
+  failed.driver_error = "query failed: uname";
   std::ostringstream out2;
-  print_system(told, out2);
-  EXPECT_TRUE(contains(out2.str(), "none: cuInit failed: CUDA_ERROR_NO_DEVICE\n"));
+  print_system(failed, out2);
+  EXPECT_TRUE(contains(out2.str(), "driver        none: query failed: uname\n")) << out2.str();
+}
+
+TEST(CliDevices, NoGpuMessagesLoseTheirRepeatedStart) {
+  EXPECT_EQ(strip_no_gpu_prefix("No usable GPU: the driver is a stub (cudaErrorStubLibrary)."),
+            "the driver is a stub (cudaErrorStubLibrary)");
+  EXPECT_EQ(strip_no_gpu_prefix("kprof was built without CUDA"), "kprof was built without CUDA");
 }
 
 TEST(CliDevices, DriverWithoutDevicesSaysWhy) {
@@ -342,6 +359,10 @@ TEST(CliDevices, DriverWithoutDevicesSaysWhy) {
   EXPECT_EQ(no_gpu_reason(sys, env_of({{"CUDA_VISIBLE_DEVICES", ""}})),
             "the NVIDIA driver shows no CUDA device (CUDA_VISIBLE_DEVICES=)");
   EXPECT_EQ(no_gpu_reason(sys, env_of({})), "the NVIDIA driver shows no CUDA device");
+  std::ostringstream out;
+  print_system(sys, out);
+  EXPECT_TRUE(contains(out.str(), "GPUs          0: the NVIDIA driver shows no CUDA device"))
+      << out.str();
   SystemInfo without_cuda;
   EXPECT_EQ(no_gpu_reason(without_cuda), "kprof was built without CUDA");
   EXPECT_EQ(no_gpu_reason(h200()), "");
@@ -375,8 +396,7 @@ TEST(CliFormat, OneLineAndClosest) {
 
 TEST(CliDoctor, EverythingWorksExits0) {
   int probes = 0;
-  const auto checks = doctor_checks(
-      h200(), [&] { return ++probes, measured(10.4); }, env_of({}));
+  const auto checks = doctor_checks(h200(), [&] { return ++probes, measured(10.4); }, env_of({}));
   EXPECT_EQ(probes, 1);
   for (const Check& c : checks) EXPECT_EQ(c.status, CheckStatus::ok) << c.name << ": " << c.detail;
   EXPECT_EQ(find_check(checks, "timing").detail,
@@ -396,8 +416,8 @@ TEST(CliDoctor, EverythingWorksExits0) {
 
 TEST(CliDoctor, NoDriverSkipsWhatNeedsItAndNeverProbes) {
   int probes = 0;
-  const auto checks = doctor_checks(
-      no_driver(), [&] { return ++probes, measured(10); }, env_of({}));
+  const auto checks =
+      doctor_checks(no_driver(), [&] { return ++probes, measured(10); }, env_of({}));
   EXPECT_EQ(probes, 0);
   EXPECT_EQ(find_check(checks, "built with CUDA").status, CheckStatus::ok);
   EXPECT_EQ(find_check(checks, "NVIDIA driver").status, CheckStatus::fail);
@@ -439,8 +459,8 @@ TEST(CliDoctor, ImplausibleDurationFails) {
 TEST(CliDoctor, VersionsAndDevices) {
   SystemInfo old_driver = h200();
   old_driver.driver_version = 12040;
-  Check v = find_check(doctor_checks(old_driver, [] { return measured(10); }, env_of({})),
-                       "CUDA versions");
+  Check v = find_check(
+      doctor_checks(old_driver, [] { return measured(10); }, env_of({})), "CUDA versions");
   EXPECT_EQ(v.status, CheckStatus::fail);
   EXPECT_EQ(v.detail,
             "the driver supports CUDA 12.4, kprof was built with CUDA 13.0: install a driver for "
@@ -469,7 +489,8 @@ TEST(CliDoctor, CountersAndNvtxDoNotDecideTheExitCode) {
   const auto checks = doctor_checks(
       sys, [] { return measured(10.2); }, env_of({{"NVTX_INJECTION64_PATH", "/opt/nsys.so"}}));
   EXPECT_EQ(find_check(checks, "counters").status, CheckStatus::fail);
-  EXPECT_TRUE(contains(find_check(checks, "counters").detail, "NVreg_RestrictProfilingToAdminUsers"));
+  EXPECT_TRUE(
+      contains(find_check(checks, "counters").detail, "NVreg_RestrictProfilingToAdminUsers"));
   EXPECT_TRUE(contains(find_check(checks, "NVTX").detail, "NVTX_INJECTION64_PATH=/opt/nsys.so"));
   std::ostringstream out;
   EXPECT_EQ(print_checks(checks, out), kExitOk);
@@ -516,4 +537,43 @@ TEST(CliDemo, DerivesBandwidthForMemoryKernelsOnly) {
   EXPECT_TRUE(std::isnan(demo_derive(cases, {0.0}, 0).at(0).value));
   EXPECT_TRUE(std::isnan(demo_derive(cases, {NAN}, 0).at(0).value));
   EXPECT_TRUE(std::isnan(demo_derive(cases, {}, 0).at(0).value));
+}
+
+TEST(CliDemo, SummaryNamesThePeakBandwidthAndWhere) {
+  const auto cases = demo_cases();
+  const auto row = [](std::size_t config, const std::string& metric, double mean) {
+    Row r;
+    r.annotation = config < 4 ? "scale" : "add";
+    r.metric = metric;
+    r.config = config;
+    r.mean = mean;
+    r.num_runs = 10;
+    return r;
+  };
+  const Results results(SessionInfo{}, demo_sweep(cases), {}, {},
+                        {row(3, "bandwidth", 2432.0), row(7, "bandwidth", 3186.4),
+                         row(6, "bandwidth", NAN), row(7, std::string(kDurationMetric), 2.5e5)});
+  std::ostringstream out;
+  print_demo_summary(results, out);
+  EXPECT_EQ(out.str(),
+            "peak bandwidth: 3.19 TB/s at op=add, n=67108864 (mean of 10 runs, L2 flushed before "
+            "every kernel)\n");
+
+  const Results slow(SessionInfo{}, demo_sweep(cases), {}, {}, {row(0, "bandwidth", 812.34)});
+  std::ostringstream out2;
+  print_demo_summary(slow, out2);
+  EXPECT_TRUE(contains(out2.str(), "peak bandwidth: 812 GB/s at op=scale, n=1048576"))
+      << out2.str();
+
+  std::ostringstream none;
+  print_demo_summary(Results{}, none);
+  EXPECT_EQ(none.str(), "peak bandwidth: none measured\n");
+}
+
+TEST(CliDoctor, BusyMessageNamesTheHolderOnce) {
+  EXPECT_EQ(
+      cupti_busy_message("kprof cannot subscribe:\n'Nsight Compute' holds it.", "Nsight Compute"),
+      "kprof cannot subscribe: 'Nsight Compute' holds it.");
+  EXPECT_EQ(cupti_busy_message("subscribe failed", ""),
+            "CUPTI is held by another tool: subscribe failed");
 }

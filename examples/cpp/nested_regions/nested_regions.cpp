@@ -4,12 +4,11 @@
 // outer region's value includes the kernels of the regions nested in it, as NVTX ranges do. So
 // per run, step = scale + add + the fma launched directly inside step; the program prints the
 // table and then checks that sum for every size.
-#include <kprof/demo.hpp>
-#include <kprof/kprof.hpp>
-
 #include <cstdint>
 #include <cstdio>
 #include <iostream>
+#include <kprof/demo.hpp>
+#include <kprof/kprof.hpp>
 #include <map>
 #include <string>
 

@@ -1,10 +1,8 @@
 // The README's example: time kprof's demo "scale" kernel over four sizes, 10 runs each, and
 // print the table (mean, spread, 95% interval, ... per size).
+#include <iostream>
 #include <kprof/demo.hpp>
 #include <kprof/kprof.hpp>
-
-#include <cstdint>
-#include <iostream>
 
 int main() try {
   kprof::demo::Kernels kernels(std::size_t{1} << 26);  // buffers for up to 2^26 floats
@@ -12,9 +10,7 @@ int main() try {
   kprof::Options options;
   options.runs = 10;  // and, by default, a cold L2 before every measured kernel
 
-  kprof::Sweep sweep;
-  sweep.axis("n", {std::int64_t{1} << 20, std::int64_t{1} << 22, std::int64_t{1} << 24,
-                   std::int64_t{1} << 26});
+  kprof::Sweep sweep = kprof::Sweep().axis("n", {1 << 20, 1 << 22, 1 << 24, 1 << 26});
 
   kprof::Results results = kprof::profile(options, sweep, [&](const kprof::Config& config) {
     kprof::Annotation region("scale");  // kernels launched while it is open are measured

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# The whole GPU validation in one go, for a lent GPU machine without network:
+#   1. C++: configure, build, unit + GPU tests (ctest)
+#   2. Python: offline install of the package, pytest -m gpu (timing against CUDA events and
+#      ncu, attribution, frameworks), with the validation figures written to JSON
+#   3. the README's commands: `kprof demo`, the C++ and Python examples
+#   4. bench/seed_sweep.py (kprof vs CUDA events vs ncu)
+# Everything lands in $OUT/validation.tar.gz (logs, figures, recordings); a summary is printed.
+set -u
+out=${OUT:-kprof-out}
+work=$out/validation
+mkdir -p "$work/figures" "$work/recordings"
+export PYTHONUNBUFFERED=1
+step() { echo; echo "=== $* ($(date +%T))"; }
+
+step environment
+{
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu \
+    --format=csv
+  ncu --version | tail -1
+  python3 -c 'import torch, sys; print(sys.version.split()[0], "torch", torch.__version__)'
+} 2>&1 | tee "$work/env.log"
+
+step "C++ build and tests"
+if cmake --preset default -B build/h200 -DCMAKE_CUDA_ARCHITECTURES=90 >"$work/cmake.log" 2>&1 &&
+   cmake --build build/h200 -j16 >>"$work/cmake.log" 2>&1; then
+  (cd build/h200 && ctest -L 'unit|gpu' --output-on-failure -j1 --timeout 120) \
+    >"$work/ctest.log" 2>&1
+  tail -4 "$work/ctest.log"
+else
+  grep -E "error|FAILED" "$work/cmake.log" | head -40
+fi
+
+step "Python install (offline) and GPU tests"
+rm -rf /tmp/kp
+if python3 -m pip install -q --no-build-isolation --no-deps --target /tmp/kp . \
+     >"$work/pip.log" 2>&1; then
+  export PYTHONPATH=/tmp/kp PATH=/tmp/kp/bin:$PATH
+  KPROF_VALIDATION_DIR=$work/figures KPROF_RECORD_DIR=$work/recordings \
+    timeout 420 python3 -m pytest -m gpu -q -p no:cacheprovider tests/python \
+    >"$work/pytest-gpu.log" 2>&1
+  tail -15 "$work/pytest-gpu.log"
+  cp "$work"/figures/h200_*.json "$work/recordings/" 2>/dev/null
+else
+  tail -30 "$work/pip.log"
+fi
+
+step "kprof demo"
+timeout 120 kprof demo 2>&1 | tee "$work/demo.log"
+timeout 60 kprof devices >"$work/devices.log" 2>&1
+timeout 60 kprof doctor >"$work/doctor.log" 2>&1
+
+step "examples"
+cmake --install build/h200 --prefix build/h200-prefix >/dev/null 2>&1
+for ex in examples/cpp/*/; do
+  name=$(basename "$ex")
+  if cmake -S "$ex" -B "build/ex-$name" -DCMAKE_PREFIX_PATH="$PWD/build/h200-prefix" \
+       >"$work/example-$name-build.log" 2>&1 &&
+     cmake --build "build/ex-$name" >>"$work/example-$name-build.log" 2>&1; then
+    exe=$(find "build/ex-$name" -maxdepth 1 -type f -executable | head -1)
+    timeout 60 "$exe" 2>&1 | tee "$work/example-$name.log"
+  else
+    tail -20 "$work/example-$name-build.log"
+  fi
+done
+for py in examples/python/*.py; do
+  echo "--- $py"
+  timeout 120 python3 "$py" 2>&1 | tee "$work/example-$(basename "$py" .py).log"
+done
+
+step "benchmark: seed sweep"
+timeout 300 python3 bench/seed_sweep.py --json "$work/figures/seed_sweep.json" 2>&1 |
+  tee "$work/bench.log"
+
+tar -czf "$out/validation.tar.gz" -C "$out" validation
+echo "figures:"; ls "$work/figures"
