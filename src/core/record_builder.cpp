@@ -74,17 +74,19 @@ void RecordBuilder::emit(const RegionRun& region, std::vector<Record>& out) cons
 }
 
 void RecordBuilder::flush(std::vector<Record>& out, bool require_kernels) {
-  for (const auto& region : regions_) {
-    if (require_kernels && !region.failed && !kernels_.contains(region.id))
-      throw MeasurementError(
-          "annotation '" + region.path + "' launched no kernel in config " +
-          std::to_string(region.config) + " (" + sweep_.config(region.config).to_string() +
-          "), run " + std::to_string(region.run) +
-          ". Kernels are measured when they are launched while the annotation is open; check "
-          "that the work runs on the GPU inside it and that ignore_kernel_list does not "
-          "remove all of its kernels.");
-    emit(region, out);
-  }
+  // Checked before anything is emitted, so that a later flush after the error (salvaging a
+  // failed sweep) emits each region once.
+  if (require_kernels)
+    for (const auto& region : regions_)
+      if (!region.failed && !kernels_.contains(region.id))
+        throw MeasurementError(
+            "annotation '" + region.path + "' launched no kernel in config " +
+            std::to_string(region.config) + " (" + sweep_.config(region.config).to_string() +
+            "), run " + std::to_string(region.run) +
+            ". Kernels are measured when they are launched while the annotation is open; check "
+            "that the work runs on the GPU inside it and that ignore_kernel_list does not "
+            "remove all of its kernels.");
+  for (const auto& region : regions_) emit(region, out);
   regions_.clear();
   index_.clear();
   kernels_.clear();

@@ -11,7 +11,9 @@ out=${OUT:-kprof-out}
 work=$out/validation
 mkdir -p "$work/figures" "$work/recordings"
 export PYTHONUNBUFFERED=1
-step() { echo; echo "=== $* ($(date +%T))"; }
+# Packed after every step: if the machine's time runs out, what was done still comes back.
+pack() { tar -czf "$out/validation.tar.gz" -C "$out" validation; }
+step() { pack; echo; echo "=== $* ($(date +%T))"; }
 
 step environment
 {
@@ -37,7 +39,7 @@ if python3 -m pip install -q --no-build-isolation --no-deps --target /tmp/kp . \
      >"$work/pip.log" 2>&1; then
   export PYTHONPATH=/tmp/kp PATH=/tmp/kp/bin:$PATH
   KPROF_VALIDATION_DIR=$work/figures KPROF_RECORD_DIR=$work/recordings \
-    timeout 420 python3 -m pytest -m gpu -q -p no:cacheprovider tests/python \
+    timeout 300 python3 -m pytest -m gpu -q -p no:cacheprovider tests/python \
     >"$work/pytest-gpu.log" 2>&1
   tail -15 "$work/pytest-gpu.log"
   cp "$work"/figures/h200_*.json "$work/recordings/" 2>/dev/null
@@ -69,8 +71,8 @@ for py in examples/python/*.py; do
 done
 
 step "benchmark: seed sweep"
-timeout 300 python3 bench/seed_sweep.py --json "$work/figures/seed_sweep.json" 2>&1 |
+timeout 150 python3 bench/seed_sweep.py --json "$work/figures/seed_sweep.json" 2>&1 |
   tee "$work/bench.log"
 
-tar -czf "$out/validation.tar.gz" -C "$out" validation
+pack
 echo "figures:"; ls "$work/figures"

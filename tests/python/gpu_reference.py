@@ -42,6 +42,24 @@ def event_medians_us(torch, op, runs, scratch=None):
     return statistics.median(1e3 * s.elapsed_time(e) for s, e in pairs)
 
 
+def event_amortized_us(torch, op, launches):
+    """CUDA events around `launches` back-to-back launches, per launch, in microseconds.
+
+    One event pair around each launch also times the gap between the start event and the
+    kernel (a few microseconds on an H200); spreading one pair over many launches leaves
+    that gap out, at the price of a warm cache and the short gaps between the launches.
+    """
+    op()
+    start = torch.cuda.Event(enable_timing=True)
+    end = torch.cuda.Event(enable_timing=True)
+    start.record()
+    for _ in range(launches):
+        op()
+    end.record()
+    torch.cuda.synchronize()
+    return 1e3 * start.elapsed_time(end) / launches
+
+
 def ncu_kernel_durations_ns(child_args, ranges, cache_control="all", timeout=300):
     """Run `python child_args` under ncu with the given kprof NVTX ranges included.
 
@@ -68,7 +86,11 @@ def ncu_kernel_durations_ns(child_args, ranges, cache_control="all", timeout=300
     for name in ranges:
         cmd += ["--nvtx-include", f"kprof@{name}/"]
     cmd += [sys.executable, *child_args]
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True, timeout=timeout).stdout
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    if done.returncode != 0:
+        tail = (done.stdout + done.stderr)[-3000:]
+        raise RuntimeError(f"ncu exited with {done.returncode}:\n{tail}")
+    out = done.stdout
     lines = [line for line in out.splitlines() if line.startswith('"')]
     rows = list(csv.reader(io.StringIO("\n".join(lines))))
     header, data = rows[0], rows[2:]  # rows[1] holds the units

@@ -220,3 +220,20 @@ TEST(Engine, ProgressReportedAfterEveryRun) {
       hooks);
   EXPECT_EQ(runs_done, (std::vector<int>{1, 2}));
 }
+
+TEST(Engine, PartialResultsOfAnEmptyRegionCountEveryEarlierRunOnce) {
+  ScriptedBackend gpu;
+  try {
+    detail::run_sweep(gpu, quiet(2), Sweep(), [&](std::size_t, int run) {
+      { Annotation a("k"); gpu.launch("kern", 10); }
+      if (run == 1) Annotation empty("empty");
+      else { Annotation e("empty"); gpu.launch("kern", 1); }
+    });
+    FAIL() << "no error";
+  } catch (const MeasurementError& e) {
+    ASSERT_TRUE(e.partial_results());
+    const Row& k = row(*e.partial_results(), "k", 0);
+    EXPECT_EQ(k.num_runs, 2u);
+    EXPECT_DOUBLE_EQ(k.mean, 10.0);
+  }
+}
