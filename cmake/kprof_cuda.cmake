@@ -41,10 +41,6 @@ function(kprof_add_gpu_backend target)
     target_sources(${target} PRIVATE ${srcs})
     target_compile_definitions(${target} PRIVATE KPROF_HAS_CUDA=1)
     target_link_libraries(${target} PRIVATE CUDA::cudart_static CUDA::cupti ${CMAKE_DL_LIBS})
-    # Keep what the static archives bring private. Some builds of libcudart_static.a carry
-    # libstdc++ pieces (locale facet ids, the COW string's empty rep) as unique symbols; exported,
-    # they bind PyTorch's libraries to kprof's copies and `import kprof, torch` crashes in
-    # torch's first iostream use (seen on the H200 machine's CUDA 13.0 toolkit).
     target_link_options(${target} PRIVATE "LINKER:--exclude-libs,ALL")
     if(TARGET CUDA::nvtx3)
       target_link_libraries(${target} PRIVATE CUDA::nvtx3)

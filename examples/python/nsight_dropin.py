@@ -23,4 +23,4 @@ def precisions(n):
 
 
 df = precisions().to_dataframe()
-print(df[["Annotation", "Metric", "n", "AvgValue", "StdDev", "NormalizationValue", "Unit"]])
+print(df[["Annotation", "Metric", "n", "AvgValue", "StdDev", "NormalizationValue", "Unit"]].to_string())

@@ -19,40 +19,25 @@ inspected anywhere. Profiling without a GPU raises :class:`kprof.errors.NoGpuErr
 
 from __future__ import annotations
 
-import atexit
+from kprof import analyze, errors, exceptions
+from kprof.annotation import annotate
+from kprof.results import ProfileResults, load
+from kprof.verbosity import VerbosityLevel
 
-try:
-    import kprof._core as _core
-except ImportError as _error:
-    # A broken install (no extension, or a library it needs is missing). `import kprof` still
-    # works so that the `kprof` command (kprof.cli) can say so on one line; everything else
-    # raises the original error at first use.
-    _CORE_ERROR = _error
 
-    def __getattr__(name: str):
-        raise _CORE_ERROR
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
 
-else:
-    from kprof import analyze, errors, exceptions
-    from kprof.annotation import annotate
-    from kprof.results import ProfileResults, load
-    from kprof.verbosity import VerbosityLevel
+    try:
+        return version("kprof")
+    except PackageNotFoundError:  # run from a build tree: ask the extension
+        from kprof._native import core
 
-    def _version() -> str:
-        try:
-            from importlib.metadata import PackageNotFoundError, version
-        except ImportError:  # pragma: no cover
-            return str(_core.version())
-        try:
-            return version("kprof")
-        except PackageNotFoundError:
-            return str(_core.version())
+        return str(core.version())
 
-    __version__ = _version()
 
-    # The core's "[kprof]" lines go to sys.stdout while Python runs; at exit they go back to
-    # standard error, since Python can no longer take them.
-    atexit.register(_core._reset_log_sink)
+__version__ = _version()
+
 __all__ = [
     "analyze",
     "annotate",

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from kprof import _core
+from kprof._native import core as _core
 from kprof.errors import OptionError, UnsupportedError
 from kprof.verbosity import VerbosityLevel
 

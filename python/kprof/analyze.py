@@ -10,7 +10,7 @@ import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Literal, TypeVar, overload
 
-from kprof import _core
+from kprof._native import core as _core
 from kprof._options import Settings, check_arity, make_settings
 from kprof.configs import BoundConfigs, FunctionParams, bind, materialize
 from kprof.errors import KprofError, UserFunctionError

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from types import TracebackType
 from typing import Any, TypeVar
 
-from kprof import _core
+from kprof._native import core as _core
 from kprof.errors import AnnotationError, KprofError
 
 __all__ = ["annotate"]

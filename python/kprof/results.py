@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from kprof import _core
+from kprof._native import core as _core
 from kprof.errors import OutputExistsError
 
 __all__ = ["ProfileResults", "load"]

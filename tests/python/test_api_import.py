@@ -109,3 +109,13 @@ def test_core_log_lines_go_to_sys_stdout(capsys):
 def test_cli_main_runs_in_process(capfd):
     assert kprof._core.cli_main(["kprof", "--version"]) == 0
     assert kprof._core.version() in capfd.readouterr().out
+
+
+def test_import_kprof_does_not_load_the_extension():
+    """libkprof loads on first use, so `import kprof` before `import torch` stays safe."""
+    import subprocess
+    import sys
+
+    code = "import sys, kprof; print('kprof._core' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"
