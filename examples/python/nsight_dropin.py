@@ -23,4 +23,5 @@ def precisions(n):
 
 
 df = precisions().to_dataframe()
-print(df[["Annotation", "Metric", "n", "AvgValue", "StdDev", "NormalizationValue", "Unit"]].to_string())
+columns = ["Annotation", "Metric", "n", "AvgValue", "StdDev", "NormalizationValue", "Unit"]
+print(df[columns].to_string())

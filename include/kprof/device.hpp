@@ -22,11 +22,11 @@ struct DeviceInfo {
 
 struct SystemInfo {
   bool built_with_cuda = false;
-  bool driver_loaded = false;   // libcuda.so.1 found and initialised
-  std::string driver_error;     // why not, when driver_loaded is false
-  int driver_version = 0;       // CUDA driver API version, 13000 for 13.0; 0 when none
-  int runtime_version = 0;      // CUDA runtime kprof was built with
-  int cupti_version = 0;        // CUPTI API version; 0 when CUPTI is not loadable
+  bool driver_loaded = false;  // libcuda.so.1 found and initialised
+  std::string driver_error;    // why not, when driver_loaded is false
+  int driver_version = 0;      // CUDA driver API version, 13000 for 13.0; 0 when none
+  int runtime_version = 0;     // CUDA runtime kprof was built with
+  int cupti_version = 0;       // CUPTI API version; 0 when CUPTI is not loadable
   std::string host;
   // Whether this process may read hardware counters: "yes (root)", "yes (profiling open to
   // all users)", "no: restricted to admin users (...)", or "unknown (...)".

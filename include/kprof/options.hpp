@@ -58,17 +58,16 @@ struct DerivedValue {
 
 // Called once per (annotation, config, run) with the region's metric values (in the order of
 // Options::metrics) and the config index. Returns any number of derived values.
-using DeriveFn =
-    std::function<std::vector<DerivedValue>(const std::vector<double>& metric_values,
-                                            std::size_t config)>;
+using DeriveFn = std::function<std::vector<DerivedValue>(const std::vector<double>& metric_values,
+                                                         std::size_t config)>;
 
 using CombineFn = std::function<double(double, double)>;
 
 struct ThermalOptions {
-  std::optional<int> wait;        // pause when headroom (°C) <= wait; default 10
-  std::optional<int> cont;        // resume when headroom >= cont; default 20
-  std::optional<int> timeout_s;   // give up after this many seconds; default 180
-  std::optional<int> device;      // CUDA ordinal to watch; default the profiled device
+  std::optional<int> wait;       // pause when headroom (°C) <= wait; default 10
+  std::optional<int> cont;       // resume when headroom >= cont; default 20
+  std::optional<int> timeout_s;  // give up after this many seconds; default 180
+  std::optional<int> device;     // CUDA ordinal to watch; default the profiled device
 };
 
 struct Options {
@@ -83,7 +82,7 @@ struct Options {
   // demangled name without its parameter list.
   std::vector<std::string> ignore_kernels;
   CombineKind combine = CombineKind::automatic;
-  CombineFn combine_fn;  // used when combine == custom
+  CombineFn combine_fn;     // used when combine == custom
   bool per_kernel = false;  // one row per kernel of a region instead of one per region
   DeriveFn derive;
   std::string normalize_against;  // empty: no normalization

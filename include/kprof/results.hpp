@@ -28,10 +28,10 @@ struct SessionInfo {
   int runs = 1;                        // runs per config asked for
   std::vector<std::string> metrics;    // measured metrics, in order
   std::string kprof_version;
-  std::string cuda_driver_version;     // "13.0"
+  std::string cuda_driver_version;  // "13.0"
   std::string cuda_runtime_version;
-  std::string cupti_version;           // CUPTI API version number
-  std::string started_at;              // ISO 8601, UTC
+  std::string cupti_version;  // CUPTI API version number
+  std::string started_at;     // ISO 8601, UTC
 };
 
 // One measured value of one kernel in one run: the raw data.
@@ -62,16 +62,16 @@ struct Sample {
 // Statistics of one (annotation, config, metric) over the runs; in per-kernel mode, one per
 // kernel as well. Column names in comments are those of the DataFrame and the CSV.
 struct Row {
-  std::string annotation;  // Annotation
-  std::string metric;      // Metric
-  std::size_t config = 0;  // index into Results::sweep(); the parameter columns
-  std::string kernel;      // Kernel
-  int kernel_index = -1;   // KernelIndex (per-kernel mode only)
-  double mean = 0;         // AvgValue
-  double stddev = 0;       // StdDev, sample (n-1); NaN for one run
-  double min = 0;          // MinValue
-  double max = 0;          // MaxValue
-  double median = 0;       // Median
+  std::string annotation;          // Annotation
+  std::string metric;              // Metric
+  std::size_t config = 0;          // index into Results::sweep(); the parameter columns
+  std::string kernel;              // Kernel
+  int kernel_index = -1;           // KernelIndex (per-kernel mode only)
+  double mean = 0;                 // AvgValue
+  double stddev = 0;               // StdDev, sample (n-1); NaN for one run
+  double min = 0;                  // MinValue
+  double max = 0;                  // MaxValue
+  double median = 0;               // Median
   std::size_t num_runs = 0;        // NumRuns: runs with a value (NaN runs excluded)
   double ci95_lower = 0;           // CI95_Lower: Student-t interval of the mean
   double ci95_upper = 0;           // CI95_Upper

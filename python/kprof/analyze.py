@@ -351,8 +351,9 @@ def kernel(
             ``kprof_*`` in the temporary directory, made when the decorator is built.
         output_csv: Write nsight-python's CSV files after every call:
             ``<prefix>profiled_data-<func>-<n>.csv`` (per run),
-            ``<prefix>processed_data-<func>-<n>.csv`` (aggregated) and kprof's
-            ``<prefix>records-<func>-<n>.csv`` (raw kernel records), where ``n`` counts the
+            ``<prefix>processed_data-<func>-<n>.csv`` (aggregated), and kprof's
+            ``<prefix>records-<func>-<n>.csv`` (raw kernel records) and
+            ``<prefix>session-<func>-<n>.csv`` (the session), where ``n`` counts the
             successful calls of the function from 0.
         info_collectors: nsight-python's experimental custom collectors; not built in yet: a
             non-empty list raises :class:`kprof.errors.UnsupportedError`.

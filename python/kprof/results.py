@@ -308,8 +308,8 @@ class ProfileResults:
     def write_csv(self, prefix: str | os.PathLike[str], tag: str) -> list[str]:
         """Writes nsight-python's CSV files, ``<prefix>profiled_data-<tag>.csv`` (per run)
         and ``<prefix>processed_data-<tag>.csv`` (aggregated), plus kprof's
-        ``<prefix>records-<tag>.csv`` (raw records). A missing folder in ``prefix`` is
-        created. Returns the paths written."""
+        ``<prefix>records-<tag>.csv`` (raw records) and ``<prefix>session-<tag>.csv``. A
+        missing folder in ``prefix`` is created. Returns the paths written."""
         prefix = os.fspath(prefix)
         folder = os.path.dirname(prefix)
         if folder:

@@ -31,9 +31,9 @@ detail::SweepHooks progress_hooks(const Options& options, const Sweep& sweep) {
   hooks.progress = [&sweep](const detail::Progress& p) {
     if (p.run != p.runs) return;
     std::string params = sweep.config(p.config).to_string();
-    log_line("[kprof] config " + std::to_string(p.config + 1) + "/" +
-             std::to_string(p.configs) + (params.empty() ? "" : " (" + params + ")") + ": " +
-             std::to_string(p.runs) + " run(s), " + fixed(p.elapsed_s, 2) + " s elapsed");
+    log_line("[kprof] config " + std::to_string(p.config + 1) + "/" + std::to_string(p.configs) +
+             (params.empty() ? "" : " (" + params + ")") + ": " + std::to_string(p.runs) +
+             " run(s), " + fixed(p.elapsed_s, 2) + " s elapsed");
   };
   return hooks;
 }

@@ -30,8 +30,12 @@ class SessionGuard {
 class Sweeper {
  public:
   Sweeper(Backend& backend, const Options& options, const Sweep& sweep, const SweepHooks& hooks)
-      : backend_(backend), options_(options), sweep_(sweep), hooks_(hooks),
-        builder_(options, sweep), started_(std::chrono::steady_clock::now()) {}
+      : backend_(backend),
+        options_(options),
+        sweep_(sweep),
+        hooks_(hooks),
+        builder_(options, sweep),
+        started_(std::chrono::steady_clock::now()) {}
 
   void run(const RunBody& body) {
     for (std::size_t c = 0; c < sweep_.size(); ++c) {
@@ -98,8 +102,10 @@ class Sweeper {
       if (r.path == base) return;
       seen += (seen.empty() ? "'" : ", '") + r.path + "'";
     }
-    throw AnnotationError("normalize_against='" + base + "' names no annotation of the first run; "
-                          "annotations: " + (seen.empty() ? std::string("none") : seen));
+    throw AnnotationError("normalize_against='" + base +
+                          "' names no annotation of the first run; "
+                          "annotations: " +
+                          (seen.empty() ? std::string("none") : seen));
   }
 
   double elapsed_s() const {
@@ -137,8 +143,8 @@ std::shared_ptr<const Results> partial_results(const SessionInfo& session, const
 
 }  // namespace
 
-Results run_sweep(Backend& backend, const Options& options, const Sweep& sweep,
-                  const RunBody& body, const SweepHooks& hooks) {
+Results run_sweep(Backend& backend, const Options& options, const Sweep& sweep, const RunBody& body,
+                  const SweepHooks& hooks) {
   SessionInfo session = backend.describe();
   session.runs = options.runs;
   auto& tracker = RegionTracker::instance();

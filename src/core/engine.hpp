@@ -15,11 +15,11 @@ namespace kprof::detail {
 using RunBody = std::function<void(std::size_t config, int run)>;
 
 struct Progress {
-  std::size_t config = 0;     // index of the config being measured
-  std::size_t configs = 0;    // number of configs in the sweep
-  int run = 0;                // runs done in this config
+  std::size_t config = 0;   // index of the config being measured
+  std::size_t configs = 0;  // number of configs in the sweep
+  int run = 0;              // runs done in this config
   int runs = 0;
-  double elapsed_s = 0;       // since the sweep started
+  double elapsed_s = 0;  // since the sweep started
 };
 
 // Hook points around the loop; any may be empty. Collectors and the thermal guard attach here.
@@ -33,7 +33,7 @@ struct SweepHooks {
 
 // Runs the sweep and aggregates. The backend is started and always stopped. Errors thrown
 // after the first run carry the partial results.
-Results run_sweep(Backend& backend, const Options& options, const Sweep& sweep,
-                  const RunBody& body, const SweepHooks& hooks = {});
+Results run_sweep(Backend& backend, const Options& options, const Sweep& sweep, const RunBody& body,
+                  const SweepHooks& hooks = {});
 
 }  // namespace kprof::detail

@@ -12,18 +12,16 @@ namespace {
 template <typename E, std::size_t N>
 using Names = std::array<std::pair<E, const char*>, N>;
 
-constexpr Names<CacheControl, 2> kCacheControl{{{CacheControl::all, "all"},
-                                                {CacheControl::none, "none"}}};
-constexpr Names<ClockControl, 2> kClockControl{{{ClockControl::none, "none"},
-                                                {ClockControl::base, "base"}}};
-constexpr Names<ReplayMode, 2> kReplayMode{{{ReplayMode::kernel, "kernel"},
-                                            {ReplayMode::range, "range"}}};
-constexpr Names<ThermalMode, 3> kThermalMode{{{ThermalMode::automatic, "auto"},
-                                              {ThermalMode::manual, "manual"},
-                                              {ThermalMode::off, "off"}}};
-constexpr Names<Verbosity, 3> kVerbosity{{{Verbosity::silent, "silent"},
-                                          {Verbosity::info, "info"},
-                                          {Verbosity::debug, "debug"}}};
+constexpr Names<CacheControl, 2> kCacheControl{
+    {{CacheControl::all, "all"}, {CacheControl::none, "none"}}};
+constexpr Names<ClockControl, 2> kClockControl{
+    {{ClockControl::none, "none"}, {ClockControl::base, "base"}}};
+constexpr Names<ReplayMode, 2> kReplayMode{
+    {{ReplayMode::kernel, "kernel"}, {ReplayMode::range, "range"}}};
+constexpr Names<ThermalMode, 3> kThermalMode{
+    {{ThermalMode::automatic, "auto"}, {ThermalMode::manual, "manual"}, {ThermalMode::off, "off"}}};
+constexpr Names<Verbosity, 3> kVerbosity{
+    {{Verbosity::silent, "silent"}, {Verbosity::info, "info"}, {Verbosity::debug, "debug"}}};
 constexpr Names<CombineKind, 6> kCombine{{{CombineKind::automatic, "auto"},
                                           {CombineKind::sum, "sum"},
                                           {CombineKind::max, "max"},
@@ -56,12 +54,14 @@ std::string name_of(const Names<E, N>& names, E v) {
 void validate_metrics(const std::vector<std::string>& metrics) {
   if (metrics.empty()) throw OptionError("metrics", "[]", "at least one metric name");
   for (const auto& m : metrics) {
-    if (m.empty()) throw OptionError("metrics", "''", "a metric name such as '" +
-                                                         std::string(kDurationMetric) + "'");
+    if (m.empty())
+      throw OptionError("metrics", "''",
+                        "a metric name such as '" + std::string(kDurationMetric) + "'");
     if (m != kDurationMetric)
       unsupported("metrics=['" + m + "']",
                   "hardware counters need the range profiler backend; this version measures "
-                  "kernel durations ('" + std::string(kDurationMetric) + "') only");
+                  "kernel durations ('" +
+                      std::string(kDurationMetric) + "') only");
   }
 }
 
@@ -71,7 +71,8 @@ void validate_thermal(const Options& o) {
     throw OptionError("thermal_cont", std::to_string(*t.cont),
                       "a value greater than thermal_wait=" + std::to_string(*t.wait));
   if (t.timeout_s && *t.timeout_s <= 0)
-    throw OptionError("thermal_timeout", std::to_string(*t.timeout_s), "a positive number of seconds");
+    throw OptionError("thermal_timeout", std::to_string(*t.timeout_s),
+                      "a positive number of seconds");
   if (o.thermal_mode == ThermalMode::manual)
     unsupported("thermal_mode='manual'", "the thermal guard is not built in yet");
   if (t.wait || t.cont || t.timeout_s || t.device)
@@ -81,10 +82,16 @@ void validate_thermal(const Options& o) {
 
 }  // namespace
 
-CacheControl parse_cache_control(std::string_view v) { return parse(kCacheControl, "cache_control", v); }
-ClockControl parse_clock_control(std::string_view v) { return parse(kClockControl, "clock_control", v); }
+CacheControl parse_cache_control(std::string_view v) {
+  return parse(kCacheControl, "cache_control", v);
+}
+ClockControl parse_clock_control(std::string_view v) {
+  return parse(kClockControl, "clock_control", v);
+}
 ReplayMode parse_replay_mode(std::string_view v) { return parse(kReplayMode, "replay_mode", v); }
-ThermalMode parse_thermal_mode(std::string_view v) { return parse(kThermalMode, "thermal_mode", v); }
+ThermalMode parse_thermal_mode(std::string_view v) {
+  return parse(kThermalMode, "thermal_mode", v);
+}
 Verbosity parse_verbosity(std::string_view v) { return parse(kVerbosity, "verbosity", v); }
 
 CombineKind parse_combine(std::string_view v) {

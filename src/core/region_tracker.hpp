@@ -46,11 +46,11 @@ class RegionTracker {
   RegionId attribute_launch() const noexcept;
 
   // --- the engine ---
-  void begin_profile();              // the calling thread becomes the profiling thread
+  void begin_profile();  // the calling thread becomes the profiling thread
   void begin_run(std::size_t config, int run);
   // Ends the run; throws AnnotationError naming any region still open.
   std::vector<RegionRun> end_run();
-  void end_profile() noexcept;       // also clears state left by a failed run
+  void end_profile() noexcept;  // also clears state left by a failed run
   bool profiling() const noexcept { return active_.load(std::memory_order_acquire); }
 
  private:

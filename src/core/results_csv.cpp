@@ -6,10 +6,11 @@
 // becomes int64, other number text double (doubles are always written with '.' or 'e'), the
 // rest string; so a string parameter that looks like a number ("42", "1e3", "nan") reads back
 // as a number. The sweep is rebuilt from the configs that have a line in some file: configs
-// with no line at all cannot be recovered from CSV (JSON keeps them). Session fields come
-// from the columns that carry them (GPU, Host, clocks, Backend, ReplayMode, CacheControl,
-// Passes), the others stay default. As in nsight-python, Normalized is "False" when a row is
-// not normalized, so a baseline annotation named "False" reads back as not normalized.
+// with no line at all cannot be recovered from CSV (JSON keeps them). The session is written
+// whole to a fourth file, <prefix>session-<tag>.csv (Field,Value lines). As in nsight-python,
+// Normalized is "False" when a row is not normalized, so a baseline annotation named "False" reads
+// back as not normalized.
+#include <algorithm>
 #include <concepts>
 #include <functional>
 #include <limits>
@@ -167,6 +168,48 @@ Layout<Record> records_layout() {
           {}};
 }
 
+// The session, one field a line: <prefix>session-<tag>.csv with the header Field,Value.
+constexpr const char* kSessionKind = "session";
+constexpr char kMetricSeparator = ';';
+
+Column<SessionInfo> metrics_column() {
+  return {"metrics",
+          [](const SessionInfo& s, const SessionInfo&) {
+            std::string out;
+            for (const auto& m : s.metrics) out += (out.empty() ? "" : ";") + m;
+            return out;
+          },
+          [](SessionInfo& s, SessionInfo&, std::string_view v) {
+            s.metrics.clear();
+            while (!v.empty()) {
+              const auto end = std::min(v.find(kMetricSeparator), v.size());
+              s.metrics.emplace_back(v.substr(0, end));
+              v.remove_prefix(std::min(end + 1, v.size()));
+            }
+          }};
+}
+
+std::vector<Column<SessionInfo>> session_columns() {
+  using S = SessionInfo;
+  return {field("gpu", &S::gpu),
+          field("device", &S::device),
+          field("host", &S::host),
+          field("compute_clock_khz", &S::compute_clock_khz),
+          field("memory_clock_khz", &S::memory_clock_khz),
+          field("backend", &S::backend),
+          field("replay_mode", &S::replay_mode),
+          field("cache_control", &S::cache_control),
+          field("clock_control", &S::clock_control),
+          field("passes", &S::passes),
+          field("runs", &S::runs),
+          metrics_column(),
+          field("kprof_version", &S::kprof_version),
+          field("cuda_driver_version", &S::cuda_driver_version),
+          field("cuda_runtime_version", &S::cuda_runtime_version),
+          field("cupti_version", &S::cupti_version),
+          field("started_at", &S::started_at)};
+}
+
 std::string file_path(const std::string& prefix, const char* kind, const std::string& tag) {
   return prefix + kind + "-" + tag + ".csv";
 }
@@ -298,6 +341,36 @@ std::vector<T> read_table(const std::string& path, const Layout<T>& layout, Sess
   return items;
 }
 
+std::string render_session(const SessionInfo& session) {
+  std::string out;
+  detail::csv::append_row(out, {"Field", "Value"});
+  for (const auto& c : session_columns())
+    detail::csv::append_row(out, {c.name, c.write(session, session)});
+  return out;
+}
+
+SessionInfo read_session(const std::string& path) {
+  const auto lines = detail::csv::parse(detail::read_text_file(path), path);
+  if (lines.empty() || lines.front() != Cells{"Field", "Value"})
+    fail(path, "not a kprof session file; expected the header Field,Value");
+  std::map<std::string, std::string> values;
+  for (std::size_t i = 1; i < lines.size(); ++i) {
+    if (lines[i].size() != 2) fail(path, "data line " + std::to_string(i) + " needs 2 fields");
+    values[lines[i][0]] = lines[i][1];
+  }
+  SessionInfo session;
+  for (const auto& c : session_columns()) {
+    const auto it = values.find(c.name);
+    if (it == values.end()) fail(path, "has no line for " + c.name);
+    try {
+      c.read(session, session, it->second);
+    } catch (const BadCell& e) {
+      fail(path, c.name + ": " + e.what);
+    }
+  }
+  return session;
+}
+
 }  // namespace
 
 std::vector<std::string> Results::write_csv(const std::string& prefix,
@@ -310,11 +383,13 @@ std::vector<std::string> Results::write_csv(const std::string& prefix,
   write(samples_layout(), samples_);
   write(rows_layout(), rows_);
   write(records_layout(), records_);
+  paths.push_back(file_path(prefix, kSessionKind, tag));
+  detail::write_text_file_atomic(paths.back(), render_session(session_));
   return paths;
 }
 
 Results Results::read_csv(const std::string& prefix, const std::string& tag) {
-  SessionInfo session;
+  SessionInfo session = read_session(file_path(prefix, kSessionKind, tag));
   SweepBuilder sweep;
   auto read = [&](const auto& layout) {
     return read_table(file_path(prefix, layout.kind, tag), layout, session, sweep);

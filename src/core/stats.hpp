@@ -32,7 +32,7 @@ struct Summary {
   std::size_t n = 0;  // values that are not NaN
   double mean, stddev, min, max, median;
   Interval ci95;
-  double rel_stddev_pct;  // 100 * stddev / |mean|; NaN when mean is 0 or n < 2
+  double rel_stddev_pct;       // 100 * stddev / |mean|; NaN when mean is 0 or n < 2
   std::optional<bool> stable;  // rel_stddev_pct < 2; unset when undefined
 };
 Summary summarize(std::span<const double> values);

@@ -97,9 +97,9 @@ Sweep Sweep::list(std::vector<std::string> names, std::vector<std::vector<Value>
   if (points.empty()) throw ConfigError("configs cannot be empty");
   for (std::size_t i = 0; i < points.size(); ++i)
     if (points[i].size() != names.size())
-      throw ConfigError("config " + std::to_string(i) + " has " +
-                        std::to_string(points[i].size()) + " values, but the sweep has " +
-                        std::to_string(names.size()) + " parameters");
+      throw ConfigError("config " + std::to_string(i) + " has " + std::to_string(points[i].size()) +
+                        " values, but the sweep has " + std::to_string(names.size()) +
+                        " parameters");
   Sweep s;
   s.names_ = std::move(names);
   s.points_ = std::move(points);

@@ -1,7 +1,6 @@
 // Builds against an installed kprof and uses its GPU-free API.
-#include <kprof/kprof.hpp>
-
 #include <iostream>
+#include <kprof/kprof.hpp>
 
 int main() {
   kprof::Sweep sweep = kprof::Sweep().axis("n", {std::int64_t{512}, std::int64_t{1024}});

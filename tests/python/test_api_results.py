@@ -270,6 +270,7 @@ def test_csv_round_trip(two_by_two, tmp_path):
         "processed_data-bench-0.csv",
         "profiled_data-bench-0.csv",
         "records-bench-0.csv",
+        "session-bench-0.csv",
     ]
     back = ProfileResults.read_csv(str(tmp_path / "out") + "/", "bench-0")
     pd.testing.assert_frame_equal(back.to_dataframe(), res.to_dataframe())

@@ -240,6 +240,7 @@ def test_demo_profiles_and_writes_results(tmp_path):
         "d-processed_data-demo.csv",
         "d-profiled_data-demo.csv",
         "d-records-demo.csv",
+        "d-session-demo.csv",
     ]
 
 

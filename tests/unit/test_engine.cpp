@@ -117,8 +117,14 @@ TEST(Engine, SameAnnotationTwiceInOneRunIsAnError) {
   ScriptedBackend gpu;
   EXPECT_THROW(detail::run_sweep(gpu, quiet(1), Sweep(),
                                  [&](std::size_t, int) {
-                                   { Annotation a("k"); gpu.launch("x", 1); }
-                                   { Annotation b("k"); gpu.launch("x", 1); }
+                                   {
+                                     Annotation a("k");
+                                     gpu.launch("x", 1);
+                                   }
+                                   {
+                                     Annotation b("k");
+                                     gpu.launch("x", 1);
+                                   }
                                  }),
                AnnotationError);
   EXPECT_EQ(gpu.stops, 1);
@@ -225,9 +231,16 @@ TEST(Engine, PartialResultsOfAnEmptyRegionCountEveryEarlierRunOnce) {
   ScriptedBackend gpu;
   try {
     detail::run_sweep(gpu, quiet(2), Sweep(), [&](std::size_t, int run) {
-      { Annotation a("k"); gpu.launch("kern", 10); }
-      if (run == 1) Annotation empty("empty");
-      else { Annotation e("empty"); gpu.launch("kern", 1); }
+      {
+        Annotation a("k");
+        gpu.launch("kern", 10);
+      }
+      if (run == 1)
+        Annotation empty("empty");
+      else {
+        Annotation e("empty");
+        gpu.launch("kern", 1);
+      }
     });
     FAIL() << "no error";
   } catch (const MeasurementError& e) {

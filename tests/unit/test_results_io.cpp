@@ -133,20 +133,6 @@ Parts sample_parts() {
   return p;
 }
 
-// The session fields the CSV columns carry; the others stay default.
-SessionInfo csv_session(const SessionInfo& full) {
-  SessionInfo s;
-  s.gpu = full.gpu;
-  s.host = full.host;
-  s.compute_clock_khz = full.compute_clock_khz;
-  s.memory_clock_khz = full.memory_clock_khz;
-  s.backend = full.backend;
-  s.replay_mode = full.replay_mode;
-  s.cache_control = full.cache_control;
-  s.passes = full.passes;
-  return s;
-}
-
 std::uint64_t bits(double v) { return std::bit_cast<std::uint64_t>(v); }
 
 // Runs `f`, which must throw FormatError whose message holds every one of `parts`.
@@ -423,23 +409,29 @@ TEST(ResultsIoCsvText, DoublesAreShortestAndExact) {
   EXPECT_EQ(detail::parse_int("-42"), -42);
 }
 
-TEST_F(ResultsIoFiles, CsvRoundTripKeepsRecordsSamplesRowsAndSweep) {
+TEST_F(ResultsIoFiles, CsvRoundTripIsExact) {
   const Parts p = sample_parts();
   const auto paths = p.make().write_csv(path("out_"), "bench-7");
-  EXPECT_EQ(paths, (std::vector<std::string>{path("out_profiled_data-bench-7.csv"),
-                                             path("out_processed_data-bench-7.csv"),
-                                             path("out_records-bench-7.csv")}));
+  EXPECT_EQ(paths,
+            (std::vector<std::string>{
+                path("out_profiled_data-bench-7.csv"), path("out_processed_data-bench-7.csv"),
+                path("out_records-bench-7.csv"), path("out_session-bench-7.csv")}));
   const Results back = Results::read_csv(path("out_"), "bench-7");
-  Parts want = p;
-  want.session = csv_session(p.session);
-  EXPECT_TRUE(back == want.make());
+  EXPECT_TRUE(back == p.make());
   EXPECT_EQ(back.records()[0].kernel, kTemplateKernel);
   EXPECT_EQ(back.records()[1].kernel, kNastyKernel);
   EXPECT_EQ(bits(back.records()[3].value), bits(5e-324));
   EXPECT_EQ(std::get<double>(back.sweep().point(0)[1]), 2.0);
   EXPECT_EQ(std::get<std::string>(back.sweep().point(1)[2]), "a, \"b\"\nc");
   EXPECT_EQ(back.session().passes, 2);
-  EXPECT_EQ(back.session().runs, 1);  // not in the CSV columns: default
+  EXPECT_EQ(back.session().metrics, p.session.metrics);
+  EXPECT_EQ(back.session().started_at, p.session.started_at);
+}
+
+TEST_F(ResultsIoFiles, CsvWithoutItsSessionFileIsAFormatError) {
+  const auto paths = sample_parts().make().write_csv(path("s_"), "t");
+  std::remove(paths.back().c_str());
+  EXPECT_THROW(Results::read_csv(path("s_"), "t"), FormatError);
 }
 
 TEST_F(ResultsIoFiles, CsvColumnsFollowNsightPython) {
@@ -503,7 +495,7 @@ TEST_F(ResultsIoFiles, CsvWritesOverwriteAndLeaveNoTemporaries) {
   Results().write_csv(path(""), "t");
   sample_parts().make().write_csv(path(""), "t");
   EXPECT_EQ(files_in(dir_), (std::vector<std::string>{"processed_data-t.csv", "profiled_data-t.csv",
-                                                      "records-t.csv"}));
+                                                      "records-t.csv", "session-t.csv"}));
   EXPECT_EQ(Results::read_csv(path(""), "t").rows().size(), 4u);
 }
 
