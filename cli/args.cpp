@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cmath>
 
 #include "cli/commands.hpp"
 
@@ -30,6 +31,13 @@ std::string valid_options(const std::vector<OptionSpec>& specs) {
     out += s.name + (s.value_name.empty() ? "" : " " + s.value_name) + ", ";
   }
   return out + "--help";
+}
+
+// "BASE NEW"
+std::string join_names(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : " ") + n;
+  return out;
 }
 
 }  // namespace
@@ -73,7 +81,8 @@ std::string one_line(const std::string& message) {
   return out;
 }
 
-ParsedArgs parse_args(const std::vector<std::string>& args, const std::vector<OptionSpec>& specs) {
+ParsedArgs parse_args(const std::vector<std::string>& args, const std::vector<OptionSpec>& specs,
+                      const std::vector<std::string>& positionals) {
   ParsedArgs parsed;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
@@ -82,7 +91,13 @@ ParsedArgs parse_args(const std::vector<std::string>& args, const std::vector<Op
       continue;
     }
     if (arg.rfind("-", 0) != 0 || arg == "-") {
-      throw UsageError("unexpected argument '" + arg + "'; valid options: " + valid_options(specs));
+      if (parsed.positionals().size() < positionals.size()) {
+        parsed.add_positional(arg);
+        continue;
+      }
+      throw UsageError("unexpected argument '" + arg + "'; " +
+                       (positionals.empty() ? "valid options: " + valid_options(specs)
+                                            : "expected " + join_names(positionals)));
     }
     const std::size_t eq = arg.find('=');
     const std::string name = arg.substr(0, eq);
@@ -113,6 +128,11 @@ ParsedArgs parse_args(const std::vector<std::string>& args, const std::vector<Op
                        spec->value_name + ")");
     }
   }
+  // Not with --help: help needs no file.
+  const std::size_t given = parsed.positionals().size();
+  if (!parsed.has("--help") && given < positionals.size())
+    throw UsageError("missing argument " + positionals[given] + " (expected " +
+                     join_names(positionals) + ")");
   return parsed;
 }
 
@@ -123,6 +143,16 @@ int parse_positive_int(const std::string& option, const std::string& value, int 
   if (ec != std::errc() || ptr != end || parsed < 1 || parsed > max) {
     throw UsageError(option + "=" + value + " is not valid; valid: an integer from 1 to " +
                      std::to_string(max));
+  }
+  return parsed;
+}
+
+double parse_number(const std::string& option, const std::string& value) {
+  double parsed = 0;
+  const char* end = value.data() + value.size();
+  const auto [ptr, ec] = std::from_chars(value.data(), end, parsed);
+  if (ec != std::errc() || ptr != end || !std::isfinite(parsed)) {
+    throw UsageError(option + "=" + value + " is not valid; valid: a number");
   }
   return parsed;
 }

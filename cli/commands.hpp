@@ -42,18 +42,27 @@ class ParsedArgs {
   bool has(const std::string& name) const { return values_.count(name) != 0; }
   std::optional<std::string> get(const std::string& name) const;
   void set(const std::string& name, std::string value) { values_[name] = std::move(value); }
+  // The arguments that are not options (the files of `report` and `compare`), in order.
+  const std::vector<std::string>& positionals() const { return positionals_; }
+  void add_positional(std::string value) { positionals_.push_back(std::move(value)); }
 
  private:
   std::map<std::string, std::string> values_;
+  std::vector<std::string> positionals_;
 };
 
 // Parses `--name value`, `--name=value` and flags against `specs`; -h and --help are always
-// accepted (as "--help"). Throws UsageError naming an unknown option (and the closest valid
-// one), a missing value, a repeated option or a stray argument.
-ParsedArgs parse_args(const std::vector<std::string>& args, const std::vector<OptionSpec>& specs);
+// accepted (as "--help"). `positionals` names the other arguments the command takes, all
+// required ("BASE", "NEW"). Throws UsageError naming an unknown option (and the closest valid
+// one), a missing value, a repeated option, a missing argument or a stray argument.
+ParsedArgs parse_args(const std::vector<std::string>& args, const std::vector<OptionSpec>& specs,
+                      const std::vector<std::string>& positionals = {});
 
 // A positive integer within [1, max]; UsageError naming the option otherwise.
 int parse_positive_int(const std::string& option, const std::string& value, int max);
+
+// A finite decimal number ("2", "0.5", "1e-3"); UsageError naming the option otherwise.
+double parse_number(const std::string& option, const std::string& value);
 
 // The name in `choices` closest to `given` (edit distance at most 2, or a prefix); empty if none.
 std::string closest(const std::string& given, const std::vector<std::string>& choices);
@@ -150,10 +159,21 @@ std::vector<DerivedValue> demo_derive(const std::vector<DemoCase>& cases,
 // The line after the table: the highest mean bandwidth and where it was seen.
 void print_demo_summary(const Results& results, std::ostream& out);
 
+// --- report and compare --------------------------------------------------------------------
+
+// Reads the results file given as argument `what` ("FILE", "BASE"). A file that cannot be read
+// is a UsageError: exit code 1 of `compare` means "something got slower" and nothing else.
+Results read_results_arg(const std::string& what, const std::string& path);
+// Where, when and how the results were measured: {label, text} per known fact (GPU, host, date,
+// backend, cache and clock control, runs, versions), for print_columns.
+std::vector<std::vector<std::string>> session_context(const SessionInfo& s);
+
 // --- the commands --------------------------------------------------------------------------
 
 int command_devices(const ParsedArgs& args, std::ostream& out, std::ostream& err);
 int command_doctor(const ParsedArgs& args, std::ostream& out, std::ostream& err);
 int command_demo(const ParsedArgs& args, std::ostream& out, std::ostream& err);
+int command_report(const ParsedArgs& args, std::ostream& out, std::ostream& err);
+int command_compare(const ParsedArgs& args, std::ostream& out, std::ostream& err);
 
 }  // namespace kprof::cli

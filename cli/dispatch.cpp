@@ -6,6 +6,7 @@
 #include <ostream>
 
 #include "cli/cli.hpp"
+#include "cli/command_metrics.hpp"
 #include "cli/commands.hpp"
 #include "kprof/errors.hpp"
 #include "kprof/version.hpp"
@@ -20,6 +21,7 @@ struct Command {
   std::string description;  // paragraphs, for `kprof help <command>`
   std::vector<OptionSpec> options;
   int (*run)(const ParsedArgs&, std::ostream& out, std::ostream& err);
+  std::vector<std::string> arguments = {};  // required arguments besides options ("FILE")
 };
 
 const std::vector<Command>& commands() {
@@ -56,6 +58,54 @@ const std::vector<Command>& commands() {
          "also write PREFIX{profiled_data,processed_data,records,session}-demo.csv"},
         {"--json", "PATH", "also write everything measured to one JSON file"}},
        command_demo},
+      {"metrics",
+       "the hardware counters of a chip: search, describe, metric sets, pass counts (no GPU "
+       "needed)",
+       "Lists the metrics CUPTI's Profiler Host API knows for a chip, computed on the CPU: no\n"
+       "GPU or driver needed when --chip names the chip (GH100 for H100 and H200); without\n"
+       "--chip the chip is the current GPU's. --search finds base metrics by part of their name\n"
+       "(or '*' and '?' patterns; full names when the text has a suffix), --describe shows the\n"
+       "type, unit, description, passes and suffixes of one, --passes counts the passes a\n"
+       "comma-separated list needs together, --sets shows kprof's metric sets (set:NAME in a\n"
+       "metric list) and --chips the supported chips. Without any of them: a summary.\n"
+       "Exit code 0 when the query worked, 2 for an unknown chip or metric, or no chip.",
+       {{"--chip", "NAME", "the chip, as CUPTI names it (GH100); default: the current GPU's"},
+        {"--chips", "", "list the chips this CUPTI supports"},
+        {"--search", "TEXT", "base metrics (or names) containing TEXT; '*' and '?' match any"},
+        {"--describe", "NAME", "type, unit, description, passes and suffixes of one metric"},
+        {"--sets", "", "kprof's metric sets, with their pass counts on the chip"},
+        {"--passes", "A,B,...", "passes needed to collect these metrics (or set:NAME) together"}},
+       command_metrics},
+      {"report",
+       "print a saved result: where and how it was measured, and its table",
+       "Reads a results file (JSON, as written by ProfileResults.save, Results::write_json or\n"
+       "`kprof demo --json`) and prints where, when and how it was measured (GPU, host, date,\n"
+       "backend, cache and clock control, runs, versions), then the results table with values\n"
+       "scaled to readable units. --plot and --html need the Python package:\n"
+       "`python3 -m kprof.cli report FILE --plot out.png`.\n"
+       "Exit code 0 when the file was read, 2 when it cannot be read or the command line is wrong.",
+       {{"--plot", "PATH", "draw the results to an image (Python package only)"},
+        {"--html", "PATH", "write an HTML report (Python package only)"}},
+       command_report,
+       {"FILE"}},
+      {"compare",
+       "compare two saved results: faster, slower or the same, with a significance test",
+       "Matches the rows of BASE and NEW by annotation, metric, config (by parameter values,\n"
+       "not position) and kernel index. For each row in both: the two means, the change in %,\n"
+       "whether the 95% intervals overlap, the p-value of a two-sided Mann-Whitney U test over\n"
+       "the per-run values (exact while a side has at most 8 runs, normal approximation with\n"
+       "tie and continuity correction otherwise) and a verdict. A change counts when p < alpha\n"
+       "and |change| >= threshold: faster or slower for times, higher or lower for other\n"
+       "metrics. Fewer than 3 runs on a side, or too few for any p to reach alpha, is \"not\n"
+       "enough runs\". Rows found in one file only are listed. Warns when the files were\n"
+       "measured on different GPUs or with different backends, cache, clock or replay modes.\n"
+       "Exit code 0 when nothing got slower, 1 when something did, 2 for a wrong command line\n"
+       "or a file that cannot be read.",
+       {{"--threshold", "PCT", "smallest change of the mean that counts, in % (default 2)"},
+        {"--alpha", "A", "significance level of the test (default 0.05)"},
+        {"--metric", "NAME", "only this metric; several: comma-separated"}},
+       command_compare,
+       {"BASE", "NEW"}},
   };
   return table;
 }
@@ -69,7 +119,9 @@ std::vector<std::string> command_names() {
 
 std::string synopsis(const Command& c) {
   std::string s = "kprof " + c.name;
-  for (const OptionSpec& o : c.options) s += " [" + o.name + " " + o.value_name + "]";
+  for (const std::string& a : c.arguments) s += " " + a;
+  for (const OptionSpec& o : c.options)
+    s += " [" + o.name + (o.value_name.empty() ? "" : " " + o.value_name) + "]";
   return s;
 }
 
@@ -92,7 +144,8 @@ void print_usage(std::ostream& out) {
 void print_command_help(const Command& c, std::ostream& out) {
   out << "usage: " << synopsis(c) << "\n\n" << c.description << "\n\noptions:\n";
   std::vector<std::vector<std::string>> rows;
-  for (const OptionSpec& o : c.options) rows.push_back({o.name + " " + o.value_name, o.help});
+  for (const OptionSpec& o : c.options)
+    rows.push_back({o.name + (o.value_name.empty() ? "" : " " + o.value_name), o.help});
   rows.push_back({"-h, --help", "show this text"});
   print_columns(out, rows, "  ");
 }
@@ -123,7 +176,7 @@ int run_command(const Command& c, const std::vector<std::string>& args, std::ost
                 std::ostream& err) {
   const std::string prefix = "kprof " + c.name + ": ";
   try {
-    const ParsedArgs parsed = parse_args(args, c.options);
+    const ParsedArgs parsed = parse_args(args, c.options, c.arguments);
     if (parsed.has("--help")) {
       print_command_help(c, out);
       return kExitOk;

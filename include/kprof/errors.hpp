@@ -111,6 +111,37 @@ class UnsupportedError : public Error {
   const char* kind() const noexcept override { return "UnsupportedError"; }
 };
 
+// The thermal guard could not keep the GPU within its temperature limits.
+class ThermalControlError : public Error {
+ public:
+  using Error::Error;
+  const char* kind() const noexcept override { return "ThermalControlError"; }
+};
+
+// The GPU did not cool down to the guard's resume threshold within thermal_timeout
+// (nsight-python's CoolingTimeoutError).
+class CoolingTimeoutError : public ThermalControlError {
+ public:
+  using ThermalControlError::ThermalControlError;
+  const char* kind() const noexcept override { return "CoolingTimeoutError"; }
+};
+
+// clock_control="base" could not lock (or restore) the SM clock: no NVML, no such device,
+// or the GPU does not support it.
+class ClockControlError : public Error {
+ public:
+  using Error::Error;
+  const char* kind() const noexcept override { return "ClockControlError"; }
+};
+
+// Locking clocks needs a permission this process lacks (root, or an administrator's
+// `nvidia-smi` setting).
+class ClockPermissionError : public ClockControlError {
+ public:
+  using ClockControlError::ClockControlError;
+  const char* kind() const noexcept override { return "ClockPermissionError"; }
+};
+
 // Reading a saved file failed: missing, malformed, or of an unknown version.
 class FormatError : public Error {
  public:

@@ -5,6 +5,7 @@
 #include "kprof/device.hpp"
 #include "kprof/errors.hpp"
 #include "kprof/log.hpp"
+#include "kprof/metrics.hpp"
 #include "kprof/options.hpp"
 #include "kprof/profile.hpp"
 #include "kprof/results.hpp"

@@ -12,10 +12,14 @@ namespace kprof {
 using BenchmarkFn = std::function<void(const Config&)>;
 
 // Validates `options` (OptionError / UnsupportedError before any GPU work), then calls `fn`
-// options.runs times for every config of `sweep`, in sweep order, and measures the kernels
-// launched inside annotations. Throws NoGpuError when no GPU can be used, CuptiBusyError when
-// another tool holds CUPTI. When `fn` throws, or the measurement fails mid-sweep, the error
-// carries what was measured before (Error::partial_results()).
+// options.runs times for every config of `sweep` (or until options.stopping stops the config),
+// in sweep order, and measures the kernels launched inside annotations; the measurement
+// conditions (thermal guard, clock_control, per-run NVML readings, info collectors) are those
+// of docs/conditions.md. Throws NoGpuError when no GPU can be used, CuptiBusyError when
+// another tool holds CUPTI, ClockControlError / ClockPermissionError when clock_control="base"
+// cannot lock the clock, CoolingTimeoutError when the GPU does not cool down. When `fn` throws,
+// or the measurement fails mid-sweep, the error carries what was measured before
+// (Error::partial_results()).
 Results profile(const Options& options, const Sweep& sweep, const BenchmarkFn& fn);
 
 // The same for a benchmark without parameters (one config).

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <iosfwd>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -32,6 +33,16 @@ struct SessionInfo {
   std::string cuda_runtime_version;
   std::string cupti_version;  // CUPTI API version number
   std::string started_at;     // ISO 8601, UTC
+  // Measurement conditions (docs/conditions.md).
+  std::string thermal_mode;  // "auto", "manual" or "off"
+  // Share of compute_clock_khz below which a run's measured SM clock counts as throttled.
+  double throttle_threshold = std::numeric_limits<double>::quiet_NaN();
+  // The stopping rule; stop_rel_half_width is NaN (and runs > 0) when every config ran `runs`
+  // times, and runs is 0 when the rule decided.
+  double stop_rel_half_width = std::numeric_limits<double>::quiet_NaN();
+  int stop_min_runs = 0;
+  int stop_max_runs = 0;
+  double stop_time_budget_s = std::numeric_limits<double>::quiet_NaN();
 };
 
 // One measured value of one kernel in one run: the raw data.
@@ -59,6 +70,58 @@ struct Sample {
   int kernel_index = -1;  // per-kernel mode: the kernel's index in the region; else -1
 };
 
+// What happened around one run of the benchmark function: its time, the thermal guard's pause
+// before it, and the GPU's state as NVML reported it (read before and after the run).
+struct RunInfo {
+  std::size_t config = 0;
+  int run = 0;
+  double seconds = 0;  // wall time of the benchmark call
+  double pause_s = 0;  // the thermal guard's pause before the run
+  // Mean SM clock (kHz) of the readings not taken while the GPU was idle; NaN without NVML.
+  double sm_clock_khz = std::numeric_limits<double>::quiet_NaN();
+  double temperature_c = std::numeric_limits<double>::quiet_NaN();  // highest reading
+  std::int64_t clock_event_reasons = -1;  // NVML clock event (throttle) reasons, OR; -1 unknown
+  // sm_clock_khz < throttle_threshold * compute_clock_khz; unset when either is unknown.
+  std::optional<bool> throttled;
+};
+
+// How the runs of one config went: how many, and which rule stopped them.
+struct ConfigInfo {
+  std::size_t config = 0;
+  int runs = 0;  // runs made (failed runs included)
+  // "runs" (the fixed count), "precision" (the interval was tight enough), "max_runs",
+  // "time_budget", or "error" (the sweep failed in this config).
+  std::string stopped_by;
+  double seconds = 0;  // wall time of the config, thermal pauses excluded
+};
+
+// One value of an info collector. Numbers are in `value`, anything else in `text` (Python
+// objects as str(obj)); NaN and "" mean no value (the collector failed or returned nothing).
+struct InfoValue {
+  std::string name;
+  std::string scope;  // "once", "config", "run" or "annotation"
+  std::size_t config = 0;
+  int run = -1;            // -1 for once and config scope
+  std::string annotation;  // annotation scope: the annotation's path
+  double value = std::numeric_limits<double>::quiet_NaN();
+  std::string text;
+};
+
+// An info collector's column(s) in one row.
+struct InfoStat {
+  std::string name;
+  // true: the collector gave numbers per config, run or annotation: statistics over the
+  // row's values (<name>_Avg, _Std, _Min, _Max). false: one value (<name>): a once-scope
+  // value, or the first value of a collector that gave text.
+  bool numeric = false;
+  double value = std::numeric_limits<double>::quiet_NaN();
+  std::string text;
+  double mean = std::numeric_limits<double>::quiet_NaN();
+  double stddev = std::numeric_limits<double>::quiet_NaN();
+  double min = std::numeric_limits<double>::quiet_NaN();
+  double max = std::numeric_limits<double>::quiet_NaN();
+};
+
 // Statistics of one (annotation, config, metric) over the runs; in per-kernel mode, one per
 // kernel as well. Column names in comments are those of the DataFrame and the CSV.
 struct Row {
@@ -81,6 +144,14 @@ struct Row {
   std::string normalized_against;  // Normalized: baseline annotation, empty when not
   double normalization_value = 0;  // NormalizationValue: the baseline's mean (NaN when not)
   double geomean = 0;              // Geomean over the configs of (annotation, metric)
+  // Conditions of the config's runs.
+  int runs_done = 0;       // RunsDone: runs made of this config (failed runs included)
+  std::string stopped_by;  // StoppedBy: ConfigInfo::stopped_by
+  double measured_clock_khz = std::numeric_limits<double>::quiet_NaN();  // MeasuredClock
+  double temperature_c = std::numeric_limits<double>::quiet_NaN();       // Temperature
+  // ThrottledRuns: runs flagged as throttled; NaN when no run's clock was measured.
+  double throttled_runs = std::numeric_limits<double>::quiet_NaN();
+  std::vector<InfoStat> info;  // info collector columns, in order of the collectors
 };
 
 class Results {
@@ -88,12 +159,21 @@ class Results {
   Results() = default;
   Results(SessionInfo session, Sweep sweep, std::vector<Record> records,
           std::vector<Sample> samples, std::vector<Row> rows);
+  Results(SessionInfo session, Sweep sweep, std::vector<Record> records,
+          std::vector<Sample> samples, std::vector<Row> rows, std::vector<ConfigInfo> configs,
+          std::vector<RunInfo> runs, std::vector<InfoValue> info);
 
   const SessionInfo& session() const noexcept { return session_; }
   const Sweep& sweep() const noexcept { return sweep_; }
   const std::vector<Record>& records() const noexcept { return records_; }
   const std::vector<Sample>& samples() const noexcept { return samples_; }
   const std::vector<Row>& rows() const noexcept { return rows_; }
+  // Per config: runs made and the rule that stopped them (raw data).
+  const std::vector<ConfigInfo>& config_info() const noexcept { return configs_; }
+  // Per run: time, thermal pause, SM clock, temperature, throttle reasons (raw data).
+  const std::vector<RunInfo>& run_info() const noexcept { return runs_; }
+  // Every value the info collectors returned (raw data).
+  const std::vector<InfoValue>& info() const noexcept { return info_; }
   bool empty() const noexcept { return rows_.empty(); }
 
   // An aligned text table of the rows, values scaled to readable units.
@@ -106,10 +186,12 @@ class Results {
   static Results from_json(const std::string& text);
 
   // nsight-python's CSV layout: <prefix>profiled_data-<tag>.csv (samples) and
-  // <prefix>processed_data-<tag>.csv (rows); also <prefix>records-<tag>.csv (raw records).
-  // Returns the paths written.
+  // <prefix>processed_data-<tag>.csv (rows); also <prefix>records-<tag>.csv (raw records),
+  // <prefix>session-<tag>.csv, and the raw conditions: <prefix>configs-<tag>.csv,
+  // <prefix>runs-<tag>.csv and <prefix>info-<tag>.csv. Returns the paths written.
   std::vector<std::string> write_csv(const std::string& prefix, const std::string& tag) const;
-  // Reads the three files written by write_csv back.
+  // Reads the files written by write_csv back (sets written before the conditions files
+  // existed read with empty conditions tables).
   static Results read_csv(const std::string& prefix, const std::string& tag);
 
   friend bool operator==(const Results&, const Results&);
@@ -120,6 +202,9 @@ class Results {
   std::vector<Record> records_;
   std::vector<Sample> samples_;
   std::vector<Row> rows_;
+  std::vector<ConfigInfo> configs_;
+  std::vector<RunInfo> runs_;
+  std::vector<InfoValue> info_;
 };
 
 std::ostream& operator<<(std::ostream& os, const Results& r);

@@ -25,6 +25,45 @@ void bind_system(nb::module_& m);
 void bind_demo(nb::module_& m);
 void bind_cli(nb::module_& m);
 void bind_log(nb::module_& m);
+void bind_compare(nb::module_& m);
+void bind_metrics(nb::module_& m);
+void bind_display(nb::module_& m);
+void bind_progress(nb::module_& m);
+
+// --- progress (progress.cpp) ---------------------------------------------------------------
+
+// The front end's progress observer of one _core.profile call (the one set by _set_progress),
+// active for the scope's lifetime; close(failed) is called on destruction. Needs the GIL.
+class ProgressScope {
+ public:
+  ProgressScope();
+  ~ProgressScope();
+  ProgressScope(const ProgressScope&) = delete;
+  ProgressScope& operator=(const ProgressScope&) = delete;
+  // After each run of the benchmark function. Needs the GIL.
+  void run_done(std::size_t config) const;
+
+ private:
+  PyObject* observer_;
+  PyObject* previous_ = nullptr;
+  int uncaught_;
+};
+
+// Hands a core log line to the running profile's observer; false when there is none (the line
+// then goes to sys.stdout). Needs the GIL.
+bool deliver_log_line(const std::string& line);
+
+// --- conditions (conditions.cpp) -------------------------------------------------------------
+
+// For the scope's lifetime, the engine's waits (thermal pauses) check for Python signals
+// between their sleeps: Ctrl-C raises KeyboardInterrupt instead of waiting for the GPU to cool.
+class InterruptPoll {
+ public:
+  InterruptPoll();
+  ~InterruptPoll();
+  InterruptPoll(const InterruptPoll&) = delete;
+  InterruptPoll& operator=(const InterruptPoll&) = delete;
+};
 
 // --- errors -----------------------------------------------------------------------------------
 

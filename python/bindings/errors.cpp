@@ -140,6 +140,10 @@ void bind_errors(nb::module_& m) {
         if (kind == "CudaError") throw kprof::CudaError(message);
         if (kind == "UnsupportedError") throw kprof::UnsupportedError(message);
         if (kind == "FormatError") throw kprof::FormatError(message);
+        if (kind == "ThermalControlError") throw kprof::ThermalControlError(message);
+        if (kind == "CoolingTimeoutError") throw kprof::CoolingTimeoutError(message);
+        if (kind == "ClockControlError") throw kprof::ClockControlError(message);
+        if (kind == "ClockPermissionError") throw kprof::ClockPermissionError(message);
         throw nb::value_error(("unknown error kind '" + kind + "'").c_str());
       },
       nb::arg("kind"), nb::arg("message") = "test message");
@@ -147,7 +151,8 @@ void bind_errors(nb::module_& m) {
   m.attr("ERROR_KINDS") =
       nb::make_tuple("KprofError", "OptionError", "ConfigError", "AnnotationError",
                      "MeasurementError", "UserFunctionError", "NoGpuError", "CuptiBusyError",
-                     "CudaError", "UnsupportedError", "FormatError");
+                     "CudaError", "UnsupportedError", "FormatError", "ThermalControlError",
+                     "CoolingTimeoutError", "ClockControlError", "ClockPermissionError");
 }
 
 }  // namespace kprof::py

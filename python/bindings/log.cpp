@@ -29,7 +29,8 @@ void flush_pending() {
   try {
     nb::object out = nb::module_::import_("sys").attr("stdout");
     if (out.is_none()) return;
-    for (const auto& line : lines) out.attr("write")(line + "\n");
+    for (const auto& line : lines)
+      if (!deliver_log_line(line)) out.attr("write")(line + "\n");  // progress.cpp
     out.attr("flush")();
   } catch (nb::python_error& e) {
     e.discard_as_unraisable("kprof log line");

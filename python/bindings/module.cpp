@@ -20,11 +20,15 @@ NB_MODULE(_core, m) {
 
   kprof::py::bind_errors(m);
   kprof::py::bind_log(m);
+  kprof::py::bind_progress(m);
+  kprof::py::bind_display(m);
   kprof::py::bind_results(m);
+  kprof::py::bind_compare(m);
   kprof::py::bind_options(m);
   kprof::py::bind_profile(m);
   kprof::py::bind_annotate(m);
   kprof::py::bind_system(m);
   kprof::py::bind_demo(m);
+  kprof::py::bind_metrics(m);
   kprof::py::bind_cli(m);
 }

@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <cmath>
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
@@ -180,10 +181,99 @@ void set_verbosity(kprof::Options& o, int v) {
   }
 }
 
+std::string short_number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+nb::object stopping_of(const kprof::Options& o) {
+  if (!o.stopping) return nb::none();
+  const kprof::StoppingRule& r = *o.stopping;
+  return nb::make_tuple(r.rel_half_width, r.min_runs, r.max_runs, r.time_budget_s);
+}
+
+// None, or (rel_half_width, min_runs, max_runs, time_budget_s).
+void set_stopping(kprof::Options& o, nb::object v) {
+  if (v.is_none()) {
+    o.stopping.reset();
+    return;
+  }
+  if (!PyTuple_Check(v.ptr()) || nb::len(v) != 4)
+    throw kprof::OptionError("runs", nb::cast<std::string>(nb::repr(v)),
+                             "an integer >= 1, 'auto' or a kprof.StoppingRule");
+  kprof::StoppingRule r;
+  r.rel_half_width = nb::cast<double>(v[0]);
+  r.min_runs = nb::cast<int>(v[1]);
+  r.max_runs = nb::cast<int>(v[2]);
+  r.time_budget_s = nb::cast<double>(v[3]);
+  o.stopping = r;
+}
+
+// What a Python collector returned, as the core keeps it: None -> no value, a number -> a
+// number, anything else (str, bool, objects) -> its text. The front end keeps the objects.
+kprof::InfoResult info_result(nb::handle r) {
+  if (r.is_none()) return {};
+  if (PyUnicode_Check(r.ptr())) return nb::cast<std::string>(r);
+  if (PyBool_Check(r.ptr())) return std::string(r.ptr() == Py_True ? "True" : "False");
+  if (PyFloat_Check(r.ptr()) || PyLong_Check(r.ptr()))
+    if (auto d = as_number(r)) return *d;
+  return nb::cast<std::string>(nb::str(r));
+}
+
+// collectors: [(name, scope, fn)], fn(config: int, run: int, annotation: str) returning
+// None, a number or a str. A Python exception that is not an Exception (KeyboardInterrupt)
+// stops the profile; the front end's wrapper catches the others itself.
+void set_info_collectors(kprof::Options& o, const nb::list& collectors) {
+  std::vector<kprof::InfoCollector> out;
+  for (nb::handle item : collectors) {
+    if (!PyTuple_Check(item.ptr()) || nb::len(item) != 3)
+      throw kprof::OptionError("info_collectors", nb::cast<std::string>(nb::repr(item)),
+                               "(name, scope, function) tuples");
+    kprof::InfoCollector c;
+    c.name = nb::cast<std::string>(item[0]);
+    c.scope = kprof::parse_collection_scope(nb::cast<std::string>(item[1]));
+    nb::object fn = nb::borrow(item[2]);
+    if (!PyCallable_Check(fn.ptr()))
+      throw kprof::OptionError("info_collectors", "'" + c.name + "'",
+                               "a collector with a function to call");
+    auto ref = hold(fn);
+    const std::string name = c.name;
+    c.collect = [ref, name](const kprof::CollectorCall& call) -> kprof::InfoResult {
+      nb::gil_scoped_acquire gil;
+      try {
+        nb::object r = ref->get()(call.config, call.run, call.annotation);
+        return info_result(r);
+      } catch (nb::python_error& e) {
+        try {
+          stash_and_throw(e, "benchmark");
+        } catch (const std::runtime_error& stopped) {
+          throw kprof::Error("info collector '" + name +
+                             "' stopped the profile: " + stopped.what());
+        }
+      }
+    };
+    out.push_back(std::move(c));
+  }
+  o.info_collectors = std::move(out);
+}
+
+nb::list info_collectors_of(const kprof::Options& o) {
+  nb::list out;
+  for (const auto& c : o.info_collectors)
+    out.append(nb::make_tuple(c.name, kprof::to_string(c.scope)));
+  return out;
+}
+
 std::string repr(const kprof::Options& o) {
   std::string metrics;
   for (const auto& m : o.metrics) metrics += (metrics.empty() ? "'" : ", '") + m + "'";
-  return "Options(runs=" + std::to_string(o.runs) + ", metrics=[" + metrics + "], cache_control='" +
+  const std::string runs =
+      o.stopping ? "'auto' (95% interval within " + short_number(o.stopping->rel_half_width) +
+                       " of the mean, " + std::to_string(o.stopping->min_runs) + ".." +
+                       std::to_string(o.stopping->max_runs) + " runs)"
+                 : std::to_string(o.runs);
+  return "Options(runs=" + runs + ", metrics=[" + metrics + "], cache_control='" +
          kprof::to_string(o.cache_control) + "', clock_control='" +
          kprof::to_string(o.clock_control) + "', replay_mode='" + kprof::to_string(o.replay_mode) +
          "', thermal_mode='" + kprof::to_string(o.thermal_mode) + "', combine='" +
@@ -228,6 +318,13 @@ void bind_options(nb::module_& m) {
       .def_prop_rw(
           "thermal_device", [](const Options& o) { return o.thermal.device; },
           [](Options& o, std::optional<int> v) { o.thermal.device = v; }, nb::arg("value").none())
+      .def_prop_rw("stopping", &stopping_of, &set_stopping, nb::arg("value").none(),
+                   "None (Options.runs runs per config), or the stopping rule as "
+                   "(rel_half_width, min_runs, max_runs, time_budget_s).")
+      .def_rw("throttle_threshold", &Options::throttle_threshold)
+      .def("set_info_collectors", &set_info_collectors, nb::arg("collectors"),
+           "[(name, scope, fn)]: fn(config, run, annotation) returns None, a number or a str.")
+      .def_prop_ro("info_collectors", &info_collectors_of, "[(name, scope)]")
       .def_rw("ignore_kernels", &Options::ignore_kernels)
       .def_prop_rw("combine", &combine_of, &set_combine, nb::arg("value").none(),
                    "'auto', 'sum', 'max', 'min', 'mean', or 'custom' after a function of two "

@@ -5,6 +5,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -36,6 +37,12 @@ nb::dict session_dict(const kprof::SessionInfo& s) {
   d["cuda_runtime_version"] = s.cuda_runtime_version;
   d["cupti_version"] = s.cupti_version;
   d["started_at"] = s.started_at;
+  d["thermal_mode"] = s.thermal_mode;
+  d["throttle_threshold"] = s.throttle_threshold;
+  d["stop_rel_half_width"] = s.stop_rel_half_width;
+  d["stop_min_runs"] = s.stop_min_runs;
+  d["stop_max_runs"] = s.stop_max_runs;
+  d["stop_time_budget_s"] = s.stop_time_budget_s;
   return d;
 }
 
@@ -64,6 +71,13 @@ kprof::SessionInfo session_from_dict(const nb::dict& d) {
   s.cuda_runtime_version = get_or<std::string>(d, "cuda_runtime_version", "");
   s.cupti_version = get_or<std::string>(d, "cupti_version", "");
   s.started_at = get_or<std::string>(d, "started_at", "");
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  s.thermal_mode = get_or<std::string>(d, "thermal_mode", "");
+  s.throttle_threshold = get_or<double>(d, "throttle_threshold", nan);
+  s.stop_rel_half_width = get_or<double>(d, "stop_rel_half_width", nan);
+  s.stop_min_runs = get_or<int>(d, "stop_min_runs", 0);
+  s.stop_max_runs = get_or<int>(d, "stop_max_runs", 0);
+  s.stop_time_budget_s = get_or<double>(d, "stop_time_budget_s", nan);
   return s;
 }
 
@@ -132,8 +146,16 @@ nb::dict rows_columns(const kprof::Results& r) {
            ci95_upper = c.col("ci95_upper"), rel_stddev_pct = c.col("rel_stddev_pct"),
            stable = c.col("stable"), unit = c.col("unit"),
            normalized_against = c.col("normalized_against"),
-           normalization_value = c.col("normalization_value"), geomean = c.col("geomean");
+           normalization_value = c.col("normalization_value"), geomean = c.col("geomean"),
+           runs_done = c.col("runs_done"), stopped_by = c.col("stopped_by"),
+           measured_clock_khz = c.col("measured_clock_khz"), temperature_c = c.col("temperature_c"),
+           throttled_runs = c.col("throttled_runs");
   for (const auto& x : r.rows()) {
+    runs_done.append(x.runs_done);
+    stopped_by.append(x.stopped_by);
+    measured_clock_khz.append(x.measured_clock_khz);
+    temperature_c.append(x.temperature_c);
+    throttled_runs.append(x.throttled_runs);
     annotation.append(x.annotation);
     metric.append(x.metric);
     config.append(x.config);
@@ -158,6 +180,162 @@ nb::dict rows_columns(const kprof::Results& r) {
     geomean.append(x.geomean);
   }
   return c.dict;
+}
+
+// The info collector columns of the rows, in order: [(name, numeric)], and per row the values:
+// numeric -> {name}_Avg/_Std/_Min/_Max floats; else {name}: a float, a str, or None.
+nb::list info_layout(const kprof::Results& r) {
+  nb::list layout;
+  std::vector<std::string> seen;
+  for (const auto& row : r.rows())
+    for (const auto& stat : row.info)
+      if (std::find(seen.begin(), seen.end(), stat.name) == seen.end()) {
+        seen.push_back(stat.name);
+        layout.append(nb::make_tuple(stat.name, stat.numeric));
+      }
+  return layout;
+}
+
+nb::dict info_columns(const kprof::Results& r) {
+  nb::dict out;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (nb::handle entry : info_layout(r)) {
+    const auto name = nb::cast<std::string>(entry[0]);
+    const bool numeric = nb::cast<bool>(entry[1]);
+    if (numeric) {
+      nb::list avg, std_, min, max;
+      for (const auto& row : r.rows()) {
+        const auto it = std::find_if(row.info.begin(), row.info.end(),
+                                     [&](const kprof::InfoStat& s) { return s.name == name; });
+        const bool has = it != row.info.end();
+        avg.append(has ? it->mean : nan);
+        std_.append(has ? it->stddev : nan);
+        min.append(has ? it->min : nan);
+        max.append(has ? it->max : nan);
+      }
+      out[(name + "_Avg").c_str()] = avg;
+      out[(name + "_Std").c_str()] = std_;
+      out[(name + "_Min").c_str()] = min;
+      out[(name + "_Max").c_str()] = max;
+    } else {
+      nb::list values;
+      for (const auto& row : r.rows()) {
+        const auto it = std::find_if(row.info.begin(), row.info.end(),
+                                     [&](const kprof::InfoStat& s) { return s.name == name; });
+        if (it == row.info.end() || (it->text.empty() && std::isnan(it->value)))
+          values.append(nb::none());
+        else if (!it->text.empty())
+          values.append(it->text);
+        else
+          values.append(it->value);
+      }
+      out[name.c_str()] = values;
+    }
+  }
+  return out;
+}
+
+nb::dict configs_columns(const kprof::Results& r) {
+  Columns c;
+  nb::list config = c.col("config"), runs = c.col("runs"), stopped_by = c.col("stopped_by"),
+           seconds = c.col("seconds");
+  for (const auto& x : r.config_info()) {
+    config.append(x.config);
+    runs.append(x.runs);
+    stopped_by.append(x.stopped_by);
+    seconds.append(x.seconds);
+  }
+  return c.dict;
+}
+
+nb::dict runs_columns(const kprof::Results& r) {
+  Columns c;
+  nb::list config = c.col("config"), run = c.col("run"), seconds = c.col("seconds"),
+           pause_s = c.col("pause_s"), sm_clock_khz = c.col("sm_clock_khz"),
+           temperature_c = c.col("temperature_c"),
+           clock_event_reasons = c.col("clock_event_reasons"), throttled = c.col("throttled");
+  for (const auto& x : r.run_info()) {
+    config.append(x.config);
+    run.append(x.run);
+    seconds.append(x.seconds);
+    pause_s.append(x.pause_s);
+    sm_clock_khz.append(x.sm_clock_khz);
+    temperature_c.append(x.temperature_c);
+    clock_event_reasons.append(x.clock_event_reasons);
+    if (x.throttled)
+      throttled.append(nb::bool_(*x.throttled));
+    else
+      throttled.append(nb::none());
+  }
+  return c.dict;
+}
+
+nb::dict info_values_columns(const kprof::Results& r) {
+  Columns c;
+  nb::list name = c.col("name"), scope = c.col("scope"), config = c.col("config"),
+           run = c.col("run"), annotation = c.col("annotation"), value = c.col("value"),
+           text = c.col("text");
+  for (const auto& x : r.info()) {
+    name.append(x.name);
+    scope.append(x.scope);
+    config.append(x.config);
+    run.append(x.run);
+    annotation.append(x.annotation);
+    value.append(x.value);
+    text.append(x.text);
+  }
+  return c.dict;
+}
+
+double float_or_nan(nb::handle v) {
+  return v.is_none() ? std::numeric_limits<double>::quiet_NaN() : nb::cast<double>(v);
+}
+
+// The conditions tables from columns as configs_columns(), runs_columns() and
+// info_values_columns() give them (any may be None); for tests and offline re-analysis.
+kprof::detail::Conditions conditions_from_columns(const nb::object& configs, const nb::object& runs,
+                                                  const nb::object& info) {
+  kprof::detail::Conditions out;
+  auto column = [](const nb::object& d, const char* name) {
+    return nb::cast<nb::list>(nb::cast<nb::dict>(d)[name]);
+  };
+  if (!configs.is_none()) {
+    nb::list config = column(configs, "config"), n = column(configs, "runs"),
+             stopped = column(configs, "stopped_by"), seconds = column(configs, "seconds");
+    for (std::size_t i = 0; i < nb::len(config); ++i)
+      out.configs.push_back({nb::cast<std::size_t>(config[i]), nb::cast<int>(n[i]),
+                             nb::cast<std::string>(stopped[i]), float_or_nan(seconds[i])});
+  }
+  if (!runs.is_none()) {
+    nb::list config = column(runs, "config"), run = column(runs, "run"),
+             seconds = column(runs, "seconds"), pause = column(runs, "pause_s"),
+             clock = column(runs, "sm_clock_khz"), temp = column(runs, "temperature_c"),
+             reasons = column(runs, "clock_event_reasons"), throttled = column(runs, "throttled");
+    for (std::size_t i = 0; i < nb::len(config); ++i) {
+      kprof::RunInfo x;
+      x.config = nb::cast<std::size_t>(config[i]);
+      x.run = nb::cast<int>(run[i]);
+      x.seconds = float_or_nan(seconds[i]);
+      x.pause_s = float_or_nan(pause[i]);
+      x.sm_clock_khz = float_or_nan(clock[i]);
+      x.temperature_c = float_or_nan(temp[i]);
+      x.clock_event_reasons = nb::cast<std::int64_t>(reasons[i]);
+      if (!nb::handle(throttled[i]).is_none()) x.throttled = nb::cast<bool>(throttled[i]);
+      out.runs.push_back(x);
+    }
+  }
+  if (!info.is_none()) {
+    nb::list name = column(info, "name"), scope = column(info, "scope"),
+             config = column(info, "config"), run = column(info, "run"),
+             annotation = column(info, "annotation"), value = column(info, "value"),
+             text = column(info, "text");
+    for (std::size_t i = 0; i < nb::len(name); ++i)
+      out.info.push_back({nb::cast<std::string>(name[i]), nb::cast<std::string>(scope[i]),
+                          nb::cast<std::size_t>(config[i]), nb::cast<int>(run[i]),
+                          nb::cast<std::string>(annotation[i]), float_or_nan(value[i]),
+                          nb::cast<std::string>(text[i])});
+  }
+  return out;
 }
 
 // Records from the columns of records_columns(); for tests and offline re-analysis.
@@ -251,6 +429,17 @@ void bind_results(nb::module_& m) {
            "kernel_index, mean, stddev, min, max, median, num_runs, ci95_lower, ci95_upper, "
            "rel_stddev_pct, stable (None when undefined), unit, normalized_against, "
            "normalization_value, geomean.")
+      .def("info_layout", &info_layout,
+           "The info collector columns of the rows: [(name, numeric)], in order.")
+      .def("info_columns", &info_columns,
+           "The rows' info collector columns as {column: list}: <name>_Avg, _Std, _Min, _Max "
+           "for numbers, <name> (float, str or None) for one value.")
+      .def("configs_columns", &configs_columns, "Per config: config, runs, stopped_by, seconds.")
+      .def("runs_columns", &runs_columns,
+           "Per run: config, run, seconds, pause_s, sm_clock_khz, temperature_c, "
+           "clock_event_reasons (-1 unknown), throttled (None unknown).")
+      .def("info_values_columns", &info_values_columns,
+           "Every info collector value: name, scope, config, run, annotation, value, text.")
       .def("table", &kprof::Results::table, "An aligned text table of the rows.")
       .def("to_json", &kprof::Results::to_json)
       .def("write_json", &kprof::Results::write_json, nb::arg("path"))
@@ -269,14 +458,17 @@ void bind_results(nb::module_& m) {
   m.def(
       "_aggregate",
       [](const nb::dict& session, const std::vector<std::string>& names, const nb::list& points,
-         const nb::dict& records, const kprof::Options& options) {
+         const nb::dict& records, const kprof::Options& options, const nb::object& configs,
+         const nb::object& runs, const nb::object& info) {
         kprof::SessionInfo s = session_from_dict(session);
         kprof::Sweep sweep = make_sweep(names, points);
         std::vector<kprof::Record> recs = records_from_columns(records);
+        kprof::detail::Conditions conditions = conditions_from_columns(configs, runs, info);
         PyErrorStash stash;
         StashScope scope(&stash);
         try {
-          return kprof::detail::aggregate(std::move(s), std::move(sweep), std::move(recs), options);
+          return kprof::detail::aggregate(std::move(s), std::move(sweep), std::move(recs), options,
+                                          std::move(conditions));
         } catch (const kprof::Error& e) {
           raise_from_core(e, stash);
         } catch (const std::exception&) {
@@ -284,9 +476,11 @@ void bind_results(nb::module_& m) {
         }
       },
       nb::arg("session"), nb::arg("names"), nb::arg("points"), nb::arg("records"),
-      nb::arg("options"),
-      "Aggregates raw records (columns as records_columns()) with the core's rules, without a "
-      "GPU: for tests and offline re-analysis.");
+      nb::arg("options"), nb::arg("configs") = nb::none(), nb::arg("runs") = nb::none(),
+      nb::arg("info") = nb::none(),
+      "Aggregates raw records (columns as records_columns()) and conditions (as "
+      "configs_columns(), runs_columns(), info_values_columns()) with the core's rules, "
+      "without a GPU: for tests and offline re-analysis.");
 }
 
 }  // namespace kprof::py

@@ -19,10 +19,15 @@ inspected anywhere. Profiling without a GPU raises :class:`kprof.errors.NoGpuErr
 
 from __future__ import annotations
 
-from kprof import analyze, errors, exceptions
+from kprof import analyze, errors, exceptions, experimental, metrics
 from kprof.annotation import annotate
+from kprof.collectors import CollectionScope, InfoCollector
+from kprof.comparison import CompareWarning, compare
 from kprof.results import ProfileResults, load
+from kprof.stopping import StoppingRule
+from kprof.tools import Tool, activate, deactivate, get_active_tool
 from kprof.verbosity import VerbosityLevel
+from kprof.visualization import plot_file
 
 
 def _version() -> str:
@@ -41,10 +46,22 @@ __version__ = _version()
 __all__ = [
     "analyze",
     "annotate",
+    "compare",
+    "CompareWarning",
     "VerbosityLevel",
     "errors",
+    "metrics",
     "exceptions",
     "load",
     "ProfileResults",
+    "plot_file",
+    "experimental",
+    "CollectionScope",
+    "InfoCollector",
+    "StoppingRule",
+    "Tool",
+    "activate",
+    "deactivate",
+    "get_active_tool",
     "__version__",
 ]

@@ -9,12 +9,14 @@ import inspect
 import operator
 import os
 import tempfile
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from kprof._native import core as _core
-from kprof.errors import OptionError, UnsupportedError
+from kprof.collectors import InfoCollector, normalize
+from kprof.errors import OptionError
+from kprof.stopping import StoppingRule
 from kprof.verbosity import VerbosityLevel
 
 __all__ = ["Settings", "check_arity", "make_settings"]
@@ -26,6 +28,7 @@ DURATION_METRIC = "gpu__time_duration.sum"
 class Settings:
     """The options of one decorated function, checked once when the decorator is built."""
 
+    #: Runs per config; with a stopping rule, its max_runs (an upper bound).
     runs: int
     metrics: list[str]
     derive_metric: Callable[..., Any] | None
@@ -44,16 +47,30 @@ class Settings:
     output_prefix: str
     output_csv: bool
     per_kernel: bool
+    #: runs="auto" or a kprof.StoppingRule: each config runs until the rule stops it.
+    stopping: StoppingRule | None = None
+    info_collectors: list[InfoCollector] | None = None
 
     def core_options(
         self,
         derive: Callable[[list[float], int], Any] | None = None,
         derive_name: str = "",
+        collectors: list[tuple[str, str, Callable[[int, int, str], Any]]] | None = None,
     ) -> Any:
         """A validated _core.Options. ``derive`` is the call's wrapper around derive_metric
-        (it needs the call's configs)."""
+        (it needs the call's configs), ``collectors`` the call's info collectors
+        (:class:`kprof.collectors.CollectorCalls`); without them the collectors' names are
+        still checked, with functions that are never called."""
         o = _core.Options()
-        o.runs = self.runs
+        o.runs = 1 if self.stopping is not None else self.runs
+        if self.stopping is not None:
+            r = self.stopping
+            o.stopping = (r.rel_half_width, r.min_runs, r.max_runs, r.time_budget_s)
+        if collectors is None:
+            collectors = [
+                (c.name, c.scope.value, _never_called) for c in self.info_collectors or []
+            ]
+        o.set_info_collectors(collectors)
         o.metrics = list(self.metrics)
         _set_choice(o, "cache_control", self.cache_control)
         _set_choice(o, "clock_control", self.clock_control)
@@ -72,6 +89,35 @@ class Settings:
         o.verbosity = int(self.verbosity)
         o.validate()
         return o
+
+
+def _never_called(config: int, run: int, annotation: str) -> None:
+    return None
+
+
+def _runs(runs: Any) -> tuple[int, StoppingRule | None]:
+    """runs=: an int, "auto" (the default StoppingRule) or a StoppingRule."""
+    valid = "an integer >= 1, 'auto' or a kprof.StoppingRule"
+    if isinstance(runs, str):
+        if runs == "auto":
+            runs = StoppingRule()
+        else:
+            raise OptionError("runs", repr(runs), valid)
+    if isinstance(runs, StoppingRule):
+        for name, kind in (
+            ("rel_half_width", "a number"),
+            ("min_runs", "an integer"),
+            ("max_runs", "an integer"),
+            ("time_budget_s", "a number of seconds"),
+        ):
+            value = getattr(runs, name)
+            if kind == "an integer":
+                _int_option(f"runs.{name}", value, allow_none=False, valid=kind)
+            elif isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise OptionError(f"runs.{name}", repr(value), kind)
+        return runs.max_runs, runs
+    count = _int_option("runs", runs, allow_none=False, valid=valid)
+    return count, None  # type: ignore[return-value]
 
 
 def _set_choice(o: Any, option: str, value: Any) -> None:
@@ -151,7 +197,7 @@ def make_settings(
 ) -> Settings:
     """Checks the options that do not depend on the decorated function and builds the core
     options once, so that every invalid value is reported when the decorator is built."""
-    runs_ = _int_option("runs", runs, allow_none=False, valid="an integer >= 1")
+    runs_, stopping = _runs(runs)
     try:
         level = VerbosityLevel(verbosity)
     except (ValueError, TypeError):
@@ -191,16 +237,7 @@ def make_settings(
             ("thermal_device", thermal_device),
         )
     }
-    if info_collectors is not None:
-        if isinstance(info_collectors, (str, bytes)) or not isinstance(info_collectors, Sequence):
-            raise OptionError(
-                "info_collectors", repr(info_collectors), "a list of collectors, or None"
-            )
-        if len(info_collectors) > 0:
-            raise UnsupportedError(
-                "info_collectors is not available in this version of kprof: custom information "
-                "collectors are not built in yet; leave info_collectors empty"
-            )
+    collectors = normalize(info_collectors)
     settings = Settings(
         runs=runs_,  # type: ignore[arg-type]
         metrics=_names("metrics", metrics, "metric names"),
@@ -220,6 +257,8 @@ def make_settings(
         output_prefix="",
         output_csv=bool(output_csv),
         per_kernel=bool(per_kernel),
+        stopping=stopping,
+        info_collectors=collectors,
     )
     settings.core_options()  # every core check, before any GPU work
     # The default folder is made last, so that a rejected option leaves nothing behind.

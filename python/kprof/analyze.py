@@ -6,15 +6,19 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import os
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Literal, TypeVar, overload
 
+from kprof import tools
 from kprof._native import core as _core
 from kprof._options import Settings, check_arity, make_settings
+from kprof.collectors import CollectorCalls, check_parameter_names
 from kprof.configs import BoundConfigs, FunctionParams, bind, materialize
-from kprof.errors import KprofError, UserFunctionError
+from kprof.errors import KprofError, OptionError, UserFunctionError
 from kprof.results import ProfileResults
+from kprof.stopping import StoppingRule
 from kprof.verbosity import VerbosityLevel
 
 __all__ = ["kernel", "ignore_failures", "plot"]
@@ -48,34 +52,73 @@ def ignore_failures() -> Iterator[None]:
 
 
 class _Progress:
-    """The front end's ``[kprof]`` lines. The core prints the sweep's header and one line per
-    config itself (through its log sink, to ``sys.stdout``); Python adds what only it knows."""
+    """The front end's ``[kprof]`` output. The core logs the sweep's header and one line per
+    config; ``start`` hands the core a :class:`kprof.progress.ProgressDisplay` that receives
+    those lines and every finished run during the profile, and shows them as a progress bar
+    (terminal, notebook) or plain lines (see :mod:`kprof.progress`). Python adds the lines
+    only it knows (the options at DEBUG, the files written)."""
 
     def __init__(self, settings: Settings, options: Any) -> None:
         self.settings = settings
         self.options = options
+        self.display: Any = None
 
     def say(self, line: str, level: VerbosityLevel = VerbosityLevel.INFO) -> None:
         if self.settings.verbosity >= level:
             print(f"[kprof] {line}", flush=True)
 
     def start(self, name: str, bound: BoundConfigs) -> None:
+        from kprof.progress import make_display
+
         self.say(
             f"{name}: {len(bound.values)} config(s), options {self.options!r}",
             VerbosityLevel.DEBUG,
         )
+        configs = [bound.describe(i) for i in range(len(bound.values))]
+        stopping = getattr(self.settings, "stopping", None) is not None  # runs is max_runs
+        self.display = make_display(
+            name, configs, self.settings.runs, self.settings.verbosity, upper_bound=stopping
+        )
+        set_progress = getattr(_core, "_set_progress", None)  # absent from an older _core
+        if set_progress is not None:
+            set_progress(self.display)  # taken by the next _core.profile call
 
     def done(self, paths: Sequence[str]) -> None:
         for p in paths:
             self.say(f"wrote {p}")
 
 
-def _wrap_partial(err: KprofError, bound: BoundConfigs) -> None:
-    """Gives the error's partial results the original config objects."""
+def _wrap_partial(
+    err: KprofError, bound: BoundConfigs, collected: CollectorCalls | None = None
+) -> None:
+    """Gives the error's partial results the original config objects (and the objects the
+    info collectors returned)."""
     partial = getattr(err, "partial_results", None)
     if isinstance(partial, ProfileResults) and partial.parameters == bound.columns:
         with contextlib.suppress(ValueError):
-            err.partial_results = ProfileResults(partial.core, bound.columns, bound.values)
+            err.partial_results = ProfileResults(
+                partial.core,
+                bound.columns,
+                bound.values,
+                info_objects=collected.objects if collected is not None else None,
+            )
+
+
+def _warn_throttled(results: ProfileResults, name: str) -> None:
+    """NVBench's throttle detection: runs whose measured SM clock was below the threshold
+    share of the rated clock are counted per row (ThrottledRuns); say so once per call."""
+    runs = results.core.runs_columns()
+    flagged = [t for t in runs["throttled"] if t is not None]
+    throttled = sum(1 for t in flagged if t)
+    if throttled:
+        share = results.session.get("throttle_threshold", float("nan"))
+        warnings.warn(
+            f"{name}: {throttled} of {len(flagged)} runs ran with the SM clock below "
+            f"{100 * share:.0f}% of the rated clock (throttled): their values may be slow. See "
+            "the ThrottledRuns and MeasuredClock columns, and runs_dataframe().",
+            RuntimeWarning,
+            stacklevel=4,
+        )
 
 
 class _KernelProfiler:
@@ -94,6 +137,7 @@ class _KernelProfiler:
             None if decorator_configs is None else materialize(decorator_configs, "decoration")
         )
         self.call_id = 0  # goes up after each successful call (nsight-python's run id)
+        check_parameter_names(settings.info_collectors or [], self.params.names, self.params.name)
         derive = settings.derive_metric
         if derive is not None:
             m, k = len(settings.metrics), len(self.params.params)
@@ -130,7 +174,8 @@ class _KernelProfiler:
             decorator_configs=self.decorator_configs,
         )
         derive, derive_name = self._derive_wrapper(bound)
-        options = self.settings.core_options(derive, derive_name)
+        collected = CollectorCalls(self.settings.info_collectors or [], bound.derive_args)
+        options = self.settings.core_options(derive, derive_name, collected.core_collectors())
         progress = _Progress(self.settings, options)
         func = self.func
         calls = bound.calls
@@ -142,10 +187,11 @@ class _KernelProfiler:
                 returned.append(type(func).__name__)
 
         progress.start(self.params.name, bound)
+        tools._profile_starts()
         try:
             core = _core.profile(options, bound.columns, bound.core_points(), run)
         except UserFunctionError as e:
-            _wrap_partial(e, bound)
+            _wrap_partial(e, bound, collected)
             cause = e.__cause__
             if cause is None:
                 raise
@@ -154,7 +200,8 @@ class _KernelProfiler:
             if config is not None and 0 <= config < len(bound.values):
                 where = f" in config {config + 1}/{len(bound.values)} ({bound.describe(config)})"
             if run_index is not None:
-                where += f", run {run_index + 1}/{self.settings.runs}"
+                total = "" if self.settings.stopping is not None else f"/{self.settings.runs}"
+                where += f", run {run_index + 1}{total}"
             raise UserFunctionError(
                 f"{self.params.name} raised {type(cause).__name__}: {cause}{where}",
                 config=config,
@@ -162,12 +209,13 @@ class _KernelProfiler:
                 partial_results=e.partial_results,
             ) from cause
         except KprofError as e:
-            _wrap_partial(e, bound)
+            _wrap_partial(e, bound, collected)
             raise
         finally:
             _core._flush_log()
 
-        results = ProfileResults(core, bound.columns, bound.values)
+        results = ProfileResults(core, bound.columns, bound.values, info_objects=collected.objects)
+        _warn_throttled(results, self.params.name)
         if returned:
             warnings.warn(
                 f"Function '{self.params.name}' returns a value, but the return value of a "
@@ -195,7 +243,7 @@ def kernel(
     _func: None = None,
     *,
     configs: Iterable[Any] | None = None,
-    runs: int = 1,
+    runs: int | Literal["auto"] | StoppingRule = 1,
     derive_metric: Callable[..., DeriveResult] | None = None,
     normalize_against: str | None = None,
     verbosity: VerbosityLevel = VerbosityLevel.INFO,
@@ -221,7 +269,7 @@ def kernel(
     _func: Callable[..., Any] | None = None,
     *,
     configs: Iterable[Any] | None = None,
-    runs: int = 1,
+    runs: int | Literal["auto"] | StoppingRule = 1,
     derive_metric: Callable[..., DeriveResult] | None = None,
     normalize_against: str | None = None,
     verbosity: VerbosityLevel = VerbosityLevel.INFO,
@@ -285,7 +333,11 @@ def kernel(
             all have defaults) needs no configs.
         runs: How many times each config is run (>= 1). More runs give a tighter confidence
             interval and reveal variance (``StdDev``, ``StableMeasurement``) at the cost of
-            time. One run gives no spread: StdDev and the interval are NaN.
+            time. One run gives no spread: StdDev and the interval are NaN. kprof also takes
+            ``"auto"``: each config runs until the 95% interval of its mean is within 1% of
+            the mean for every annotation (5 to 100 runs, 15 s at most per config), or a
+            :class:`kprof.StoppingRule` with other targets. ``RunsDone`` and ``StoppedBy``
+            say how many runs each config took and why it stopped.
         derive_metric: A function computing metrics from the measured ones, called once per
             (annotation, config, run) as ``f(*metric_values, *parameter_values)`` (metric
             values in the order of ``metrics``, then every regular parameter of the decorated
@@ -317,10 +369,12 @@ def kernel(
             name, the demangled name or the demangled name without its parameter list. For
             helper kernels inside a region (fills, copies) that should not count.
         clock_control: ``"none"`` (default, as nsight-python) leaves the GPU clocks alone:
-            results reflect boost clocks and may vary with temperature. ``"base"`` would lock
-            the SM clock to base for repeatable numbers; not built in yet
-            (:class:`kprof.errors.UnsupportedError`). On a shared machine lock clocks with
-            ``nvidia-smi`` only if the machine is yours.
+            results reflect boost clocks and may vary with temperature. ``"base"`` locks the
+            SM clock to its base frequency through NVML for the whole profile (repeatable
+            numbers, slower than boost) and gives it back on every way out: the end, an
+            exception, Ctrl-C / SIGTERM, ``exit()``. It needs root:
+            :class:`kprof.errors.ClockPermissionError` otherwise. The clocks are the GPU's,
+            for every process on it: never use ``"base"`` on a machine you share.
         cache_control: ``"all"`` (default) flushes the L2 cache before every measured kernel,
             outside the measured time, so every kernel starts cold: repeatable, and what a
             kernel sees when its inputs were not just written. ``"none"`` leaves caches warm,
@@ -329,17 +383,24 @@ def kernel(
         replay_mode: ``"kernel"`` (default): each kernel is measured on its own (durations
             need no replay). ``"range"`` replays whole annotations for counters needing many
             passes; it belongs to the range-profiler backend, not in this build.
-        thermal_mode: ``"auto"`` (default), ``"manual"`` or ``"off"``. The thermal guard
-            (pausing between runs while the GPU is hot) is not built in yet: ``"auto"`` and
-            ``"off"`` both run without pauses, ``"manual"`` raises
-            :class:`kprof.errors.UnsupportedError`.
-        thermal_wait: Headroom (degrees C) at which the guard would pause. Setting any
-            ``thermal_*`` option raises :class:`kprof.errors.UnsupportedError` in this build,
-            after the values themselves were checked (``thermal_cont`` must exceed
-            ``thermal_wait``: :class:`kprof.errors.OptionError`).
-        thermal_cont: Headroom at which a paused guard would resume.
-        thermal_timeout: Seconds a guard would wait before giving up.
-        thermal_device: CUDA ordinal the guard would watch.
+        thermal_mode: The thermal guard, nsight-python's: before every run it reads the
+            GPU's thermal headroom (NVML's T.Limit, degrees C before the GPU slows itself
+            down) and, when it is at or below ``thermal_wait``, pauses until it is back at
+            ``thermal_cont``. ``"auto"`` (default) adapts ``thermal_cont`` to how fast the GPU
+            heats (+3 C when fewer than 5 runs fit between pauses, -3 C when more than 50 do,
+            between 12 and 50); ``"manual"`` keeps the thresholds given; ``"off"`` never
+            pauses. Without NVML, or on a GPU that does not report its headroom, the guard is
+            off and kprof says so once. Pauses are in ``runs_dataframe()``
+            (``ThermalPause``).
+        thermal_wait: Headroom (degrees C) at which the guard pauses; default 10.
+        thermal_cont: Headroom at which a paused guard resumes; default 20. The values in
+            effect must have ``thermal_cont > thermal_wait``
+            (:class:`kprof.errors.OptionError`).
+        thermal_timeout: Seconds a pause may last (default 180). ``"manual"`` then raises
+            :class:`kprof.errors.CoolingTimeoutError` (with ``partial_results``); ``"auto"``
+            lowers ``thermal_cont`` by 3 and waits again, and raises only at 12.
+        thermal_device: CUDA ordinal of the GPU the guard watches (``CUDA_VISIBLE_DEVICES``
+            applies); default the profiled GPU.
         combine_kernel_metrics: How several kernels launched in one annotation in one run are
             reduced to one value: a function of two values applied left to right in launch
             order (nsight-python's, e.g. ``lambda a, b: a + b``), or kprof's names ``"sum"``,
@@ -355,8 +416,15 @@ def kernel(
             ``<prefix>records-<func>-<n>.csv`` (raw kernel records) and
             ``<prefix>session-<func>-<n>.csv`` (the session), where ``n`` counts the
             successful calls of the function from 0.
-        info_collectors: nsight-python's experimental custom collectors; not built in yet: a
-            non-empty list raises :class:`kprof.errors.UnsupportedError`.
+        info_collectors: nsight-python's custom information collectors: functions decorated
+            with :func:`kprof.experimental.collect`, :class:`kprof.InfoCollector` objects or
+            ``(name, function, scope)`` tuples. Each becomes columns: ``<name>_Avg``,
+            ``_Std``, ``_Min``, ``_Max`` for numbers collected per config, run or annotation,
+            ``<name>`` for once-scope values and anything else; the per-run values are in
+            :meth:`kprof.ProfileResults.raw_dataframe`. Names that are kprof's columns or
+            parameters of the function raise :class:`kprof.errors.OptionError` when the
+            decorator is built; a collector that raises gives None there, and one
+            ``RuntimeWarning``. See :mod:`kprof.collectors`.
         per_kernel: kprof only. Keep the kernels of a region apart instead of combining them:
             one row per kernel, with its launch order inside the region in ``KernelIndex``.
 
@@ -374,6 +442,10 @@ def kernel(
             holds what was measured before.
         kprof.errors.MeasurementError: A region launched no kernel, or several kernels of a
             metric that cannot be combined automatically.
+        kprof.errors.CoolingTimeoutError: The GPU did not cool down within
+            ``thermal_timeout`` (``partial_results`` holds the runs made).
+        kprof.errors.ClockControlError: ``clock_control="base"`` could not lock the clock
+            (:class:`kprof.errors.ClockPermissionError`: not permitted).
     """
     if _func is not None and not callable(_func):
         raise TypeError(
@@ -419,28 +491,195 @@ def kernel(
     return decorator(_func)
 
 
-def plot(*args: Any, **kwargs: Any) -> Any:
-    """nsight-python's ``analyze.plot`` is not built into kprof yet.
+def plot(
+    filename: str | os.PathLike[str] | None = "plot.png",
+    metric: str | Sequence[str] | None = None,
+    *,
+    title: str | None = None,
+    ylabel: str | Mapping[str, str] | None = None,
+    annotate_points: bool = False,
+    show_aggregate: Literal["avg", "geomean"] | None = None,
+    plot_type: Literal["line", "bar"] = "line",
+    plot_width: float = 6,
+    plot_height: float = 4,
+    row_panels: str | Sequence[str] | None = None,
+    col_panels: str | Sequence[str] | None = None,
+    x_keys: str | Sequence[str] | None = None,
+    print_data: bool = False,
+    variant_fields: str | Sequence[str] | None = None,
+    variant_annotations: str | Sequence[str] | None = None,
+    plot_callback: Callable[[Any], Any] | None = None,
+    error_bars: bool = True,
+    xscale: Literal["auto", "category", "log", "linear"] = "auto",
+    yscale: Literal["linear", "log"] = "linear",
+) -> Any:
+    """Draws the results of a profile into a picture file, every time the function runs.
 
-    So that nsight-python scripts still run, it is accepted as a decorator (with or without
-    arguments) that draws nothing: it warns on every call (``RuntimeWarning``)
-    and returns the :class:`kprof.ProfileResults` of the function under it. Plot
-    ``results.to_dataframe()`` with matplotlib meanwhile.
+    Placed on top of :func:`kernel`, with nsight-python's parameters::
+
+        @kprof.analyze.plot("matmul.png", annotate_points=True)
+        @kprof.analyze.kernel(configs=[(512,), (1024,), (2048,), (4096,)], runs=20)
+        def matmul(n):
+            ...
+
+        results = matmul()   # profiles, writes matmul.png, returns the ProfileResults
+
+    It also works bare (``@kprof.analyze.plot``, writing ``plot.png``). The decorated function
+    still returns the :class:`kprof.ProfileResults`; the figure is written, then closed. To
+    get the figure itself, use :meth:`kprof.ProfileResults.plot`, which takes the same options
+    and returns the matplotlib ``Figure``; :func:`kprof.plot_file` plots a saved file.
+
+    What is drawn. Each panel has one **series** per annotation (per annotation and kernel
+    for ``per_kernel=True`` results), drawn as a line with markers or as grouped bars, with
+    the **mean** of the runs (``AvgValue``) against the **x axis**: by default one tick per
+    combination of the parameters that no other option uses, in sweep order. **Error bars**
+    show the 95% confidence interval of the mean (``CI95_Lower``/``CI95_Upper``, Student-t);
+    with one run there is no interval and no bar. Values are shown in a readable unit chosen
+    per metric by the same rule as the text table (2.68e6 ns reads 2.68 ms). The figure's
+    title is followed by where it was measured (GPU, host, backend, cache control, date) and
+    the number of runs. One legend, titled "Annotation", lists every series.
+
+    Where kprof goes beyond nsight-python:
+
+    - **Several metrics** in one figure, one row of panels each: ``metric=None`` draws every
+      metric of the results (nsight-python raises when there are several), and ``metric``
+      may be a list.
+    - **Any number of series.** nsight-python has 14 colours and silently drops the 15th
+      annotation; kprof cycles its palette, then changes the marker (and bar hatch), then the
+      line style, so every series stays distinct and in the legend.
+    - **Error bars** from the 95% interval, and a log2 x axis when the x axis is a single
+      numeric parameter of powers of two (``xscale="auto"``), so 512, 1024, 4096 sit at
+      their true distances.
+    - **Checked options**: everything that can be checked before the profile is checked when
+      the decorator is built (the choices, the sizes, fields used twice, field names against
+      the function's parameters, matplotlib being installed); an unknown ``metric`` is
+      checked when the results exist. Each raises :class:`kprof.errors.OptionError` naming the
+      option, the value and what is valid; after a profile, the error carries the results as
+      ``partial_results``, so nothing measured is lost.
+
+    Args:
+        filename: The picture to write; the extension picks the format (``.png``, ``.svg``,
+            ``.pdf``...). Missing folders are created and the file is replaced atomically.
+            ``None`` writes nothing (for ``plot_callback``).
+        metric: The metric to draw, a list of metrics, or ``None`` for every metric of the
+            results (measured and derived), each in its own row of panels.
+        title: The figure's title; by default the function's name.
+        ylabel: The y axis label, for every metric, or a dict ``metric -> label``. By default
+            the metric's name, ``"relative to <annotation>"`` when normalized, and the unit.
+        annotate_points: Write each mean next to its point (4 significant digits).
+        show_aggregate: ``"avg"`` or ``"geomean"``: one more tick after a dashed line with
+            each series' mean (or geometric mean) of the values in that panel, computed by the
+            core. ``None`` (default) draws none.
+        plot_type: ``"line"`` (default) or ``"bar"`` (grouped bars).
+        plot_width: Width of one panel, inches.
+        plot_height: Height of one panel, inches.
+        row_panels: Parameters whose values split the figure into rows of panels (one row
+            per combination; with several metrics, per metric and combination).
+        col_panels: Parameters whose values split the figure into columns of panels.
+        x_keys: Parameters on the x axis. By default every parameter not used by
+            ``row_panels``, ``col_panels`` or ``variant_fields``. Every config must be told
+            apart within a panel and series: a parameter left out of all four options that
+            takes several values raises :class:`kprof.errors.OptionError`. A parameter with
+            one value throughout is shown in the axis label instead of on every tick.
+        print_data: Print the rows that are drawn (annotation, metric, parameters, mean,
+            interval, runs, unit).
+        variant_fields: Parameters whose values split a series into several: series
+            ``"<annotation> field=value"`` per combination.
+        variant_annotations: The annotations that ``variant_fields`` splits; by default all.
+        plot_callback: Called with the matplotlib ``Figure`` before it is written, to change
+            anything (limits, labels, an extra line).
+        error_bars: kprof only. Draw the 95% interval (default True).
+        xscale: kprof only. ``"auto"`` (log2 for one numeric parameter of at least three
+            powers of two in a line plot, else categories), ``"category"`` (evenly spaced
+            ticks, nsight-python's), ``"log"`` or ``"linear"`` (one numeric parameter on a
+            numeric axis; line plots without ``show_aggregate``).
+        yscale: kprof only. ``"linear"`` (default; from 0 when all values are positive) or
+            ``"log"`` for sweeps whose values span orders of magnitude.
+
+    Returns:
+        A decorator; the decorated function returns the :class:`kprof.ProfileResults` of the
+        function under it.
+
+    Raises:
+        kprof.errors.OptionError: An option is invalid (when the decorator is built, or for
+            ``metric`` after the profile, with ``partial_results``).
+        ImportError: matplotlib is not installed (``pip install 'kprof[plot]'``), when the
+            decorator is built.
+        TypeError: The function under it does not return ProfileResults (``plot`` must be
+            placed above ``kernel``), or an unknown keyword.
     """
+    from kprof.visualization import PlotOptions, plot_results, require_matplotlib
 
-    def decorator(func: Callable[..., Any]) -> Callable[..., Any]:
+    bare = callable(filename) and not isinstance(filename, (str, os.PathLike))
+    options = PlotOptions.make(
+        metric=metric,
+        title=title,
+        ylabel=ylabel,
+        annotate_points=annotate_points,
+        show_aggregate=show_aggregate,
+        plot_type=plot_type,
+        plot_width=plot_width,
+        plot_height=plot_height,
+        row_panels=row_panels,
+        col_panels=col_panels,
+        x_keys=x_keys,
+        print_data=print_data,
+        variant_fields=variant_fields,
+        variant_annotations=variant_annotations,
+        plot_callback=plot_callback,
+        error_bars=error_bars,
+        xscale=xscale,
+        yscale=yscale,
+    )
+    path = "plot.png" if bare else filename
+    if path is not None and not isinstance(path, (str, os.PathLike)):
+        raise OptionError("filename", repr(path), "a path such as 'plot.png', or None")
+    require_matplotlib()
+
+    def decorator(func: Callable[..., Any]) -> Callable[..., ProfileResults]:
+        profiler = getattr(func, "_kprof_profiler", None)
+        if profiler is not None and not profiler.params.var_keyword:
+            names = profiler.params.names
+            for option, fields in (
+                ("row_panels", options.row_panels),
+                ("col_panels", options.col_panels),
+                ("variant_fields", options.variant_fields),
+                ("x_keys", options.x_keys or ()),
+            ):
+                for field in fields:
+                    if field not in names:
+                        raise OptionError(
+                            option,
+                            repr(list(fields)),
+                            f"parameters of {profiler.params.name}: "
+                            + (", ".join(repr(n) for n in names) or "none"),
+                        )
+
         @functools.wraps(func)
-        def wrapper(*a: Any, **kw: Any) -> Any:
-            warnings.warn(
-                "kprof.analyze.plot is not available yet; no plot is drawn. Plot "
-                "results.to_dataframe() with matplotlib instead.",
-                RuntimeWarning,
-                stacklevel=2,
-            )
-            return func(*a, **kw)
+        def wrapper(*args: Any, **kwargs: Any) -> ProfileResults:
+            results = func(*args, **kwargs)
+            if not isinstance(results, ProfileResults):
+                raise TypeError(
+                    "kprof.analyze.plot must be placed above kprof.analyze.kernel: "
+                    f"{getattr(func, '__name__', func)!r} returned {type(results).__name__}, "
+                    "not ProfileResults"
+                )
+            try:
+                plot_results(
+                    results, path, checked=options, default_title=getattr(func, "__name__", "")
+                )
+            except KprofError as e:
+                if e.partial_results is None:
+                    e.partial_results = results
+                raise
+            if path is not None and profiler is not None:
+                if profiler.settings.verbosity >= VerbosityLevel.INFO:
+                    print(f"[kprof] wrote {os.fspath(path)}", flush=True)
+            return results
 
+        wrapper._kprof_profiler = profiler  # type: ignore[attr-defined]
         return wrapper
 
-    if len(args) == 1 and callable(args[0]) and not kwargs:
-        return decorator(args[0])
+    if bare:
+        return decorator(filename)  # type: ignore[arg-type]
     return decorator

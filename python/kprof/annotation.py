@@ -102,9 +102,12 @@ class annotate:  # lower case: nsight-python's name
         if not stack:
             raise AnnotationError(f"annotation '{self.name}' was closed without being opened")
         region = stack.pop()
-        swallow = self.ignore_failures and isinstance(exc, Exception)
+        failed = isinstance(exc, Exception)
+        swallow = self.ignore_failures and failed
         try:
-            region.close(swallow)
+            # A region that an exception left is failed even when an outer scope swallows the
+            # exception: its kernels are incomplete. (If nothing swallows it, the run ends.)
+            region.close(failed)
         except KprofError:
             if exc is None:
                 raise

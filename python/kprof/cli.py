@@ -1,8 +1,9 @@
 """The ``kprof`` console command: hands ``sys.argv`` to the C++ command line.
 
-The commands (``devices``, ``doctor``, ``demo``) live in C++ (``cli/``) and are reached
-through ``kprof._core.cli_main``; this module only loads the extension and passes the exit code
-on. When the extension cannot be loaded it says so on one line, without a traceback.
+The commands live in C++ (``cli/``) and are reached through ``kprof._core.cli_main``; this
+module only loads the extension and passes the exit code on. When the extension cannot be loaded
+it says so on one line, without a traceback. One exception: ``report`` with ``--plot`` or
+``--html`` draws with Python libraries, so it goes to ``kprof.report.main`` instead.
 
 Run as ``kprof <command>`` (the console script) or ``python -m kprof.cli <command>``.
 """
@@ -16,6 +17,11 @@ import sys
 EXIT_BROKEN_INSTALL = 1
 # Exit code after Ctrl-C, as a shell reports a process ended by SIGINT.
 EXIT_INTERRUPTED = 130
+# Exit code of a command line this installation cannot run (the C++ command's usage code).
+EXIT_USAGE = 2
+
+# The options of `kprof report` that Python draws (kprof.report); the C++ command rejects them.
+_PYTHON_REPORT_OPTIONS = ("--plot", "--html")
 
 
 def _one_line(error: BaseException) -> str:
@@ -23,8 +29,41 @@ def _one_line(error: BaseException) -> str:
     return text or type(error).__name__
 
 
+def _is_python_report(argv: list[str]) -> bool:
+    """``kprof report ... --plot PATH`` or ``--html PATH`` (also ``--plot=PATH``)."""
+    if len(argv) < 2 or argv[1] != "report":
+        return False
+    return any(arg.split("=", 1)[0] in _PYTHON_REPORT_OPTIONS for arg in argv[2:])
+
+
+def _python_report(args: list[str]) -> int:
+    """Runs ``kprof.report.main(args)`` with the arguments after ``report``."""
+    try:
+        report = importlib.import_module("kprof.report")
+    except ModuleNotFoundError as error:
+        if error.name != "kprof.report":
+            raise
+        print(
+            "kprof report: --plot/--html are not available in this installation of kprof "
+            "(no kprof.report module)",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    code = report.main(args)
+    return 0 if code is None else int(code)
+
+
 def main() -> int:
     """Runs ``kprof`` with the arguments in ``sys.argv``; returns the exit code."""
+    if _is_python_report(sys.argv):
+        try:
+            return _python_report(sys.argv[2:])
+        except KeyboardInterrupt:
+            print("kprof: interrupted", file=sys.stderr)
+            return EXIT_INTERRUPTED
+        except Exception as error:  # an unreadable file, a missing plotting library...
+            print(f"kprof report: {_one_line(error)}", file=sys.stderr)
+            return EXIT_BROKEN_INSTALL
     try:
         _core = importlib.import_module("kprof._core")
     except ImportError as error:  # also a missing libkprof or libcupti the extension needs

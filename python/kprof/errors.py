@@ -17,7 +17,8 @@ Each class also derives from the built-in exception a Python user would expect, 
 written for nsight-python (which raised ``ValueError`` and ``RuntimeError``) keeps working:
 :class:`OptionError`, :class:`ConfigError`, :class:`AnnotationError` and :class:`FormatError`
 are ``ValueError``; :class:`MeasurementError`, :class:`UserFunctionError`, :class:`NoGpuError`,
-:class:`CuptiBusyError` and :class:`CudaError` are ``RuntimeError``; :class:`UnsupportedError`
+:class:`CuptiBusyError`, :class:`CudaError`, :class:`ThermalControlError`,
+:class:`ClockControlError` and :class:`ToolError` are ``RuntimeError``; :class:`UnsupportedError`
 is ``NotImplementedError``.
 """
 
@@ -38,6 +39,12 @@ __all__ = [
     "UnsupportedError",
     "FormatError",
     "OutputExistsError",
+    "ThermalControlError",
+    "CoolingTimeoutError",
+    "ClockControlError",
+    "ClockPermissionError",
+    "ToolError",
+    "ToolUnavailableError",
 ]
 
 
@@ -203,6 +210,51 @@ class FormatError(KprofError, ValueError):
     kind = "FormatError"
 
 
+class ThermalControlError(KprofError, RuntimeError):
+    """The thermal guard could not keep the GPU within its temperature limits
+    (nsight-python's ``ThermalControlError``)."""
+
+    kind = "ThermalControlError"
+
+
+class CoolingTimeoutError(ThermalControlError):
+    """The GPU did not cool down to ``thermal_cont`` within ``thermal_timeout``
+    (nsight-python's ``CoolingTimeoutError``). ``partial_results`` holds the runs made
+    before."""
+
+    kind = "CoolingTimeoutError"
+
+
+class ClockControlError(KprofError, RuntimeError):
+    """``clock_control="base"`` could not lock (or give back) the SM clock: no NVML, no such
+    device, or a GPU that cannot lock clocks."""
+
+    kind = "ClockControlError"
+
+
+class ClockPermissionError(ClockControlError):
+    """Locking the SM clock needs a permission this process lacks (root, or an
+    administrator's setting). Lock clocks yourself with ``sudo nvidia-smi -lgc base`` on a
+    machine that is yours, or use ``clock_control="none"``."""
+
+    kind = "ClockPermissionError"
+
+
+class ToolError(KprofError, RuntimeError):
+    """A tool cannot be activated: another one is active already
+    (:func:`kprof.activate`; nsight-python raises ``RuntimeError``)."""
+
+    kind = "ToolError"
+
+
+class ToolUnavailableError(UnsupportedError, NoGpuError):
+    """The tool asked for does not exist in kprof: ``kprof.Tool.NCU`` (kprof has no Nsight
+    Compute backend; ``kprof.Tool.CUPTI`` is kprof's in-process engine). Also a
+    ``NoGpuError``, so ``except nsight.exceptions.NCUNotAvailableError`` catches it."""
+
+    kind = "ToolUnavailableError"
+
+
 class OutputExistsError(KprofError, FileExistsError):
     """A file kprof was asked to write exists already (``ProfileResults.save`` without
     ``overwrite=True``). Python-side only: the core never refuses to overwrite."""
@@ -225,6 +277,12 @@ _KINDS: dict[str, type[KprofError]] = {
         UnsupportedError,
         FormatError,
         OutputExistsError,
+        ThermalControlError,
+        CoolingTimeoutError,
+        ClockControlError,
+        ClockPermissionError,
+        ToolError,
+        ToolUnavailableError,
     )
 }
 

@@ -8,8 +8,9 @@ Code written for nsight-python that catches its exceptions keeps working with
   (nsight-python raised it for most failures).
 - ``NCUNotAvailableError`` is :class:`kprof.errors.NoGpuError`: kprof needs no Nsight Compute,
   the closest failure is a machine without a usable GPU.
-- ``ThermalControlError`` and ``CoolingTimeoutError`` exist for ``except`` clauses; this version
-  of kprof has no thermal guard and never raises them.
+- ``ThermalControlError`` and ``CoolingTimeoutError`` are kprof's own
+  (:class:`kprof.errors.CoolingTimeoutError` is raised when the GPU does not cool down within
+  ``thermal_timeout``).
 
 The kprof classes themselves are re-exported, so ``kprof.exceptions.OptionError`` works too.
 """
@@ -22,6 +23,7 @@ from enum import Enum
 from kprof.errors import (
     AnnotationError,
     ConfigError,
+    CoolingTimeoutError,
     CudaError,
     CuptiBusyError,
     FormatError,
@@ -30,6 +32,7 @@ from kprof.errors import (
     NoGpuError,
     OptionError,
     OutputExistsError,
+    ThermalControlError,
     UnsupportedError,
     UserFunctionError,
 )
@@ -59,18 +62,6 @@ __all__ = [
 
 ProfilerException = KprofError
 NCUNotAvailableError = NoGpuError
-
-
-class ThermalControlError(KprofError, RuntimeError):
-    """The GPU's temperature could not be controlled (nsight-python name)."""
-
-    kind = "ThermalControlError"
-
-
-class CoolingTimeoutError(ThermalControlError):
-    """The GPU did not cool down within the timeout (nsight-python name)."""
-
-    kind = "CoolingTimeoutError"
 
 
 class MetricErrorType(Enum):

@@ -8,6 +8,7 @@ the original Python config objects into the parameter columns.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Sequence
 from typing import Any
@@ -66,13 +67,17 @@ class ProfileResults:
     - :meth:`raw_dataframe`: one row per (annotation, config, run, metric): nsight-python's
       ``profiled_data`` layout.
     - :meth:`records_dataframe`: one row per measured kernel and run (kprof only).
+    - :meth:`runs_dataframe`: one row per run: its time, thermal pause, measured SM clock,
+      temperature and clock event reasons (kprof only).
     - :meth:`table`, ``str(results)``: an aligned text table.
     - :meth:`save` / :func:`kprof.load`: JSON that round-trips exactly;
       :meth:`write_csv`: nsight-python's CSV files.
 
     Parameter columns hold the original Python objects of the configs (tuples, dtypes,
     tensors...). Saved files hold them as the core stores them: integers, floats, and
-    ``str(obj)`` for anything else; results read back show those.
+    ``str(obj)`` for anything else; results read back show those. The same holds for the
+    values of info collectors that are not numbers (``info_objects``: the objects, keyed by
+    ``(name, config, run, annotation)``).
     """
 
     def __init__(
@@ -80,8 +85,10 @@ class ProfileResults:
         core: Any,
         parameters: Sequence[str] | None = None,
         config_values: Sequence[Sequence[Any]] | None = None,
+        info_objects: dict[tuple[str, int, int, str], Any] | None = None,
     ) -> None:
         self._core = core
+        self._info_objects = dict(info_objects or {})
         self._parameters = list(core.sweep_names if parameters is None else parameters)
         if config_values is None:
             config_values = core.sweep_points
@@ -99,7 +106,10 @@ class ProfileResults:
     @property
     def session(self) -> dict[str, Any]:
         """Where and how the profile ran: GPU, host, clocks, backend, replay mode, cache
-        control, passes, runs, metrics, versions, start time."""
+        control, passes, runs, metrics, versions, start time, and the conditions:
+        ``clock_control``, ``thermal_mode``, ``throttle_threshold`` and the stopping rule
+        (``stop_rel_half_width``, ``stop_min_runs``, ``stop_max_runs``, ``stop_time_budget_s``;
+        NaN / 0 with a fixed number of runs, and ``runs`` is 0 when a rule decided)."""
         return dict(self._core.session)
 
     @property
@@ -148,6 +158,53 @@ class ProfileResults:
             "MemoryClock": [s["memory_clock_khz"]] * n,
         }
 
+    def _info_values(self) -> list[tuple[str, str, int, int, str, Any]]:
+        """Every info collector value: (name, scope, config, run, annotation, value), the
+        value as collected (the object, a float, or None when there was none)."""
+        v = self._core.info_values_columns()
+        out = []
+        for name, scope, config, run, annotation, value, text in zip(
+            v["name"],
+            v["scope"],
+            v["config"],
+            v["run"],
+            v["annotation"],
+            v["value"],
+            v["text"],
+            strict=True,
+        ):
+            key = (name, config, run, annotation)
+            if key in self._info_objects:
+                obj = self._info_objects[key]
+            elif text:
+                obj = text
+            else:
+                obj = None if math.isnan(value) else value
+            out.append((name, scope, config, run, annotation, obj))
+        return out
+
+    def _info_row_columns(self, annotations: Sequence[str], configs: Sequence[int]) -> dict:
+        """The rows' info collector columns, in nsight-python's naming. The statistics are the
+        core's; a one-value column shows the first value of the row's (the object itself
+        when this process collected it)."""
+        columns: dict[str, Any] = {}
+        core_columns = self._core.info_columns()
+        values = self._info_values()
+        for name, numeric in self._core.info_layout():
+            if numeric:
+                for suffix in ("_Avg", "_Std", "_Min", "_Max"):
+                    columns[name + suffix] = np.asarray(core_columns[name + suffix], dtype=float)
+                continue
+            mine = [v for v in values if v[0] == name and v[5] is not None]
+            cells = []
+            for annotation, config, core_value in zip(
+                annotations, configs, core_columns[name], strict=True
+            ):
+                first = next((v[5] for v in mine if _belongs(v, annotation, config)), core_value)
+                cells.append(first)
+            columns[name] = _object_column(cells)
+        return columns
+
     def to_dataframe(self) -> pd.DataFrame:
         """The aggregated results: one row per (annotation, config, metric), and per kernel
         in per-kernel mode.
@@ -161,10 +218,19 @@ class ProfileResults:
         z interval), ``RelativeStdDevPct``, ``StableMeasurement`` (RSD < 2 %; a nullable
         boolean, ``pd.NA`` when undefined), ``Normalized`` (False, or the baseline
         annotation), ``NormalizationValue`` (only when normalizing: the baseline's mean),
-        ``Geomean`` (over the configs of the annotation and metric).
+        ``Geomean`` (over the configs of the annotation and metric). Info collectors' columns
+        come after ``Unit``, as in nsight-python: ``<name>_Avg``, ``<name>_Std``,
+        ``<name>_Min``, ``<name>_Max`` for numbers per config, run or annotation, ``<name>``
+        for once-scope values and values that are not numbers.
 
         Then kprof's own: ``Median``, ``KernelIndex`` (per-kernel mode only), ``Backend``,
-        ``ReplayMode``, ``CacheControl``, ``Passes``.
+        ``ReplayMode``, ``CacheControl``, ``Passes``, and the conditions of the config's
+        runs: ``RunsDone`` (runs made, failed ones included), ``StoppedBy`` (``"runs"``, or
+        with a stopping rule ``"precision"``, ``"max_runs"``, ``"time_budget"``),
+        ``MeasuredClock`` (mean SM clock of the runs as NVML read it, kHz like
+        ``ComputeClock``), ``Temperature`` (mean GPU temperature, degrees C),
+        ``ThrottledRuns`` (runs whose clock was below 75% of ``ComputeClock``); NaN without
+        NVML.
         """
         rows = self._core.rows_columns()
         n = len(rows["annotation"])
@@ -191,6 +257,11 @@ class ProfileResults:
         data.update(
             {
                 "Unit": _units(rows["unit"]),
+            }
+        )
+        data.update(self._info_row_columns(rows["annotation"], rows["config"]))
+        data.update(
+            {
                 "CI95_Lower": np.asarray(rows["ci95_lower"], dtype=float),
                 "CI95_Upper": np.asarray(rows["ci95_upper"], dtype=float),
                 "RelativeStdDevPct": np.asarray(rows["rel_stddev_pct"], dtype=float),
@@ -212,8 +283,83 @@ class ProfileResults:
                 "ReplayMode": [session["replay_mode"]] * n,
                 "CacheControl": [session["cache_control"]] * n,
                 "Passes": np.full(n, session["passes"], dtype=np.int64),
+                "RunsDone": np.asarray(rows["runs_done"], dtype=np.int64),
+                "StoppedBy": [b if b else None for b in rows["stopped_by"]],
+                "MeasuredClock": np.asarray(rows["measured_clock_khz"], dtype=float),
+                "Temperature": np.asarray(rows["temperature_c"], dtype=float),
+                "ThrottledRuns": np.asarray(rows["throttled_runs"], dtype=float),
             }
         )
+        return pd.DataFrame({k: _column(v, n) for k, v in data.items()})
+
+    def _run_context(self, configs: Sequence[int], runs: Sequence[int]) -> dict[str, Any]:
+        """Per (config, run): the measured SM clock, temperature, clock event reasons and
+        throttle flag (NaN / None when unknown)."""
+        r = self._core.runs_columns()
+        by_run = {(c, k): i for i, (c, k) in enumerate(zip(r["config"], r["run"], strict=True))}
+        where = [by_run.get((c, k)) for c, k in zip(configs, runs, strict=True)]
+
+        def pick(column: str, missing: Any) -> list[Any]:
+            return [missing if i is None else r[column][i] for i in where]
+
+        reasons = pick("clock_event_reasons", -1)
+        return {
+            "MeasuredClock": np.asarray(pick("sm_clock_khz", math.nan), dtype=float),
+            "Temperature": np.asarray(pick("temperature_c", math.nan), dtype=float),
+            "ClockEventReasons": pd.array([x if x >= 0 else None for x in reasons], dtype="Int64"),
+            "Throttled": pd.array(pick("throttled", None), dtype="boolean"),
+        }
+
+    def _info_raw_columns(
+        self, annotations: Sequence[str], configs: Sequence[int], runs: Sequence[int]
+    ) -> dict[str, Any]:
+        """One column per info collector: its value for each (annotation, config, run)."""
+        values = self._info_values()
+        names = list(dict.fromkeys(v[0] for v in values))
+        lookup: dict[tuple[str, int, int, str], Any] = {}
+        once: dict[str, Any] = {}
+        scopes: dict[str, str] = {}
+        for name, scope, config, run, annotation, obj in values:
+            scopes.setdefault(name, scope)
+            if scope == "once":
+                once.setdefault(name, obj)
+            else:
+                lookup[(name, config, run, annotation)] = obj
+        columns: dict[str, Any] = {}
+        for name in names:
+            scope = scopes[name]
+            cells = []
+            for a, c, k in zip(annotations, configs, runs, strict=True):
+                if scope == "once":
+                    cells.append(once.get(name))
+                elif scope == "config":
+                    cells.append(lookup.get((name, c, -1, "")))
+                elif scope == "run":
+                    cells.append(lookup.get((name, c, k, "")))
+                else:
+                    cells.append(lookup.get((name, c, k, a)))
+            columns[name] = _object_column(cells)
+        return columns
+
+    def runs_dataframe(self) -> pd.DataFrame:
+        """One row per run of the benchmark function (kprof only): ``Config`` (index into
+        the sweep), ``Run``, ``Seconds`` (wall time of the call), ``ThermalPause`` (seconds the
+        thermal guard paused before it), ``MeasuredClock`` (kHz; the mean of NVML's readings
+        before and after the run, readings taken while the GPU idled left out),
+        ``Temperature`` (degrees C, the highest reading), ``ClockEventReasons`` (NVML's clock
+        event / throttle reason bits, OR of the readings), ``Throttled`` (``MeasuredClock``
+        below the threshold share of ``ComputeClock``, 75% by default, NVBench's rule), then
+        the parameter columns. NaN / ``<NA>`` where NVML could not read."""
+        r = self._core.runs_columns()
+        n = len(r["config"])
+        data: dict[str, Any] = {
+            "Config": np.asarray(r["config"], dtype=np.int64),
+            "Run": np.asarray(r["run"], dtype=np.int64),
+            "Seconds": np.asarray(r["seconds"], dtype=float),
+            "ThermalPause": np.asarray(r["pause_s"], dtype=float),
+        }
+        data.update(self._run_context(r["config"], r["run"]))
+        data.update(self._param_columns(r["config"]))
         return pd.DataFrame({k: _column(v, n) for k, v in data.items()})
 
     def raw_dataframe(self) -> pd.DataFrame:
@@ -222,8 +368,10 @@ class ProfileResults:
 
         Columns: nsight-python's ``profiled_data`` layout ``Annotation``, ``Value``,
         ``Metric``, ``Kernel``, ``GPU``, ``Host``, ``ComputeClock``, ``MemoryClock``,
-        ``Unit``, then ``Run`` (from 0), ``KernelIndex`` (per-kernel mode only), and the
-        parameter columns last.
+        ``Unit``, one column per info collector (the value collected for that run, config or
+        annotation), then ``Run`` (from 0), ``KernelIndex`` (per-kernel mode only), the run's
+        conditions ``MeasuredClock``, ``Temperature``, ``ClockEventReasons``, ``Throttled``
+        (see :meth:`runs_dataframe`), and the parameter columns last.
         """
         s = self._core.samples_columns()
         n = len(s["annotation"])
@@ -235,9 +383,11 @@ class ProfileResults:
         }
         data.update(self._context(n))
         data["Unit"] = _units(s["unit"])
+        data.update(self._info_raw_columns(s["annotation"], s["config"], s["run"]))
         data["Run"] = np.asarray(s["run"], dtype=np.int64)
         if any(k >= 0 for k in s["kernel_index"]):
             data["KernelIndex"] = np.asarray(s["kernel_index"], dtype=np.int64)
+        data.update(self._run_context(s["config"], s["run"]))
         data.update(self._param_columns(s["config"]))
         return pd.DataFrame({k: _column(v, n) for k, v in data.items()})
 
@@ -273,7 +423,31 @@ class ProfileResults:
         return self.table()
 
     def _repr_html_(self) -> str:
-        return str(self.to_dataframe()._repr_html_())
+        """The notebook view: the context line and the results table, numbers scaled as in
+        :meth:`table` (see :func:`kprof.report.results_html`)."""
+        from kprof.report import results_html
+
+        return results_html(self)
+
+    # --- plots ----------------------------------------------------------------------------------
+
+    def plot(self, filename: str | os.PathLike[str] | None = None, **options: Any) -> Any:
+        """Draws the results and returns the matplotlib ``Figure``; writes it to ``filename``
+        (png, svg, pdf... by extension) when given.
+
+        Takes the options of :func:`kprof.analyze.plot` (``metric``, ``plot_type``,
+        ``row_panels``, ``x_keys``, ``show_aggregate``, ``error_bars``...). Every metric is drawn
+        unless ``metric`` names one or a list. Needs matplotlib (``pip install 'kprof[plot]'``);
+        no display is needed. In a notebook the returned figure shows itself.
+
+        Raises:
+            kprof.errors.OptionError: An option is invalid for these results.
+            ImportError: matplotlib is not installed.
+        """
+        from kprof.visualization import plot_results
+
+        options.setdefault("title", "")
+        return plot_results(self, filename, **options)
 
     # --- files ----------------------------------------------------------------------------------
 
@@ -288,6 +462,14 @@ class ProfileResults:
     def save(self, path: str | os.PathLike[str], overwrite: bool = False) -> str:
         """Writes the results to a JSON file that :func:`kprof.load` reads back exactly.
 
+        A path ending in ``.parquet`` (or ``.pq``) writes one Parquet table instead, the rows
+        and the per-run samples told apart by a ``Kind`` column, for table tools; the JSON
+        document rides in its metadata, so :func:`kprof.load` reads it back exactly too.
+        Parquet needs pyarrow (``pip install 'kprof[parquet]'``).
+
+        The file is written to a temporary file first and renamed into place: a reader never
+        sees half a file, and a failed write leaves any existing file as it was.
+
         Args:
             path: The file to write. Missing parent folders are created.
             overwrite: Replace an existing file. Without it an existing file raises
@@ -296,6 +478,10 @@ class ProfileResults:
         Returns:
             The path written.
         """
+        from kprof import _parquet
+
+        if _parquet.is_parquet(path):
+            return _parquet.write(self, path, overwrite)
         path = os.fspath(path)
         if os.path.exists(path) and not overwrite:
             raise OutputExistsError(f"{path} exists; pass overwrite=True to replace it")
@@ -322,6 +508,14 @@ class ProfileResults:
         return cls(_core.Results.read_csv(os.fspath(prefix), tag))
 
 
+def _belongs(value: tuple[str, str, int, int, str, Any], annotation: str, config: int) -> bool:
+    """Whether an info collector value belongs to the row of (annotation, config)."""
+    _, scope, c, _, a, _ = value
+    if scope == "once":
+        return True
+    return c == config and (scope != "annotation" or a == annotation)
+
+
 def _column(values: Any, n: int) -> Any:
     # Empty lists would become float columns; the rows' types matter only when there are rows.
     if n == 0 and isinstance(values, list):
@@ -334,7 +528,14 @@ def load(path: str | os.PathLike[str]) -> ProfileResults:
     ``Results::write_json`` or the ``kprof`` command). The parameter columns hold the saved
     values (int, float or str).
 
+    A ``.parquet`` (or ``.pq``) file written by :meth:`ProfileResults.save` is read back
+    the same way (it needs pyarrow).
+
     Raises:
         kprof.errors.FormatError: The file is missing, malformed, or of an unknown version.
     """
+    from kprof import _parquet
+
+    if _parquet.is_parquet(path):
+        return ProfileResults(_core.Results.from_json(_parquet.read_json(path)))
     return ProfileResults(_core.Results.read_json(os.fspath(path)))

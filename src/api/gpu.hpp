@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/backend.hpp"
+#include "core/device_probe.hpp"
 #include "kprof/options.hpp"
 
 namespace kprof::detail {
@@ -13,6 +14,20 @@ namespace kprof::detail {
 // The backend that measures `options` on the current CUDA device. Throws NoGpuError when no
 // GPU or driver can be used, UnsupportedError for options this build cannot measure.
 std::unique_ptr<Backend> make_gpu_backend(const Options& options);
+
+// What the engine reads from and sets on the GPU besides the backend (SweepServices), for the
+// current CUDA device: NVML's probe of it, the probe the thermal guard watches (thermal_device,
+// or the profiled device), and, for clock_control="base", its clock setter. A part that cannot
+// be had is null, with the reason. Throws OptionError when thermal_device is not a CUDA device.
+struct DeviceServices {
+  std::unique_ptr<DeviceProbe> device;
+  std::unique_ptr<DeviceProbe> thermal;  // null: the thermal guard watches `device`
+  std::unique_ptr<ClockSetter> clocks;
+  std::string device_unavailable;
+  std::string thermal_unavailable;
+  std::string clocks_unavailable;
+};
+DeviceServices make_device_services(const Options& options);
 
 // NVTX range in the domain "kprof" around an annotation (push/pop on the calling thread).
 void nvtx_push(const std::string& name) noexcept;

@@ -23,17 +23,21 @@ std::string fixed(double v, int decimals) {
 detail::SweepHooks progress_hooks(const Options& options, const Sweep& sweep) {
   detail::SweepHooks hooks;
   if (options.verbosity == Verbosity::silent) return hooks;
-  hooks.started = [&sweep](const SessionInfo& s) {
-    log_line("[kprof] profiling " + std::to_string(sweep.size()) + " config(s) x " +
-             std::to_string(s.runs) + " run(s) on " + s.gpu + " (" + s.backend +
-             ", cache_control=" + s.cache_control + ")");
+  hooks.started = [&sweep, &options](const SessionInfo& s) {
+    const std::string runs =
+        options.stopping ? "up to " + std::to_string(options.stopping->max_runs) +
+                               " run(s) (until the 95% interval is within " +
+                               fixed(100 * options.stopping->rel_half_width, 2) + "% of the mean)"
+                         : std::to_string(s.runs) + " run(s)";
+    log_line("[kprof] profiling " + std::to_string(sweep.size()) + " config(s) x " + runs + " on " +
+             s.gpu + " (" + s.backend + ", cache_control=" + s.cache_control + ")");
   };
-  hooks.progress = [&sweep](const detail::Progress& p) {
-    if (p.run != p.runs) return;
-    std::string params = sweep.config(p.config).to_string();
-    log_line("[kprof] config " + std::to_string(p.config + 1) + "/" + std::to_string(p.configs) +
-             (params.empty() ? "" : " (" + params + ")") + ": " + std::to_string(p.runs) +
-             " run(s), " + fixed(p.elapsed_s, 2) + " s elapsed");
+  hooks.config_end = [&sweep, &options](const ConfigInfo& c) {
+    std::string params = sweep.config(c.config).to_string();
+    const std::string why = options.stopping ? " (stopped by " + c.stopped_by + ")" : "";
+    log_line("[kprof] config " + std::to_string(c.config + 1) + "/" + std::to_string(sweep.size()) +
+             (params.empty() ? "" : " (" + params + ")") + ": " + std::to_string(c.runs) +
+             " run(s)" + why + ", " + fixed(c.seconds, 2) + " s");
   };
   return hooks;
 }
@@ -55,9 +59,17 @@ std::string output_prefix(const Options& options) {
 Results profile(const Options& options, const Sweep& sweep, const BenchmarkFn& fn) {
   options.validate();
   auto backend = detail::make_gpu_backend(options);
+  detail::DeviceServices device = detail::make_device_services(options);
+  detail::SweepServices services;
+  services.device = device.device.get();
+  services.device_unavailable = device.device_unavailable;
+  services.thermal = device.thermal ? device.thermal.get() : device.device.get();
+  services.thermal_unavailable = device.thermal_unavailable;
+  services.clocks = device.clocks.get();
+  services.clocks_unavailable = device.clocks_unavailable;
   Results results = detail::run_sweep(
       *backend, options, sweep, [&](std::size_t c, int) { fn(sweep.config(c)); },
-      progress_hooks(options, sweep));
+      progress_hooks(options, sweep), services);
   if (options.output_csv) {
     for (const auto& path : results.write_csv(output_prefix(options), "profile"))
       if (options.verbosity != Verbosity::silent) log_line("[kprof] wrote " + path);

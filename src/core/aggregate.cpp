@@ -228,7 +228,13 @@ Row make_row(const std::vector<const Sample*>& group) {
           .unit = first.unit,
           .normalized_against = "",
           .normalization_value = kNaN,
-          .geomean = kNaN};
+          .geomean = kNaN,
+          .runs_done = 0,
+          .stopped_by = "",
+          .measured_clock_khz = kNaN,
+          .temperature_c = kNaN,
+          .throttled_runs = kNaN,
+          .info = {}};
 }
 
 // nsight-python's order: measured metrics before the others (derived ones), then annotation
@@ -326,12 +332,111 @@ std::vector<Row> make_rows(const std::vector<Sample>& samples, const Options& op
   return rows;
 }
 
+void add_conditions(std::vector<Row>& rows, const Conditions& conditions) {
+  struct PerConfig {
+    const ConfigInfo* info = nullptr;
+    int runs = 0;
+    std::vector<double> clocks, temperatures;
+    int throttle_known = 0, throttled = 0;
+  };
+  std::map<std::size_t, PerConfig> configs;
+  for (const ConfigInfo& c : conditions.configs) configs[c.config].info = &c;
+  for (const RunInfo& r : conditions.runs) {
+    PerConfig& c = configs[r.config];
+    ++c.runs;
+    c.clocks.push_back(r.sm_clock_khz);
+    c.temperatures.push_back(r.temperature_c);
+    if (r.throttled) {
+      ++c.throttle_known;
+      c.throttled += *r.throttled ? 1 : 0;
+    }
+  }
+  for (Row& row : rows) {
+    const auto it = configs.find(row.config);
+    if (it == configs.end()) continue;
+    const PerConfig& c = it->second;
+    row.runs_done = c.info ? c.info->runs : c.runs;
+    row.stopped_by = c.info ? c.info->stopped_by : "";
+    row.measured_clock_khz = summarize(c.clocks).mean;
+    row.temperature_c = summarize(c.temperatures).mean;
+    row.throttled_runs = c.throttle_known > 0 ? c.throttled : kNaN;
+  }
+  add_info(rows, conditions.info);
+}
+
+void add_info(std::vector<Row>& rows, const std::vector<InfoValue>& info) {
+  struct Collector {
+    std::string name;
+    bool numeric = true;
+    const InfoValue* once = nullptr;
+  };
+  std::vector<Collector> collectors;
+  std::map<std::string, std::size_t> position;
+  std::map<std::size_t, std::vector<const InfoValue*>> by_config;
+  for (const InfoValue& v : info) {
+    const auto [it, added] = position.try_emplace(v.name, collectors.size());
+    if (added) collectors.push_back({v.name});
+    Collector& c = collectors[it->second];
+    if (v.scope == "once") {
+      c.numeric = false;
+      if (!c.once) c.once = &v;
+    } else {
+      by_config[v.config].push_back(&v);
+    }
+    if (!v.text.empty()) c.numeric = false;
+  }
+  const std::vector<const InfoValue*> none;
+  for (Row& row : rows) {
+    row.info.clear();
+    const auto found = by_config.find(row.config);
+    const auto& values = found == by_config.end() ? none : found->second;
+    for (const Collector& c : collectors) {
+      InfoStat stat;
+      stat.name = c.name;
+      stat.numeric = c.numeric;
+      std::vector<const InfoValue*> mine;
+      if (c.once) {
+        mine.push_back(c.once);
+      } else {
+        for (const InfoValue* v : values)
+          if (v->name == c.name && (v->scope != "annotation" || v->annotation == row.annotation))
+            mine.push_back(v);
+      }
+      if (c.numeric) {
+        std::vector<double> numbers;
+        for (const InfoValue* v : mine) numbers.push_back(v->value);
+        const Summary sum = summarize(numbers);
+        stat.mean = sum.mean;
+        stat.stddev = sum.stddev;
+        stat.min = sum.min;
+        stat.max = sum.max;
+      } else {
+        const auto first = std::find_if(mine.begin(), mine.end(), [](const InfoValue* v) {
+          return !v->text.empty() || !std::isnan(v->value);
+        });
+        if (first != mine.end()) {
+          stat.value = (*first)->value;
+          stat.text = (*first)->text;
+        }
+      }
+      row.info.push_back(std::move(stat));
+    }
+  }
+}
+
 Results aggregate(SessionInfo session, Sweep sweep, std::vector<Record> records,
                   const Options& options) {
+  return aggregate(std::move(session), std::move(sweep), std::move(records), options, {});
+}
+
+Results aggregate(SessionInfo session, Sweep sweep, std::vector<Record> records,
+                  const Options& options, Conditions conditions) {
   std::vector<Sample> samples = make_samples(records, options);
   std::vector<Row> rows = make_rows(samples, options);
+  add_conditions(rows, conditions);
   return Results(std::move(session), std::move(sweep), std::move(records), std::move(samples),
-                 std::move(rows));
+                 std::move(rows), std::move(conditions.configs), std::move(conditions.runs),
+                 std::move(conditions.info));
 }
 
 }  // namespace kprof::detail

@@ -20,8 +20,28 @@ std::vector<Sample> make_samples(const std::vector<Record>& records, const Optio
 // geomean per (annotation, metric[, kernel_index]).
 std::vector<Row> make_rows(const std::vector<Sample>& samples, const Options& options);
 
-// make_samples + make_rows into a Results.
+// The raw data of a profile besides its records: how each config stopped, the conditions of
+// each run, the info collectors' values.
+struct Conditions {
+  std::vector<ConfigInfo> configs;
+  std::vector<RunInfo> runs;
+  std::vector<InfoValue> info;
+};
+
+// Fills each row's RunsDone, StoppedBy, MeasuredClock (mean of the config's runs' SM clock),
+// Temperature (mean), ThrottledRuns (count; NaN when no run's clock is known) and info columns.
+void add_conditions(std::vector<Row>& rows, const Conditions& conditions);
+
+// The info collector columns of each row: per collector (in order of first appearance), a
+// once-scope value or a collector that gave text -> one value (the first of the row's); numbers
+// per config, run or annotation -> mean, sample std-dev, min and max of the row's values (its
+// config's, and for annotation scope its annotation's).
+void add_info(std::vector<Row>& rows, const std::vector<InfoValue>& info);
+
+// make_samples + make_rows (+ add_conditions) into a Results.
 Results aggregate(SessionInfo session, Sweep sweep, std::vector<Record> records,
                   const Options& options);
+Results aggregate(SessionInfo session, Sweep sweep, std::vector<Record> records,
+                  const Options& options, Conditions conditions);
 
 }  // namespace kprof::detail

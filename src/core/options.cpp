@@ -4,7 +4,10 @@
 #include <string>
 #include <utility>
 
+#include "core/metric_catalog.hpp"
+#include "core/option_checks.hpp"
 #include "kprof/errors.hpp"
+#include "kprof/metrics.hpp"
 
 namespace kprof {
 namespace {
@@ -57,27 +60,10 @@ void validate_metrics(const std::vector<std::string>& metrics) {
     if (m.empty())
       throw OptionError("metrics", "''",
                         "a metric name such as '" + std::string(kDurationMetric) + "'");
-    if (m != kDurationMetric)
-      unsupported("metrics=['" + m + "']",
-                  "hardware counters need the range profiler backend; this version measures "
-                  "kernel durations ('" +
-                      std::string(kDurationMetric) + "') only");
   }
-}
-
-void validate_thermal(const Options& o) {
-  const ThermalOptions& t = o.thermal;
-  if (t.wait && t.cont && *t.cont <= *t.wait)
-    throw OptionError("thermal_cont", std::to_string(*t.cont),
-                      "a value greater than thermal_wait=" + std::to_string(*t.wait));
-  if (t.timeout_s && *t.timeout_s <= 0)
-    throw OptionError("thermal_timeout", std::to_string(*t.timeout_s),
-                      "a positive number of seconds");
-  if (o.thermal_mode == ThermalMode::manual)
-    unsupported("thermal_mode='manual'", "the thermal guard is not built in yet");
-  if (t.wait || t.cont || t.timeout_s || t.device)
-    unsupported("thermal_wait/thermal_cont/thermal_timeout/thermal_device",
-                "the thermal guard is not built in yet");
+  // Sets expanded, names checked against the current GPU's catalog, counters refused with
+  // their pass count (src/core/metric_catalog.cpp).
+  detail::check_metrics(metrics, [] { return metrics::current_chip(); });
 }
 
 }  // namespace
@@ -117,9 +103,8 @@ void Options::validate() const {
                       "'sum', 'max', 'min', 'mean' or a function of two values");
   for (const auto& k : ignore_kernels)
     if (k.empty()) throw OptionError("ignore_kernel_list", "''", "non-empty kernel names");
-  validate_thermal(*this);
-  if (clock_control == ClockControl::base)
-    unsupported("clock_control='base'", "clock locking is not built in yet; use 'none'");
+  // The stopping rule, the thermal guard, info collectors (src/core/option_checks.cpp).
+  detail::validate_conditions(*this);
   if (replay_mode == ReplayMode::range)
     unsupported("replay_mode='range'",
                 "range replay belongs to the range profiler backend; use 'kernel'");

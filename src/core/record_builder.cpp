@@ -40,10 +40,23 @@ void RecordBuilder::add_regions(std::vector<RegionRun> regions) {
     index_[r.id] = regions_.size();
     regions_.push_back(std::move(r));
   }
+  for (const auto& r : regions_)
+    if (r.failed)
+      for (auto it = index_.find(r.parent); it != index_.end();
+           it = index_.find(regions_[it->second].parent))
+        regions_[it->second].failed = true;
+}
+
+void RecordBuilder::fail_pending() noexcept {
+  for (auto& r : regions_) r.failed = true;
 }
 
 void RecordBuilder::add_measurements(const std::vector<Measurement>& measurements) {
   for (const auto& m : measurements) {
+    if (m.region != kNoRegion && m.region <= last_flushed_)
+      throw MeasurementError("a record of kernel " + m.kernel +
+                             " arrived after the config it was launched in had been collected; "
+                             "its region would have been measured without it");
     if (!index_.contains(m.region) || ignored(m)) continue;
     owned_.push_back(m);
     // An outer region includes the kernels of the regions nested in it.
@@ -59,7 +72,8 @@ void RecordBuilder::emit(const RegionRun& region, std::vector<Record>& out) cons
   const double nan = std::numeric_limits<double>::quiet_NaN();
   auto it = kernels_.find(region.id);
   if (it == kernels_.end()) {
-    // A failed run that launched nothing still counts, as NaN, so NumRuns tells the truth.
+    // A failed run that launched nothing still leaves a NaN record: the run is visible in
+    // the raw data, and NumRuns (which counts values that are not NaN) leaves it out.
     for (const auto& metric : options_.metrics)
       out.push_back({region.config, region.run, region.path, "", 0, metric, nan, ""});
     return;
@@ -86,7 +100,10 @@ void RecordBuilder::flush(std::vector<Record>& out, bool require_kernels) {
             ". Kernels are measured when they are launched while the annotation is open; check "
             "that the work runs on the GPU inside it and that ignore_kernel_list does not "
             "remove all of its kernels.");
-  for (const auto& region : regions_) emit(region, out);
+  for (const auto& region : regions_) {
+    emit(region, out);
+    last_flushed_ = std::max(last_flushed_, region.id);
+  }
   regions_.clear();
   index_.clear();
   kernels_.clear();

@@ -19,11 +19,15 @@ class RecordBuilder {
  public:
   RecordBuilder(const Options& options, const Sweep& sweep) : options_(options), sweep_(sweep) {}
 
-  // Regions that ended in one run, in the order they opened.
+  // Regions that ended in one run, in the order they opened. A failed region fails the
+  // regions it is nested in too: their kernels are incomplete.
   void add_regions(std::vector<RegionRun> regions);
   // Measurements of the regions added so far. Measurements of unknown regions (runs that
-  // were aborted) are dropped.
+  // were aborted) are dropped; one of a region already flushed (a record that arrived after
+  // its config was collected) is a MeasurementError, never silently lost.
   void add_measurements(const std::vector<Measurement>& measurements);
+  // Marks every region not yet flushed as failed: their measurements cannot be trusted.
+  void fail_pending() noexcept;
   // Moves the records of every region added so far into `out`, in (config, run, region
   // opening, kernel) order. When `require_kernels`, throws MeasurementError naming the first
   // region that measured no kernel and did not fail.
@@ -38,7 +42,8 @@ class RecordBuilder {
   std::vector<RegionRun> regions_;
   std::unordered_map<RegionId, std::size_t> index_;  // region id -> position in regions_
   std::unordered_map<RegionId, std::vector<const Measurement*>> kernels_;
-  std::deque<Measurement> owned_;  // stable storage the pointers above point into
+  std::deque<Measurement> owned_;      // stable storage the pointers above point into
+  RegionId last_flushed_ = kNoRegion;  // region ids only grow: at or below this, flushed
 };
 
 }  // namespace kprof::detail

@@ -42,14 +42,30 @@ RegionId RegionTracker::open(std::string_view name) {
   std::string path = path_of(t_stack, name);
   RegionId id = kNoRegion;
   if (profiling()) {
+    auto check_unique = [&] {
+      auto same = std::find_if(runs_.begin(), runs_.end(),
+                               [&](const RegionRun& r) { return r.path == path; });
+      if (same != runs_.end())
+        throw AnnotationError("annotation '" + path + "' was opened twice in one run (config " +
+                              std::to_string(config_) + ", run " + std::to_string(run_) +
+                              "); each annotation may be used once per run, or nested under "
+                              "another name");
+    };
+    OpenListener listener;
+    std::size_t config = 0;
+    int run = 0;
+    {
+      std::lock_guard lock(mutex_);
+      check_unique();
+      listener = listener_;
+      config = config_;
+      run = run_;
+    }
+    // Outside the lock: the listener runs user code (info collectors), which may take time or
+    // open annotations of its own.
+    if (listener) listener(path, config, run);
     std::lock_guard lock(mutex_);
-    auto same = std::find_if(runs_.begin(), runs_.end(),
-                             [&](const RegionRun& r) { return r.path == path; });
-    if (same != runs_.end())
-      throw AnnotationError("annotation '" + path + "' was opened twice in one run (config " +
-                            std::to_string(config_) + ", run " + std::to_string(run_) +
-                            "); each annotation may be used once per run, or nested under "
-                            "another name");
+    check_unique();
     id = next_id_.fetch_add(1);
     RegionId parent = t_stack.empty() ? kNoRegion : t_stack.back().id;
     runs_.push_back({id, parent, path, config_, run_, false, false});
@@ -105,10 +121,16 @@ std::vector<RegionRun> RegionTracker::end_run() {
   return done;
 }
 
+void RegionTracker::set_open_listener(OpenListener listener) {
+  std::lock_guard lock(mutex_);
+  listener_ = std::move(listener);
+}
+
 void RegionTracker::end_profile() noexcept {
   {
     std::lock_guard lock(mutex_);
     runs_.clear();
+    listener_ = nullptr;
   }
   // A run that failed may have left this thread's annotations open; they belong to the
   // aborted run, not to whatever the program does next.

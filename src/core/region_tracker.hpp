@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -51,6 +52,11 @@ class RegionTracker {
   // Ends the run; throws AnnotationError naming any region still open.
   std::vector<RegionRun> end_run();
   void end_profile() noexcept;  // also clears state left by a failed run
+  // Called by open() during a profile, on the opening thread, before the region starts, with
+  // the region's path and the current config and run (annotation-scope info collectors). What
+  // it throws propagates out of open(). Cleared by end_profile().
+  using OpenListener = std::function<void(const std::string& path, std::size_t config, int run)>;
+  void set_open_listener(OpenListener listener);
   bool profiling() const noexcept { return active_.load(std::memory_order_acquire); }
 
  private:
@@ -62,6 +68,7 @@ class RegionTracker {
   std::size_t config_ = 0;
   int run_ = 0;
   std::vector<RegionRun> runs_;  // regions opened in the current run
+  OpenListener listener_;
 };
 
 }  // namespace kprof::detail

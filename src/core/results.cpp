@@ -9,6 +9,7 @@
 #include <ostream>
 #include <tuple>
 
+#include "core/text_table.hpp"
 #include "core/units.hpp"
 
 namespace kprof {
@@ -31,9 +32,11 @@ bool same(const SessionInfo& a, const SessionInfo& b) {
     return std::tie(s.gpu, s.device, s.host, s.compute_clock_khz, s.memory_clock_khz, s.backend,
                     s.replay_mode, s.cache_control, s.clock_control, s.passes, s.runs, s.metrics,
                     s.kprof_version, s.cuda_driver_version, s.cuda_runtime_version, s.cupti_version,
-                    s.started_at);
+                    s.started_at, s.thermal_mode, s.stop_min_runs, s.stop_max_runs);
   };
-  return tie(a) == tie(b);
+  return tie(a) == tie(b) && same(a.throttle_threshold, b.throttle_threshold) &&
+         same(a.stop_rel_half_width, b.stop_rel_half_width) &&
+         same(a.stop_time_budget_s, b.stop_time_budget_s);
 }
 
 bool same(const Sweep& a, const Sweep& b) {
@@ -59,26 +62,65 @@ bool same(const Sample& a, const Sample& b) {
   return tie(a) == tie(b) && same(a.value, b.value);
 }
 
-bool same(const Row& a, const Row& b) {
-  auto tie = [](const Row& r) {
-    return std::tie(r.annotation, r.metric, r.config, r.kernel, r.kernel_index, r.num_runs,
-                    r.stable, r.unit, r.normalized_against);
+bool same(const RunInfo& a, const RunInfo& b) {
+  auto tie = [](const RunInfo& r) {
+    return std::tie(r.config, r.run, r.clock_event_reasons, r.throttled);
   };
-  auto doubles = [](const Row& r) {
-    return std::array{r.mean,       r.stddev,         r.min,
-                      r.max,        r.median,         r.ci95_lower,
-                      r.ci95_upper, r.rel_stddev_pct, r.normalization_value,
-                      r.geomean};
-  };
-  const auto da = doubles(a), db = doubles(b);
-  return tie(a) == tie(b) && std::equal(da.begin(), da.end(), db.begin(),
-                                        [](double x, double y) { return same(x, y); });
+  return tie(a) == tie(b) && same(a.seconds, b.seconds) && same(a.pause_s, b.pause_s) &&
+         same(a.sm_clock_khz, b.sm_clock_khz) && same(a.temperature_c, b.temperature_c);
 }
+
+bool same(const ConfigInfo& a, const ConfigInfo& b) {
+  return a.config == b.config && a.runs == b.runs && a.stopped_by == b.stopped_by &&
+         same(a.seconds, b.seconds);
+}
+
+bool same(const InfoValue& a, const InfoValue& b) {
+  auto tie = [](const InfoValue& v) {
+    return std::tie(v.name, v.scope, v.config, v.run, v.annotation, v.text);
+  };
+  return tie(a) == tie(b) && same(a.value, b.value);
+}
+
+bool same(const InfoStat& a, const InfoStat& b) {
+  return a.name == b.name && a.numeric == b.numeric && a.text == b.text && same(a.value, b.value) &&
+         same(a.mean, b.mean) && same(a.stddev, b.stddev) && same(a.min, b.min) &&
+         same(a.max, b.max);
+}
+
+bool same(const Row& a, const Row& b);
 
 template <class T>
 bool same(const std::vector<T>& a, const std::vector<T>& b) {
   return std::equal(a.begin(), a.end(), b.begin(), b.end(),
                     [](const T& x, const T& y) { return same(x, y); });
+}
+
+bool same(const Row& a, const Row& b) {
+  auto tie = [](const Row& r) {
+    return std::tie(r.annotation, r.metric, r.config, r.kernel, r.kernel_index, r.num_runs,
+                    r.stable, r.unit, r.normalized_against, r.runs_done, r.stopped_by);
+  };
+  auto doubles = [](const Row& r) {
+    return std::array{r.mean,
+                      r.stddev,
+                      r.min,
+                      r.max,
+                      r.median,
+                      r.ci95_lower,
+                      r.ci95_upper,
+                      r.rel_stddev_pct,
+                      r.normalization_value,
+                      r.geomean,
+                      r.measured_clock_khz,
+                      r.temperature_c,
+                      r.throttled_runs};
+  };
+  const auto da = doubles(a), db = doubles(b);
+  return tie(a) == tie(b) &&
+         std::equal(da.begin(), da.end(), db.begin(),
+                    [](double x, double y) { return same(x, y); }) &&
+         same(a.info, b.info);
 }
 
 // ---- table ---------------------------------------------------------------------------------
@@ -89,8 +131,8 @@ std::string shorten(const std::string& s, std::size_t width) {
   return s.size() <= width ? s : s.substr(0, width - 3) + "...";
 }
 
-// What a person reads for a missing value: "-" rather than "nan".
-std::string number(double v) { return std::isnan(v) ? "-" : detail::format_number(v); }
+using detail::cell_number;
+using detail::TextTable;
 
 std::string one_decimal(double v) {
   if (std::isnan(v)) return "-";
@@ -108,44 +150,28 @@ std::string interval(const std::string& lo, const std::string& hi) {
   return s;
 }
 
-struct TextTable {
-  std::vector<std::string> header;
-  std::vector<bool> right;  // right-aligned (numbers)
-  std::vector<std::vector<std::string>> lines;
-
-  void column(std::string name, bool right_aligned) {
-    header.push_back(std::move(name));
-    right.push_back(right_aligned);
-  }
-
-  std::string render() const {
-    std::vector<std::size_t> width(header.size());
-    for (std::size_t c = 0; c < header.size(); ++c) {
-      width[c] = header[c].size();
-      for (const auto& line : lines) width[c] = std::max(width[c], line[c].size());
-    }
-    std::string out = render_line(header, width);
-    for (const auto& line : lines) out += render_line(line, width);
-    return out;
-  }
-
- private:
-  std::string render_line(const std::vector<std::string>& cells,
-                          const std::vector<std::size_t>& width) const {
-    std::string out;
-    for (std::size_t c = 0; c < cells.size(); ++c) {
-      const std::string pad(width[c] - cells[c].size(), ' ');
-      if (c > 0) out += "  ";
-      out += right[c] ? pad + cells[c] : cells[c] + pad;
-    }
-    out.erase(out.find_last_not_of(' ') + 1);
-    return out + "\n";
-  }
-};
+std::string runs_text(const SessionInfo& s) {
+  if (std::isnan(s.stop_rel_half_width)) return std::to_string(s.runs) + " runs";
+  char target[32];
+  std::snprintf(target, sizeof target, "%g%%", 100 * s.stop_rel_half_width);
+  return "runs until the 95% interval is within " + std::string(target) + " of the mean (" +
+         std::to_string(s.stop_min_runs) + ".." + std::to_string(s.stop_max_runs) + ")";
+}
 
 std::string session_line(const SessionInfo& s) {
   return s.gpu + " | " + s.host + " | backend " + s.backend + " | cache " + s.cache_control +
-         " | " + std::to_string(s.runs) + " runs\n";
+         " | " + runs_text(s) + "\n";
+}
+
+// "3 of 40 runs ran below 75% of the rated SM clock", empty when none did.
+std::string throttle_note(const SessionInfo& s, const std::vector<RunInfo>& runs) {
+  const auto throttled = std::count_if(
+      runs.begin(), runs.end(), [](const RunInfo& r) { return r.throttled.value_or(false); });
+  if (throttled == 0) return "";
+  char share[32];
+  std::snprintf(share, sizeof share, "%g%%", 100 * s.throttle_threshold);
+  return "throttled: " + std::to_string(throttled) + " of " + std::to_string(runs.size()) +
+         " runs ran below " + share + " of the rated SM clock\n";
 }
 
 // "values relative to a" (or "a, b"), empty when no row is normalized.
@@ -169,7 +195,7 @@ std::vector<std::string> row_cells(const Row& r, const Sweep& sweep, bool with_k
   if (with_kernel_index) cells.push_back(std::to_string(r.kernel_index));
   // One unit per row, chosen from the mean, so every number of the row reads alike.
   const detail::DisplayUnit unit = detail::display_unit(r.mean, r.unit);
-  auto scaled = [&](double v) { return number(v * unit.factor); };
+  auto scaled = [&](double v) { return cell_number(v * unit.factor); };
   cells.push_back(scaled(r.mean));
   cells.push_back(scaled(r.median));
   cells.push_back(scaled(r.stddev));
@@ -190,9 +216,23 @@ Results::Results(SessionInfo session, Sweep sweep, std::vector<Record> records,
       samples_(std::move(samples)),
       rows_(std::move(rows)) {}
 
+Results::Results(SessionInfo session, Sweep sweep, std::vector<Record> records,
+                 std::vector<Sample> samples, std::vector<Row> rows,
+                 std::vector<ConfigInfo> configs, std::vector<RunInfo> runs,
+                 std::vector<InfoValue> info)
+    : session_(std::move(session)),
+      sweep_(std::move(sweep)),
+      records_(std::move(records)),
+      samples_(std::move(samples)),
+      rows_(std::move(rows)),
+      configs_(std::move(configs)),
+      runs_(std::move(runs)),
+      info_(std::move(info)) {}
+
 bool operator==(const Results& a, const Results& b) {
   return same(a.session_, b.session_) && same(a.sweep_, b.sweep_) && same(a.records_, b.records_) &&
-         same(a.samples_, b.samples_) && same(a.rows_, b.rows_);
+         same(a.samples_, b.samples_) && same(a.rows_, b.rows_) && same(a.configs_, b.configs_) &&
+         same(a.runs_, b.runs_) && same(a.info_, b.info_);
 }
 
 std::string Results::table() const {
@@ -208,7 +248,8 @@ std::string Results::table() const {
     t.column(name, true);
   t.column("Unit", false);
   for (const Row& r : rows_) t.lines.push_back(row_cells(r, sweep_, with_kernel_index));
-  return session_line(session_) + normalization_note(rows_) + t.render();
+  return session_line(session_) + throttle_note(session_, runs_) + normalization_note(rows_) +
+         t.render();
 }
 
 std::ostream& operator<<(std::ostream& os, const Results& r) { return os << r.table(); }

@@ -5,13 +5,22 @@
 // three files. Parameter values are written as text and read back by their look: integer text
 // becomes int64, other number text double (doubles are always written with '.' or 'e'), the
 // rest string; so a string parameter that looks like a number ("42", "1e3", "nan") reads back
-// as a number. The sweep is rebuilt from the configs that have a line in some file: configs
-// with no line at all cannot be recovered from CSV (JSON keeps them). The session is written
-// whole to a fourth file, <prefix>session-<tag>.csv (Field,Value lines). As in nsight-python,
-// Normalized is "False" when a row is not normalized, so a baseline annotation named "False" reads
-// back as not normalized.
+// as a number. The sweep is rebuilt from the configs that have a line in some file (the configs
+// file has one per config that ran): configs with no line at all cannot be recovered from CSV
+// (JSON keeps them). The session is written whole to <prefix>session-<tag>.csv (Field,Value
+// lines). As in nsight-python, Normalized is "False" when a row is not normalized, so a baseline
+// annotation named "False" reads back as not normalized.
+//
+// The raw conditions go to <prefix>configs-<tag>.csv (how each config stopped),
+// <prefix>runs-<tag>.csv (per run: time, thermal pause, SM clock, temperature, clock event
+// reasons) and <prefix>info-<tag>.csv (every info collector value). processed_data ends with the
+// info collector columns (<name>_Avg... or <name>) for readers of the file; read_csv rebuilds
+// them from the info file with the rule aggregate() uses (add_info), so they round-trip exactly
+// for results kprof made. Sets of files written before these existed read with empty tables.
 #include <algorithm>
+#include <cmath>
 #include <concepts>
+#include <filesystem>
 #include <functional>
 #include <limits>
 #include <map>
@@ -19,6 +28,7 @@
 #include <string_view>
 #include <utility>
 
+#include "core/aggregate.hpp"
 #include "core/csv.hpp"
 #include "kprof/errors.hpp"
 #include "kprof/results.hpp"
@@ -120,11 +130,17 @@ Column<Row> normalized_column() {
 }
 
 // A file: "<prefix><kind>-<tag>.csv", its columns before and after the parameter columns.
+// With `extra_tail`, more columns may follow `after` (processed_data's info columns): they are
+// written by the caller and skipped by the reader.
 template <class T>
 struct Layout {
   const char* kind;
   std::vector<Column<T>> before;
   std::vector<Column<T>> after;
+  bool extra_tail = false;
+  // The last `added_later` columns of `after` (and any extra tail) are absent from files
+  // written before they existed; such files read with those fields' defaults.
+  std::size_t added_later = 0;
 };
 
 Layout<Sample> samples_layout() {
@@ -145,19 +161,100 @@ Layout<Row> rows_layout() {
              field("MinValue", &Row::min),     field("MaxValue", &Row::max),
              field("NumRuns", &Row::num_runs), field("Kernel", &Row::kernel)};
   add_device_columns(l.after);
-  for (auto c :
-       {field("Unit", &Row::unit), field("CI95_Lower", &Row::ci95_lower),
-        field("CI95_Upper", &Row::ci95_upper), field("RelativeStdDevPct", &Row::rel_stddev_pct),
-        field("StableMeasurement", &Row::stable), normalized_column(),
-        field("NormalizationValue", &Row::normalization_value), field("Geomean", &Row::geomean),
-        field("Median", &Row::median), field("KernelIndex", &Row::kernel_index),
-        field("Config", &Row::config), session_field<Row>("Backend", &SessionInfo::backend),
-        session_field<Row>("ReplayMode", &SessionInfo::replay_mode),
-        session_field<Row>("CacheControl", &SessionInfo::cache_control),
-        session_field<Row>("Passes", &SessionInfo::passes)})
+  for (auto c : {field("Unit", &Row::unit),
+                 field("CI95_Lower", &Row::ci95_lower),
+                 field("CI95_Upper", &Row::ci95_upper),
+                 field("RelativeStdDevPct", &Row::rel_stddev_pct),
+                 field("StableMeasurement", &Row::stable),
+                 normalized_column(),
+                 field("NormalizationValue", &Row::normalization_value),
+                 field("Geomean", &Row::geomean),
+                 field("Median", &Row::median),
+                 field("KernelIndex", &Row::kernel_index),
+                 field("Config", &Row::config),
+                 session_field<Row>("Backend", &SessionInfo::backend),
+                 session_field<Row>("ReplayMode", &SessionInfo::replay_mode),
+                 session_field<Row>("CacheControl", &SessionInfo::cache_control),
+                 session_field<Row>("Passes", &SessionInfo::passes),
+                 field("RunsDone", &Row::runs_done),
+                 field("StoppedBy", &Row::stopped_by),
+                 field("MeasuredClock", &Row::measured_clock_khz),
+                 field("Temperature", &Row::temperature_c),
+                 field("ThrottledRuns", &Row::throttled_runs)})
     l.after.push_back(std::move(c));
+  l.extra_tail = true;
+  l.added_later = 5;  // RunsDone ... ThrottledRuns
   return l;
 }
+
+Layout<ConfigInfo> configs_layout() {
+  return {"configs",
+          {field("Config", &ConfigInfo::config), field("Runs", &ConfigInfo::runs),
+           field("StoppedBy", &ConfigInfo::stopped_by), field("Seconds", &ConfigInfo::seconds)},
+          {}};
+}
+
+Layout<RunInfo> runs_layout() {
+  return {"runs",
+          {field("Config", &RunInfo::config), field("Run", &RunInfo::run),
+           field("Seconds", &RunInfo::seconds), field("ThermalPause", &RunInfo::pause_s),
+           field("MeasuredClock", &RunInfo::sm_clock_khz),
+           field("Temperature", &RunInfo::temperature_c),
+           field("ClockEventReasons", &RunInfo::clock_event_reasons),
+           field("Throttled", &RunInfo::throttled)},
+          {}};
+}
+
+Layout<InfoValue> info_layout() {
+  return {"info",
+          {field("Name", &InfoValue::name), field("Scope", &InfoValue::scope),
+           field("Config", &InfoValue::config), field("Run", &InfoValue::run),
+           field("Annotation", &InfoValue::annotation), field("Value", &InfoValue::value),
+           field("Text", &InfoValue::text)},
+          {}};
+}
+
+// processed_data's info columns, in order of first appearance: <name>_Avg, _Std, _Min, _Max
+// for numbers, <name> for one value.
+struct InfoColumns {
+  std::vector<std::pair<std::string, bool>> collectors;  // name, numeric
+
+  explicit InfoColumns(const std::vector<Row>& rows) {
+    for (const Row& r : rows)
+      for (const InfoStat& stat : r.info)
+        if (std::none_of(collectors.begin(), collectors.end(),
+                         [&](const auto& c) { return c.first == stat.name; }))
+          collectors.emplace_back(stat.name, stat.numeric);
+  }
+
+  Cells names() const {
+    Cells out;
+    for (const auto& [name, numeric] : collectors) {
+      if (!numeric) {
+        out.push_back(name);
+        continue;
+      }
+      for (const char* suffix : {"_Avg", "_Std", "_Min", "_Max"}) out.push_back(name + suffix);
+    }
+    return out;
+  }
+
+  void cells(const Row& row, Cells& out) const {
+    for (const auto& [name, numeric] : collectors) {
+      const auto it = std::find_if(row.info.begin(), row.info.end(),
+                                   [&](const InfoStat& s) { return s.name == name; });
+      if (numeric) {
+        for (double InfoStat::* m :
+             {&InfoStat::mean, &InfoStat::stddev, &InfoStat::min, &InfoStat::max})
+          out.push_back(text(it == row.info.end() ? std::nan("") : (*it).*m));
+      } else if (it == row.info.end() || (it->text.empty() && std::isnan(it->value))) {
+        out.emplace_back();
+      } else {
+        out.push_back(it->text.empty() ? text(it->value) : it->text);
+      }
+    }
+  }
+};
 
 Layout<Record> records_layout() {
   return {"records",
@@ -207,7 +304,22 @@ std::vector<Column<SessionInfo>> session_columns() {
           field("cuda_driver_version", &S::cuda_driver_version),
           field("cuda_runtime_version", &S::cuda_runtime_version),
           field("cupti_version", &S::cupti_version),
-          field("started_at", &S::started_at)};
+          field("started_at", &S::started_at),
+          field("thermal_mode", &S::thermal_mode),
+          field("throttle_threshold", &S::throttle_threshold),
+          field("stop_rel_half_width", &S::stop_rel_half_width),
+          field("stop_min_runs", &S::stop_min_runs),
+          field("stop_max_runs", &S::stop_max_runs),
+          field("stop_time_budget_s", &S::stop_time_budget_s)};
+}
+
+// Session lines added after the first files were written: a file without them reads with the
+// defaults.
+bool session_line_added_later(const std::string& name) {
+  for (const char* n : {"thermal_mode", "throttle_threshold", "stop_rel_half_width",
+                        "stop_min_runs", "stop_max_runs", "stop_time_budget_s"})
+    if (name == n) return true;
+  return false;
 }
 
 std::string file_path(const std::string& prefix, const char* kind, const std::string& tag) {
@@ -228,12 +340,20 @@ Cells header(const Layout<T>& layout, const std::vector<std::string>& params) {
 template <class T>
 std::string render(const Layout<T>& layout, const std::vector<T>& items, const Results& r) {
   std::string out;
-  detail::csv::append_row(out, header(layout, r.sweep().names()));
+  std::optional<InfoColumns> info;
+  if constexpr (std::is_same_v<T, Row>) info.emplace(items);
+  Cells head = header(layout, r.sweep().names());
+  if (info) {
+    const Cells names = info->names();
+    head.insert(head.end(), names.begin(), names.end());
+  }
+  detail::csv::append_row(out, head);
   for (const T& item : items) {
     Cells cells;
     for (const auto& c : layout.before) cells.push_back(c.write(item, r.session()));
     for (const Value& v : r.sweep().point(item.config)) cells.push_back(param_text(v));
     for (const auto& c : layout.after) cells.push_back(c.write(item, r.session()));
+    if constexpr (std::is_same_v<T, Row>) info->cells(item, cells);
     detail::csv::append_row(out, cells);
   }
   return out;
@@ -284,15 +404,24 @@ class SweepBuilder {
   std::map<std::size_t, Cells> points_;
 };
 
+// Where the `after` columns start in the header `h`, or nullopt when the header does not fit
+// the layout. Without extra_tail they are the last columns; with it, the first place after
+// the `before` columns where they all appear in order.
 template <class T>
-bool header_fits(const Cells& h, const Layout<T>& layout) {
+std::optional<std::size_t> after_start(const Cells& h, const Layout<T>& layout) {
   const std::size_t b = layout.before.size(), a = layout.after.size();
-  if (h.size() < a + b) return false;
+  if (h.size() < a + b) return std::nullopt;
   for (std::size_t i = 0; i < b; ++i)
-    if (h[i] != layout.before[i].name) return false;
-  for (std::size_t i = 0; i < a; ++i)
-    if (h[h.size() - a + i] != layout.after[i].name) return false;
-  return true;
+    if (h[i] != layout.before[i].name) return std::nullopt;
+  const auto fits_at = [&](std::size_t start) {
+    for (std::size_t i = 0; i < a; ++i)
+      if (h[start + i] != layout.after[i].name) return false;
+    return true;
+  };
+  if (!layout.extra_tail) return fits_at(h.size() - a) ? std::optional(h.size() - a) : std::nullopt;
+  for (std::size_t start = b; start + a <= h.size(); ++start)
+    if (fits_at(start)) return start;
+  return std::nullopt;
 }
 
 template <class T>
@@ -311,7 +440,17 @@ template <class T>
 std::vector<T> read_table(const std::string& path, const Layout<T>& layout, SessionInfo& session,
                           SweepBuilder& sweep) {
   const auto lines = detail::csv::parse(detail::read_text_file(path), path);
-  if (lines.empty() || !header_fits(lines.front(), layout)) {
+  Layout<T> earlier = layout;  // the layout of files written before `added_later` columns
+  earlier.after.resize(layout.after.size() - layout.added_later);
+  earlier.extra_tail = false;
+  std::optional<std::size_t> now, before;
+  if (!lines.empty()) {
+    now = after_start(lines.front(), layout);
+    if (!now && layout.added_later > 0) before = after_start(lines.front(), earlier);
+  }
+  const auto& after_columns = before ? earlier.after : layout.after;
+  const std::optional<std::size_t> after = now ? now : before;
+  if (!after) {
     std::string expected;
     for (const auto& name : header(layout, {"<parameters>"})) expected += name + ",";
     expected.pop_back();
@@ -320,7 +459,7 @@ std::vector<T> read_table(const std::string& path, const Layout<T>& layout, Sess
   }
   const Cells& head = lines.front();
   const std::size_t first_param = layout.before.size();
-  const std::size_t n_params = head.size() - layout.before.size() - layout.after.size();
+  const std::size_t n_params = *after - first_param;
   sweep.names(Cells(head.begin() + first_param, head.begin() + first_param + n_params), path);
   std::vector<T> items(lines.size() - 1);
   for (std::size_t i = 0; i < items.size(); ++i) {
@@ -331,7 +470,7 @@ std::vector<T> read_table(const std::string& path, const Layout<T>& layout, Sess
                       std::to_string(head.size()));
     try {
       read_cells(layout.before, line.data(), items[i], session);
-      read_cells(layout.after, line.data() + first_param + n_params, items[i], session);
+      read_cells(after_columns, line.data() + *after, items[i], session);
     } catch (const BadCell& e) {
       fail(where, e.what);
     }
@@ -361,6 +500,7 @@ SessionInfo read_session(const std::string& path) {
   SessionInfo session;
   for (const auto& c : session_columns()) {
     const auto it = values.find(c.name);
+    if (it == values.end() && session_line_added_later(c.name)) continue;
     if (it == values.end()) fail(path, "has no line for " + c.name);
     try {
       c.read(session, session, it->second);
@@ -385,6 +525,9 @@ std::vector<std::string> Results::write_csv(const std::string& prefix,
   write(records_layout(), records_);
   paths.push_back(file_path(prefix, kSessionKind, tag));
   detail::write_text_file_atomic(paths.back(), render_session(session_));
+  write(configs_layout(), configs_);
+  write(runs_layout(), runs_);
+  write(info_layout(), info_);
   return paths;
 }
 
@@ -394,11 +537,21 @@ Results Results::read_csv(const std::string& prefix, const std::string& tag) {
   auto read = [&](const auto& layout) {
     return read_table(file_path(prefix, layout.kind, tag), layout, session, sweep);
   };
+  // Files added after the first sets were written: missing means an empty table.
+  auto read_if_there = [&](const auto& layout) {
+    return std::filesystem::exists(file_path(prefix, layout.kind, tag)) ? read(layout)
+                                                                        : decltype(read(layout)){};
+  };
   auto records = read(records_layout());
   auto samples = read(samples_layout());
   auto rows = read(rows_layout());
+  auto configs = read_if_there(configs_layout());
+  auto runs = read_if_there(runs_layout());
+  auto info = read_if_there(info_layout());
+  detail::add_info(rows, info);
   return Results(std::move(session), sweep.build(prefix + "*-" + tag + ".csv"), std::move(records),
-                 std::move(samples), std::move(rows));
+                 std::move(samples), std::move(rows), std::move(configs), std::move(runs),
+                 std::move(info));
 }
 
 }  // namespace kprof

@@ -1,10 +1,13 @@
 // Results as one JSON document. Lists of records, samples and rows are stored by column
 // ({"value": [..], "unit": [..]}) rather than as lists of objects: the keys are written once,
 // which keeps files several times smaller.
+#include <algorithm>
 #include <cmath>
 #include <concepts>
+#include <initializer_list>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <string_view>
 #include <utility>
 
 #include "core/csv.hpp"
@@ -39,6 +42,12 @@ constexpr auto session_fields = [](auto& s, auto&& f) {
   f("cuda_runtime_version", s.cuda_runtime_version);
   f("cupti_version", s.cupti_version);
   f("started_at", s.started_at);
+  f("thermal_mode", s.thermal_mode);
+  f("throttle_threshold", s.throttle_threshold);
+  f("stop_rel_half_width", s.stop_rel_half_width);
+  f("stop_min_runs", s.stop_min_runs);
+  f("stop_max_runs", s.stop_max_runs);
+  f("stop_time_budget_s", s.stop_time_budget_s);
 };
 
 constexpr auto record_fields = [](auto& r, auto&& f) {
@@ -83,7 +92,70 @@ constexpr auto row_fields = [](auto& r, auto&& f) {
   f("normalized_against", r.normalized_against);
   f("normalization_value", r.normalization_value);
   f("geomean", r.geomean);
+  f("runs_done", r.runs_done);
+  f("stopped_by", r.stopped_by);
+  f("measured_clock_khz", r.measured_clock_khz);
+  f("temperature_c", r.temperature_c);
+  f("throttled_runs", r.throttled_runs);
+  f("info", r.info);
 };
+
+constexpr auto config_fields = [](auto& c, auto&& f) {
+  f("config", c.config);
+  f("runs", c.runs);
+  f("stopped_by", c.stopped_by);
+  f("seconds", c.seconds);
+};
+
+constexpr auto run_fields = [](auto& r, auto&& f) {
+  f("config", r.config);
+  f("run", r.run);
+  f("seconds", r.seconds);
+  f("pause_s", r.pause_s);
+  f("sm_clock_khz", r.sm_clock_khz);
+  f("temperature_c", r.temperature_c);
+  f("clock_event_reasons", r.clock_event_reasons);
+  f("throttled", r.throttled);
+};
+
+constexpr auto info_fields = [](auto& v, auto&& f) {
+  f("name", v.name);
+  f("scope", v.scope);
+  f("config", v.config);
+  f("run", v.run);
+  f("annotation", v.annotation);
+  f("value", v.value);
+  f("text", v.text);
+};
+
+constexpr auto info_stat_fields = [](auto& v, auto&& f) {
+  f("name", v.name);
+  f("numeric", v.numeric);
+  f("value", v.value);
+  f("text", v.text);
+  f("mean", v.mean);
+  f("stddev", v.stddev);
+  f("min", v.min);
+  f("max", v.max);
+};
+
+// Fields and tables added after the first files were written: a document without them reads
+// with their defaults (empty tables, NaN, 0), so results saved by earlier versions still load.
+// `where`: "session", "rows", or "document" for the tables.
+bool added_later(std::string_view where, std::string_view name) {
+  using List = std::initializer_list<std::string_view>;
+  const List session{"thermal_mode",  "throttle_threshold", "stop_rel_half_width",
+                     "stop_min_runs", "stop_max_runs",      "stop_time_budget_s"};
+  const List rows{"runs_done",     "stopped_by",     "measured_clock_khz",
+                  "temperature_c", "throttled_runs", "info"};
+  const List document{"configs", "runs", "info"};
+  const List none{};
+  const List& names = where == "session"    ? session
+                      : where == "rows"     ? rows
+                      : where == "document" ? document
+                                            : none;
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
 
 // ---- writing -------------------------------------------------------------------------------
 
@@ -91,6 +163,7 @@ Json encode(const std::string& s) { return s; }
 Json encode(const std::vector<std::string>& v) { return v; }
 Json encode(std::integral auto v) { return v; }
 Json encode(const std::optional<bool>& b) { return b ? Json(*b) : Json(nullptr); }
+Json encode(bool b) { return b; }
 
 // JSON has no NaN or infinity: NaN is null, the infinities are the strings "inf" and "-inf".
 Json encode(double v) {
@@ -105,6 +178,17 @@ Json encode(const Value& v) {
   if (const auto* d = std::get_if<double>(&v); d && !std::isfinite(*d))
     return Json{{"double", detail::format_double(*d)}};
   return std::visit([](const auto& x) { return Json(x); }, v);
+}
+
+// A row's info columns: a list of objects, one per collector.
+Json encode(const std::vector<InfoStat>& stats) {
+  Json list = Json::array();
+  for (const InfoStat& stat : stats) {
+    Json object = Json::object();
+    info_stat_fields(stat, [&](const char* name, const auto& v) { object[name] = encode(v); });
+    list.push_back(std::move(object));
+  }
+  return list;
 }
 
 template <class T, class Fields>
@@ -155,7 +239,13 @@ void decode(const Json& j, std::vector<std::string>& out) {
   for (std::size_t i = 0; i < j.size(); ++i) decode(j[i], out[i]);
 }
 
+void decode(const Json& j, bool& out) {
+  if (!j.is_boolean()) throw BadValue{"expected true or false, found " + j.dump()};
+  out = j.get<bool>();
+}
+
 template <std::integral I>
+  requires(!std::same_as<I, bool>)
 void decode(const Json& j, I& out) {
   const bool fits = j.is_number_unsigned()
                         ? std::in_range<I>(j.get<std::uint64_t>())
@@ -181,6 +271,19 @@ void decode(const Json& j, double& out) {
 void decode(const Json& j, std::optional<bool>& out) {
   if (!j.is_null() && !j.is_boolean()) throw BadValue{"expected true, false or null"};
   out = j.is_null() ? std::nullopt : std::optional<bool>(j.get<bool>());
+}
+
+void decode(const Json& j, std::vector<InfoStat>& out) {
+  if (!j.is_array()) throw BadValue{"expected a list of info columns, found " + j.dump()};
+  out.assign(j.size(), {});
+  for (std::size_t i = 0; i < j.size(); ++i) {
+    if (!j[i].is_object()) throw BadValue{"expected an object, found " + j[i].dump()};
+    info_stat_fields(out[i], [&](const char* name, auto& field) {
+      const auto it = j[i].find(name);
+      if (it == j[i].end()) throw BadValue{std::string("an info column has no \"") + name + "\""};
+      decode(*it, field);
+    });
+  }
 }
 
 void decode(const Json& j, Value& out) {
@@ -210,10 +313,12 @@ class Reader {
   Results read(const std::string& text) const {
     const Json doc = parse(text);
     check_format(doc);
-    return Results(session(member(doc, "session", "the document")), sweep(doc),
-                   columns<Record>(doc, "records", record_fields),
-                   columns<Sample>(doc, "samples", sample_fields),
-                   columns<Row>(doc, "rows", row_fields));
+    return Results(
+        session(member(doc, "session", "the document")), sweep(doc),
+        columns<Record>(doc, "records", record_fields),
+        columns<Sample>(doc, "samples", sample_fields), columns<Row>(doc, "rows", row_fields),
+        columns<ConfigInfo>(doc, "configs", config_fields),
+        columns<RunInfo>(doc, "runs", run_fields), columns<InfoValue>(doc, "info", info_fields));
   }
 
  private:
@@ -257,6 +362,7 @@ class Reader {
   SessionInfo session(const Json& j) const {
     SessionInfo s;
     session_fields(s, [&](const char* name, auto& field) {
+      if (added_later("session", name) && j.is_object() && !j.contains(name)) return;
       read_value(member(j, name, "session"), field, std::string("session.") + name);
     });
     return s;
@@ -288,21 +394,29 @@ class Reader {
   // Every column the struct has must be there and all must be of one length.
   template <class T, class Fields>
   std::vector<T> columns(const Json& doc, const std::string& key, Fields fields) const {
+    if (added_later("document", key) && doc.is_object() && !doc.contains(key)) return {};
     const Json& table = member(doc, key, "the document");
-    std::vector<const Json*> cols;
+    std::vector<const Json*> cols;  // null: a column added later that this document lacks
+    const Json* sized = nullptr;
     const char* first = nullptr;
     const T probe{};
     fields(probe, [&](const char* name, const auto&) {
+      if (added_later(key, name) && table.is_object() && !table.contains(name)) {
+        cols.push_back(nullptr);
+        return;
+      }
       const Json& col = member(table, name, key);
       if (!col.is_array()) fail(key + "." + name + " is not a list");
-      if (cols.empty())
+      if (sized == nullptr) {
         first = name;
-      else if (col.size() != cols.front()->size())
+        sized = &col;
+      } else if (col.size() != sized->size()) {
         fail(key + "." + name + " has " + std::to_string(col.size()) + " values, " + key + "." +
-             first + " has " + std::to_string(cols.front()->size()));
+             first + " has " + std::to_string(sized->size()));
+      }
       cols.push_back(&col);
     });
-    std::vector<T> items(cols.front()->size());
+    std::vector<T> items(sized->size());
     const char* current = "";
     std::size_t i = 0;
     try {
@@ -310,7 +424,8 @@ class Reader {
         std::size_t k = 0;
         fields(items[i], [&](const char* name, auto& field) {
           current = name;
-          decode((*cols[k++])[i], field);
+          const Json* col = cols[k++];
+          if (col != nullptr) decode((*col)[i], field);
         });
       }
     } catch (const BadValue& e) {
@@ -333,6 +448,9 @@ std::string Results::to_json() const {
   doc["records"] = columns_to_json(records_, record_fields);
   doc["samples"] = columns_to_json(samples_, sample_fields);
   doc["rows"] = columns_to_json(rows_, row_fields);
+  doc["configs"] = columns_to_json(configs_, config_fields);
+  doc["runs"] = columns_to_json(runs_, run_fields);
+  doc["info"] = columns_to_json(info_, info_fields);
   return doc.dump();
 }
 

@@ -12,6 +12,7 @@
 #include "cuda/launch_apis.hpp"
 #include "kprof/device.hpp"
 #include "kprof/errors.hpp"
+#include "kprof/log.hpp"
 #include "kprof/version.hpp"
 
 namespace kprof::detail {
@@ -103,9 +104,10 @@ std::vector<Measurement> ActivityBackend::measurements_from(std::vector<KernelRe
   std::vector<std::uint32_t> consumed;
   out.reserve(records.size());
   for (KernelRecord& r : records) {
-    if (r.end_ns < r.start_ns) {
+    // CUPTI writes 0 when it could not collect a timestamp: no duration, never a 0 ns one.
+    if (r.start_ns == 0 || r.end_ns == 0 || r.end_ns < r.start_ns) {
       throw MeasurementError("CUPTI returned a kernel record of " + demangle(r.name) +
-                             " that ends before it starts");
+                             " without a valid start and end time; its duration is unknown");
     }
     Measurement m;
     m.region = r.region;
@@ -117,8 +119,21 @@ std::vector<Measurement> ActivityBackend::measurements_from(std::vector<KernelRe
     out.push_back(std::move(m));
     consumed.push_back(r.correlation);  // a graph's kernels share one id: erase after the loop
   }
+  warn_if_graph_kernels_shared_a_flush(consumed);
   attribution_->correlations().erase(consumed);
   return out;
+}
+
+// Several kernel records under one correlation id come from one graph launch, which gets one
+// L2 flush before the graph, not one per kernel node: the later kernels start warm.
+void ActivityBackend::warn_if_graph_kernels_shared_a_flush(std::vector<std::uint32_t> ids) {
+  if (warned_graph_flush_ || options_.cache_control != CacheControl::all) return;
+  std::sort(ids.begin(), ids.end());
+  if (std::adjacent_find(ids.begin(), ids.end()) == ids.end()) return;
+  warned_graph_flush_ = true;
+  log_line(
+      "[kprof] cache_control=all: a CUDA graph launch gets one L2 flush before the graph, not "
+      "one per kernel; the graph's later kernels start with the L2 its earlier kernels left");
 }
 
 void ActivityBackend::stop() noexcept {
@@ -129,6 +144,7 @@ void ActivityBackend::stop() noexcept {
     activity_enabled_ = false;
   }
   subscriber_.unsubscribe();
+  if (attribution_ != nullptr) attribution_->wait_idle();
   if (sink_ != nullptr) {
     sink_->detach();
     try {

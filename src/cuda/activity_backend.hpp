@@ -28,6 +28,7 @@ class ActivityBackend final : public Backend {
  private:
   void enable_launch_callbacks();
   std::vector<Measurement> measurements_from(std::vector<KernelRecord> records);
+  void warn_if_graph_kernels_shared_a_flush(std::vector<std::uint32_t> correlation_ids);
 
   Options options_;
   L2Flush flush_;
@@ -38,6 +39,7 @@ class ActivityBackend final : public Backend {
   std::unique_ptr<ActivitySink> sink_;
   KernelNames names_;
   bool activity_enabled_ = false;
+  bool warned_graph_flush_ = false;  // said once per backend
 };
 
 }  // namespace kprof::detail

@@ -32,6 +32,12 @@ struct ActivityCallbacks {
 
   static void CUPTIAPI completed(CUcontext context, std::uint32_t stream, std::uint8_t* buffer,
                                  std::size_t /*size*/, std::size_t valid_bytes) {
+    // Asked before taking g_sink_mutex: a CUPTI call made while holding it could wait on a
+    // CUPTI lock that the thread flushing (and waiting for g_sink_mutex) holds.
+    std::size_t dropped = 0;
+    if (cuptiActivityGetNumDroppedRecords(context, stream, &dropped) != CUPTI_SUCCESS) {
+      dropped = 0;
+    }
     {
       std::lock_guard<std::mutex> lock(g_sink_mutex);
       if (g_sink != nullptr) {
@@ -40,10 +46,6 @@ struct ActivityCallbacks {
           g_sink->consume(buffer, valid_bytes);
         } catch (...) {
           lost = 1;  // out of memory while copying: records were lost, never silently
-        }
-        std::size_t dropped = 0;
-        if (cuptiActivityGetNumDroppedRecords(context, stream, &dropped) != CUPTI_SUCCESS) {
-          dropped = 0;
         }
         if (dropped + lost > 0) {
           std::lock_guard<std::mutex> records_lock(g_sink->mutex_);
@@ -94,6 +96,8 @@ void ActivitySink::consume(std::uint8_t* buffer, std::size_t valid_bytes) {
 }
 
 std::vector<KernelRecord> ActivitySink::take() {
+  // g_sink_mutex first: a buffer that CUPTI's thread is still copying lands in this take.
+  std::lock_guard<std::mutex> sink_lock(g_sink_mutex);
   std::lock_guard<std::mutex> lock(mutex_);
   return std::exchange(records_, {});
 }

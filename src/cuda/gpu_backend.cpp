@@ -24,7 +24,7 @@ std::string quoted_list(const std::vector<std::string>& names) {
   throw UnsupportedError(option + " = " + value +
                          " is not supported: this build measures kernel durations only (" +
                          std::string(kDurationMetric) +
-                         ", replay_mode=kernel, clock_control=none); hardware counters (range "
+                         ", replay_mode=kernel); hardware counters (range "
                          "profiler) are not available in this version");
 }
 
@@ -35,9 +35,6 @@ void check_supported(const Options& options) {
   }
   if (options.replay_mode != ReplayMode::kernel) {
     unsupported("replay_mode", to_string(options.replay_mode));
-  }
-  if (options.clock_control != ClockControl::none) {
-    unsupported("clock_control", to_string(options.clock_control));
   }
 }
 

@@ -1,5 +1,7 @@
 #include "cuda/launch_attribution.hpp"
 
+#include <thread>
+
 #include "core/region_tracker.hpp"
 #include "cuda/driver_api.hpp"
 #include "cuda/launch_apis.hpp"
@@ -12,6 +14,7 @@ namespace {
 // cuLaunchKernel, same correlation id): the depth counter finds the outermost launch API, where
 // the region is read once, and lets the nested driver callback reuse it.
 struct ThreadLaunch {
+  std::uint64_t session = 0;
   int depth = 0;
   RegionId region = kNoRegion;
   bool flush_handled = false;
@@ -38,6 +41,11 @@ void CUPTIAPI LaunchAttribution::callback(void* userdata, CUpti_CallbackDomain d
   auto* self = static_cast<LaunchAttribution*>(userdata);
   const auto& cb = *static_cast<const CUpti_CallbackData*>(data);
   if (self == nullptr) return;
+  self->in_flight_.fetch_add(1, std::memory_order_acq_rel);
+  struct Leave {
+    std::atomic<int>& n;
+    ~Leave() { n.fetch_sub(1, std::memory_order_acq_rel); }
+  } leave{self->in_flight_};
   try {  // nothing may escape into CUPTI and the user's launch
     if (cb.callbackSite == CUPTI_API_ENTER) {
       self->on_enter(domain, cbid, cb);
@@ -53,6 +61,7 @@ void CUPTIAPI LaunchAttribution::callback(void* userdata, CUpti_CallbackDomain d
 void LaunchAttribution::on_enter(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
                                  const CUpti_CallbackData& cb) {
   ThreadLaunch& t = t_launch;
+  if (t.session != session_) t = ThreadLaunch{session_};
   if (t.depth++ == 0) {
     t.region = RegionTracker::instance().attribute_launch();
     t.flush_handled = false;
@@ -91,7 +100,7 @@ void LaunchAttribution::flush_before(CUpti_CallbackId cbid, const CUpti_Callback
 
 void LaunchAttribution::on_exit(CUpti_CallbackDomain domain, const CUpti_CallbackData& cb) {
   ThreadLaunch& t = t_launch;
-  if (t.depth == 0) return;  // the launch began before kprof subscribed
+  if (t.session != session_ || t.depth == 0) return;  // began before this subscription
   if (--t.depth != 0) return;
   // A measured kernel that ran with a warm L2 under cache_control=all would be a wrong number
   // that looks right: say so instead. A failed launch ran nothing; the user sees its error.
@@ -133,6 +142,10 @@ void LaunchAttribution::rethrow_problem() {
   if (count > 1) problem.message += " (and " + std::to_string(count - 1) + " more like it)";
   if (problem.cuda) throw CudaError(problem.message);
   throw MeasurementError(problem.message);
+}
+
+void LaunchAttribution::wait_idle() const noexcept {
+  while (in_flight_.load(std::memory_order_acquire) != 0) std::this_thread::yield();
 }
 
 void LaunchAttribution::reset() noexcept {

@@ -33,6 +33,9 @@ class LaunchAttribution {
   // first one and forgets all.
   void rethrow_problem();
   void reset() noexcept;
+  // Waits until no callback runs any more; call after unsubscribing, before freeing what the
+  // callbacks use (the flush buffer, this object).
+  void wait_idle() const noexcept;
 
  private:
   struct Problem {
@@ -47,6 +50,11 @@ class LaunchAttribution {
 
   CorrelationMap correlations_;
   L2Flush* flush_;
+  // Thread-local launch state of an earlier session (a thread stopped between the ENTER and
+  // EXIT of a launch) must not leak into this one.
+  const std::uint64_t session_ = next_session_.fetch_add(1) + 1;
+  static inline std::atomic<std::uint64_t> next_session_{0};
+  mutable std::atomic<int> in_flight_{0};
   std::atomic<bool> has_problem_{false};
   std::mutex problem_mutex_;
   Problem problem_;

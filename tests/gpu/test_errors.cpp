@@ -34,14 +34,11 @@ TEST(Errors, CountersAreUnsupportedInThisBuild) {
   options = kprof::Options{};
   options.replay_mode = kprof::ReplayMode::range;
   EXPECT_THROW(kprof::detail::make_gpu_backend(options), kprof::UnsupportedError);
+  // clock_control="base" is the engine's (NVML), not the backend's: creating a backend never
+  // touches clocks. (No test locks the clocks of the lent GPU: they are not ours to change.)
   options = kprof::Options{};
   options.clock_control = kprof::ClockControl::base;
-  try {
-    kprof::detail::make_gpu_backend(options);
-    FAIL() << "expected UnsupportedError";
-  } catch (const kprof::UnsupportedError& e) {
-    EXPECT_NE(std::string(e.what()).find("clock_control = base"), std::string::npos) << e.what();
-  }
+  EXPECT_NO_THROW(kprof::detail::make_gpu_backend(options));
 }
 
 TEST(Errors, BackendStopIsIdempotentAndStartable) {

@@ -130,12 +130,3 @@ def test_ignore_failures_context_manager():
         raise ValueError("x")
 
     warm_up()
-
-
-def test_plot_is_a_pass_through_with_a_warning():
-    @kprof.analyze.plot(filename="x.png")
-    def f():
-        return 42
-
-    with pytest.warns(RuntimeWarning, match="plot is not available"):
-        assert f() == 42

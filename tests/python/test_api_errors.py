@@ -20,6 +20,10 @@ BUILTIN_BASE = {
     "CudaError": RuntimeError,
     "UnsupportedError": NotImplementedError,
     "FormatError": ValueError,
+    "ThermalControlError": RuntimeError,
+    "CoolingTimeoutError": RuntimeError,
+    "ClockControlError": RuntimeError,
+    "ClockPermissionError": RuntimeError,
 }
 
 
@@ -86,6 +90,9 @@ def test_nsight_exception_names():
     assert ex.NCUNotAvailableError is errors.NoGpuError
     assert issubclass(ex.CoolingTimeoutError, ex.ThermalControlError)
     assert issubclass(ex.ThermalControlError, errors.KprofError)
+    assert ex.CoolingTimeoutError is errors.CoolingTimeoutError  # what kprof raises
+    with pytest.raises(ex.CoolingTimeoutError):
+        _core._raise_error("CoolingTimeoutError")
     assert ex.MetricErrorType.INVALID.value == "Invalid"
     assert isinstance(ex.CUDA_CORE_UNAVAILABLE_MSG, str)
     # Catching nsight's base class catches every kprof error.

@@ -88,13 +88,6 @@ def test_thermal_cont_must_exceed_wait():
     [
         ({"metrics": ["sm__throughput.avg.pct_of_peak_sustained_elapsed"]}, "metrics"),
         ({"replay_mode": "range"}, "replay_mode='range'"),
-        ({"clock_control": "base"}, "clock_control='base'"),
-        ({"thermal_mode": "manual"}, "thermal_mode='manual'"),
-        ({"thermal_wait": 10}, "thermal_wait"),
-        ({"thermal_cont": 30}, "thermal_cont"),
-        ({"thermal_timeout": 60}, "thermal_timeout"),
-        ({"thermal_device": 0}, "thermal_device"),
-        ({"info_collectors": [lambda: 1]}, "info_collectors"),
     ],
 )
 def test_capabilities_not_in_this_build(options, capability):

@@ -36,7 +36,18 @@ NSIGHT_COLUMNS_AFTER_PARAMS = [
     "StableMeasurement",
     "Normalized",
 ]
-KPROF_COLUMNS = ["Median", "Backend", "ReplayMode", "CacheControl", "Passes"]
+KPROF_COLUMNS = [
+    "Median",
+    "Backend",
+    "ReplayMode",
+    "CacheControl",
+    "Passes",
+    "RunsDone",
+    "StoppedBy",
+    "MeasuredClock",
+    "Temperature",
+    "ThrottledRuns",
+]
 
 
 def test_columns_in_nsight_order(two_by_two):
@@ -144,6 +155,10 @@ def test_raw_dataframe_layout(two_by_two):
         "MemoryClock",
         "Unit",
         "Run",
+        "MeasuredClock",
+        "Temperature",
+        "ClockEventReasons",
+        "Throttled",
         "n",
         "dtype",
     ]
@@ -267,9 +282,12 @@ def test_csv_round_trip(two_by_two, tmp_path):
     paths = res.write_csv(str(tmp_path / "out") + "/", "bench-0")
     names = sorted(p.rsplit("/", 1)[-1] for p in paths)
     assert names == [
+        "configs-bench-0.csv",
+        "info-bench-0.csv",
         "processed_data-bench-0.csv",
         "profiled_data-bench-0.csv",
         "records-bench-0.csv",
+        "runs-bench-0.csv",
         "session-bench-0.csv",
     ]
     back = ProfileResults.read_csv(str(tmp_path / "out") + "/", "bench-0")

@@ -167,7 +167,8 @@ def test_unknown_command_is_a_usage_error():
     assert result.returncode == 2
     assert result.stdout == ""
     assert result.stderr.splitlines()[0] == (
-        "kprof: unknown command 'frobnicate'; valid commands: devices, doctor, demo, help"
+        "kprof: unknown command 'frobnicate'; valid commands: devices, doctor, demo, metrics, "
+        "report, compare, help"
     )
 
 

@@ -250,3 +250,89 @@ TEST(Engine, PartialResultsOfAnEmptyRegionCountEveryEarlierRunOnce) {
     EXPECT_DOUBLE_EQ(k.mean, 10.0);
   }
 }
+
+TEST(Engine, AFailedInnerRegionFailsTheRegionsAroundIt) {
+  ScriptedBackend gpu;
+  Results r = detail::run_sweep(gpu, quiet(2), Sweep(), [&](std::size_t, int run) {
+    Annotation outer("outer");
+    gpu.launch("a", 10);
+    auto inner = detail::annotation_enter("inner");
+    if (run == 0) gpu.launch("b", 5);
+    detail::annotation_exit(inner, /*failed=*/run == 1);
+  });
+  EXPECT_EQ(row(r, "outer", 0).num_runs, 1u);  // run 1 is NaN: inner failed inside it
+  EXPECT_DOUBLE_EQ(row(r, "outer", 0).mean, 15.0);
+  EXPECT_EQ(row(r, "outer/inner", 0).num_runs, 1u);
+}
+
+namespace {
+// Returns the kernels of the first collect only at the second one, as a late buffer would.
+class LateBackend : public ScriptedBackend {
+ public:
+  std::vector<detail::Measurement> collect() override {
+    auto now = ScriptedBackend::collect();
+    std::swap(now, held_);
+    return now;
+  }
+
+ private:
+  std::vector<detail::Measurement> held_;
+};
+}  // namespace
+
+TEST(Engine, ARecordArrivingAfterItsConfigWasCollectedIsAnError) {
+  LateBackend gpu;
+  Options o = quiet(1);
+  EXPECT_THROW(detail::run_sweep(gpu, o, Sweep().axis("n", {1, 2}),
+                                 [&](std::size_t, int) {
+                                   Annotation a("k");
+                                   gpu.launch("kern", 1);
+                                 }),
+               MeasurementError);
+}
+
+namespace {
+class FailingCollectBackend : public ScriptedBackend {
+ public:
+  std::vector<detail::Measurement> collect() override {
+    auto m = ScriptedBackend::collect();
+    if (++calls == 2) throw MeasurementError("a kernel missed its L2 flush");
+    return m;
+  }
+  int calls = 0;
+};
+}  // namespace
+
+TEST(Engine, ValuesOfAConfigWhoseCollectFailedAreNaNInPartialResults) {
+  FailingCollectBackend gpu;
+  try {
+    detail::run_sweep(gpu, quiet(2), Sweep().axis("n", {1, 2}), [&](std::size_t, int) {
+      Annotation a("k");
+      gpu.launch("kern", 4);
+    });
+    FAIL() << "no error";
+  } catch (const MeasurementError& e) {
+    ASSERT_TRUE(e.partial_results());
+    EXPECT_EQ(row(*e.partial_results(), "k", 0).num_runs, 2u);
+    EXPECT_EQ(row(*e.partial_results(), "k", 1).num_runs, 0u);
+  }
+}
+
+TEST(Engine, ADeriveFunctionThatThrowsKeepsTheMeasurements) {
+  ScriptedBackend gpu;
+  Options o = quiet(2);
+  o.derive = [](const std::vector<double>&, std::size_t) -> std::vector<DerivedValue> {
+    throw std::runtime_error("division by zero");
+  };
+  try {
+    detail::run_sweep(gpu, o, Sweep(), [&](std::size_t, int) {
+      Annotation a("k");
+      gpu.launch("kern", 3);
+    });
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("division by zero"), std::string::npos) << e.what();
+    ASSERT_TRUE(e.partial_results());
+    EXPECT_DOUBLE_EQ(row(*e.partial_results(), "k", 0).mean, 3.0);
+  }
+}

@@ -81,15 +81,9 @@ TEST(Options, CapabilitiesMissingFromThisBuildAreNamed) {
   Options counters;
   counters.metrics = {"dram__bytes_read.sum"};
   expect_unsupported(counters, "dram__bytes_read.sum");
-  Options clocks;
-  clocks.clock_control = ClockControl::base;
-  expect_unsupported(clocks, "clock_control='base'");
   Options range;
   range.replay_mode = ReplayMode::range;
   expect_unsupported(range, "replay_mode='range'");
-  Options manual;
-  manual.thermal_mode = ThermalMode::manual;
-  expect_unsupported(manual, "thermal_mode='manual'");
 }
 
 TEST(Options, EmptyMetricListRejected) {

@@ -412,10 +412,11 @@ TEST(ResultsIoCsvText, DoublesAreShortestAndExact) {
 TEST_F(ResultsIoFiles, CsvRoundTripIsExact) {
   const Parts p = sample_parts();
   const auto paths = p.make().write_csv(path("out_"), "bench-7");
-  EXPECT_EQ(paths,
-            (std::vector<std::string>{
-                path("out_profiled_data-bench-7.csv"), path("out_processed_data-bench-7.csv"),
-                path("out_records-bench-7.csv"), path("out_session-bench-7.csv")}));
+  EXPECT_EQ(paths, (std::vector<std::string>{
+                       path("out_profiled_data-bench-7.csv"),
+                       path("out_processed_data-bench-7.csv"), path("out_records-bench-7.csv"),
+                       path("out_session-bench-7.csv"), path("out_configs-bench-7.csv"),
+                       path("out_runs-bench-7.csv"), path("out_info-bench-7.csv")}));
   const Results back = Results::read_csv(path("out_"), "bench-7");
   EXPECT_TRUE(back == p.make());
   EXPECT_EQ(back.records()[0].kernel, kTemplateKernel);
@@ -430,7 +431,7 @@ TEST_F(ResultsIoFiles, CsvRoundTripIsExact) {
 
 TEST_F(ResultsIoFiles, CsvWithoutItsSessionFileIsAFormatError) {
   const auto paths = sample_parts().make().write_csv(path("s_"), "t");
-  std::remove(paths.back().c_str());
+  std::remove(paths[3].c_str());  // session-t.csv
   EXPECT_THROW(Results::read_csv(path("s_"), "t"), FormatError);
 }
 
@@ -443,7 +444,8 @@ TEST_F(ResultsIoFiles, CsvColumnsFollowNsightPython) {
             "Annotation,Metric,n,scale,dtype,AvgValue,StdDev,MinValue,MaxValue,NumRuns,Kernel,"
             "GPU,Host,ComputeClock,MemoryClock,Unit,CI95_Lower,CI95_Upper,RelativeStdDevPct,"
             "StableMeasurement,Normalized,NormalizationValue,Geomean,Median,KernelIndex,Config,"
-            "Backend,ReplayMode,CacheControl,Passes");
+            "Backend,ReplayMode,CacheControl,Passes,RunsDone,StoppedBy,MeasuredClock,Temperature,"
+            "ThrottledRuns");
   EXPECT_EQ(first_line(paths[2]),
             "Config,Run,Annotation,Kernel,KernelIndex,Metric,Value,Unit,n,"
             "scale,dtype");
@@ -462,7 +464,8 @@ TEST_F(ResultsIoFiles, CsvCellsAreQuotedAndSpelledAsPandasReadsThem) {
   EXPECT_NE(samples.find("\nouter,nan,speedup,k,"), std::string::npos);
   const std::string rows = slurp(paths[1]);
   // one run: no spread, stability unset; normalized row: the baseline's name.
-  EXPECT_NE(rows.find(",nan,nan,,False,nan,1.25,1.25,-1,1,cupti-activity,kernel,all,2\n"),
+  EXPECT_NE(rows.find(",nan,nan,,False,nan,1.25,1.25,-1,1,cupti-activity,kernel,all,2,0,,nan,nan,"
+                      "nan\n"),
             std::string::npos)
       << rows;
   EXPECT_NE(rows.find(",False,baseline,2500000,"), std::string::npos) << rows;
@@ -494,8 +497,10 @@ TEST_F(ResultsIoFiles, CsvOfNoParametersAndEmptyResults) {
 TEST_F(ResultsIoFiles, CsvWritesOverwriteAndLeaveNoTemporaries) {
   Results().write_csv(path(""), "t");
   sample_parts().make().write_csv(path(""), "t");
-  EXPECT_EQ(files_in(dir_), (std::vector<std::string>{"processed_data-t.csv", "profiled_data-t.csv",
-                                                      "records-t.csv", "session-t.csv"}));
+  EXPECT_EQ(files_in(dir_),
+            (std::vector<std::string>{"configs-t.csv", "info-t.csv", "processed_data-t.csv",
+                                      "profiled_data-t.csv", "records-t.csv", "runs-t.csv",
+                                      "session-t.csv"}));
   EXPECT_EQ(Results::read_csv(path(""), "t").rows().size(), 4u);
 }
 

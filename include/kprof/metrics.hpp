@@ -1,0 +1,136 @@
+// Hardware-counter metrics: the catalog of a GPU chip, metric sets and pass counts.
+//
+// The catalog comes from CUPTI's Profiler Host API, which runs on the CPU: given a chip name
+// ("GH100" for H100 and H200) it needs no GPU and no driver. With a GPU present,
+// current_chip() names the chip of the current CUDA device.
+//
+// Metric names follow Nsight Compute: a base metric, a rollup and an optional submetric,
+//   dram__bytes_read.sum                       counter, summed over every DRAM unit
+//   dram__bytes_read.sum.per_second            the same per second of elapsed time
+//   sm__throughput.avg.pct_of_peak_sustained_elapsed     a throughput, in % of peak
+//   lts__t_sector_hit_rate.pct                 a ratio, in percent
+// Some base metrics carry a group prefix (TriageCompute.sm__throughput); they are valid names
+// too. Which suffixes a base metric takes depends on its type and is listed by the catalog.
+//
+// A metric set is a named group of metrics that answers one question ("set:memory"); wherever
+// kprof takes a list of metric names, "set:NAME" stands for the set's members.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kprof::metrics {
+
+enum class MetricType { counter, ratio, throughput };
+
+// "counter", "ratio", "throughput".
+std::string to_string(MetricType type);
+
+// What the Profiler Host API says about one metric name.
+struct MetricInfo {
+  std::string name;    // as asked for
+  std::string base;    // the base metric, group prefix included ("dram__bytes_read")
+  std::string suffix;  // rollup and submetric (".sum.per_second"); empty for a base metric
+  MetricType type = MetricType::counter;
+  std::string unit;     // dimension of the values: "byte", "nanosecond", "percent", "byte/second";
+                        // empty for a dimensionless ratio
+  std::string hw_unit;  // the hardware unit that counts it: "dram", "sm", "lts", "gpu"...
+  std::string description;
+  // Passes the range profiler needs to collect this metric alone; empty for a base metric,
+  // which cannot be collected without a suffix.
+  std::optional<int> passes;
+  std::vector<std::string> suffixes;  // every suffix the base metric takes
+};
+
+namespace detail {
+struct CatalogIndex;
+}  // namespace detail
+
+// The metrics of one chip. Cheap to copy (shared, immutable data); thread-safe.
+class MetricCatalog {
+ public:
+  const std::string& chip() const;
+
+  // Base metrics, sorted; group-prefixed ones included.
+  const std::vector<std::string>& base_names() const;
+  // Every collectable name (base x suffix), sorted. About 150,000 on GH100.
+  std::vector<std::string> names() const;
+  // Number of collectable names, without building them.
+  std::size_t size() const;
+
+  // Whether `name` is a collectable metric of this chip (exact, case-sensitive).
+  bool contains(std::string_view name) const;
+  // Whether `name` is a base metric of this chip.
+  bool is_base(std::string_view name) const;
+  // The type of a base metric or collectable name, without asking CUPTI. Throws OptionError
+  // (option "metric") for an unknown name.
+  MetricType type_of(std::string_view name) const;
+
+  // Collectable names that match `pattern`, sorted. The match ignores case; a pattern with
+  // '*' (any run of characters) or '?' (one character) must match the whole name, any other
+  // pattern may match any part of it. "dram__bytes" finds dram__bytes_read.sum and others;
+  // "*.sum" finds every sum.
+  std::vector<std::string> search(std::string_view pattern) const;
+  // The same over base metrics only.
+  std::vector<std::string> search_base(std::string_view pattern) const;
+
+  // Type, unit, description and pass count of a collectable name or a base metric. Throws
+  // OptionError (option "metric") naming the closest valid names when it is neither.
+  MetricInfo describe(const std::string& name) const;
+  // describe() without the pass count (which costs a CUPTI configuration per name): for lists.
+  MetricInfo describe_brief(const std::string& name) const;
+
+  // Passes the range profiler needs to collect `names` together (GetNumOfPasses of their
+  // configuration, computed without a GPU). "set:NAME" entries stand for their members.
+  // Throws OptionError (option "metric") for an unknown name or set, or an empty list.
+  int passes(const std::vector<std::string>& names) const;
+
+  // Up to `n` valid names closest to `name` (edit distance, ignoring case, base metric and
+  // suffix corrected separately); empty when nothing is near.
+  std::vector<std::string> closest(std::string_view name, std::size_t n = 5) const;
+
+ private:
+  friend MetricCatalog catalog(const std::string& chip);
+  explicit MetricCatalog(std::shared_ptr<const detail::CatalogIndex> index);
+  std::shared_ptr<const detail::CatalogIndex> index_;
+};
+
+// Chips the Profiler Host API of this CUPTI knows ("GV100", ..., "GH100", ..., "GB202").
+// Throws NoGpuError when kprof was built without CUDA, CudaError when CUPTI cannot run.
+std::vector<std::string> supported_chips();
+
+// The catalog of `chip` (case-insensitive: "gh100" is GH100), built once per process and then
+// shared. Throws OptionError naming the chip and the supported ones when CUPTI does not know
+// it, NoGpuError when kprof was built without CUDA.
+MetricCatalog catalog(const std::string& chip);
+
+// The chip of the current CUDA device, as CUPTI names it; empty when this process has no
+// usable GPU (no driver, no device, or kprof built without CUDA).
+std::optional<std::string> current_chip();
+
+// --- metric sets ------------------------------------------------------------------------------
+
+// The prefix that names a set in a metric list: "set:memory".
+inline constexpr std::string_view kSetPrefix = "set:";
+
+struct MetricSet {
+  std::string name;      // "speed-of-light"
+  std::string question;  // one sentence: what the set answers
+  std::vector<std::string> metrics;
+};
+
+// kprof's sets: speed-of-light, memory, compute, occupancy.
+const std::vector<MetricSet>& sets();
+
+// The set called `name` ("memory" or "set:memory"). Throws OptionError naming the sets.
+const MetricSet& find_set(std::string_view name);
+
+// `metrics` with every "set:NAME" replaced by the set's members, duplicates dropped (the first
+// occurrence stays). Throws OptionError (option "metrics") for an unknown set.
+std::vector<std::string> expand(const std::vector<std::string>& metrics);
+
+}  // namespace kprof::metrics

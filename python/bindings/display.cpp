@@ -1,0 +1,51 @@
+// The core's display helpers for the Python plots and reports: the unit a value is shown in,
+// numbers to 4 significant digits, and the mean and geometric mean of a panel's values. Bound
+// so that a plot, an HTML report and Results::table() scale and round alike, and so that
+// Python computes no statistic of its own.
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include <cmath>
+#include <span>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "common.hpp"
+#include "core/stats.hpp"
+#include "core/units.hpp"
+
+namespace kprof::py {
+
+void bind_display(nb::module_& m) {
+  m.def(
+      "_display_unit",
+      [](double value, const std::string& unit) {
+        const kprof::detail::DisplayUnit u = kprof::detail::display_unit(value, unit);
+        return std::make_tuple(u.factor, u.unit);
+      },
+      nb::arg("value"), nb::arg("unit"),
+      "(factor, unit) to show `value` (in `unit`) in: 2.68e6, 'ns' -> (1e-6, 'ms'), as the "
+      "results table picks it.");
+  m.def(
+      "_format_number",
+      [](double value, int significant) {
+        return std::isnan(value) ? std::string("-")
+                                 : kprof::detail::format_number(value, significant);
+      },
+      nb::arg("value"), nb::arg("significant") = kprof::detail::kDisplayDigits,
+      "A number as the results table prints it (4 significant digits; '-' for NaN).");
+  m.def(
+      "_mean",
+      [](const std::vector<double>& v) { return kprof::detail::mean(std::span<const double>(v)); },
+      nb::arg("values"), "The core's mean (NaN when empty).");
+  m.def(
+      "_geomean",
+      [](const std::vector<double>& v) {
+        return kprof::detail::geomean(std::span<const double>(v));
+      },
+      nb::arg("values"), "The core's geometric mean (NaN when empty or any value <= 0).");
+}
+
+}  // namespace kprof::py

@@ -1,0 +1,176 @@
+# SPDX-License-Identifier: Apache-2.0
+"""``kprof.compare``: two saved results compared row by row, as a pandas DataFrame.
+
+The statistics (the change of the mean, the Mann-Whitney U test, the verdicts) are the C++
+core's (``kprof::compare``, include/kprof/compare.hpp); this module reads the inputs, hands
+them to the core and arranges its columns. docs/compare.md describes the rules.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from collections.abc import Sequence
+from typing import Any, Union
+
+import numpy as np
+import pandas as pd
+
+from kprof._native import core as _core
+from kprof.results import ProfileResults
+
+__all__ = ["compare", "CompareWarning"]
+
+#: The Verdict of rows found in one result only.
+ONLY_IN_BASE = "only in base"
+ONLY_IN_NEW = "only in new"
+
+ResultsLike = Union[str, "os.PathLike[str]", ProfileResults]
+
+
+class CompareWarning(UserWarning):
+    """The two results differ in a way that makes the comparison doubtful: GPU, backend,
+    cache or clock control, replay mode, or rows whose units or normalization differ."""
+
+
+def _core_results(results: Any) -> Any:
+    if isinstance(results, ProfileResults):
+        return results.core
+    if isinstance(results, (str, os.PathLike)):
+        return _core.Results.read_json(os.fspath(results))
+    if isinstance(results, _core.Results):
+        return results
+    raise TypeError(
+        f"expected a path to a saved result or a ProfileResults, got {type(results).__name__}"
+    )
+
+
+def _metrics(metric: str | Sequence[str] | None) -> list[str]:
+    if metric is None:
+        return []
+    if isinstance(metric, str):
+        return [metric]
+    return list(metric)
+
+
+def _config_values(results: Any, configs: Sequence[dict[str, Any]], indices: Sequence[int]):
+    """The parameter values of each row: a ProfileResults' original Python objects where
+    there is one, else the values as saved."""
+    if isinstance(results, ProfileResults):
+        originals = results.configs
+        names = results.parameters
+        return [dict(zip(names, originals[i], strict=True)) for i in indices]
+    return list(configs)
+
+
+def _param_columns(configs: Sequence[dict[str, Any]]) -> dict[str, list[Any]]:
+    names = list(dict.fromkeys(name for c in configs for name in c))
+    return {name: [c.get(name) for c in configs] for name in names}
+
+
+def _frame(
+    rows: dict[str, list[Any]], only_base: dict[str, list[Any]], only_new: dict[str, list[Any]]
+) -> pd.DataFrame:
+    """Compared rows first, then the rows of one side only (with that side's mean and runs)."""
+    nb, nn = len(only_base["annotation"]), len(only_new["annotation"])
+
+    def common(name: str) -> list[Any]:  # a column every row has
+        return rows[name] + only_base[name] + only_new[name]
+
+    def compared(name: str, missing: Any) -> list[Any]:  # a column of compared rows only
+        return rows[name] + [missing] * (nb + nn)
+
+    def per_side(name: str, side_name: str, base_side: bool, missing: Any) -> list[Any]:
+        return (
+            rows[name]
+            + (only_base[side_name] if base_side else [missing] * nb)
+            + ([missing] * nn if base_side else only_new[side_name])
+        )
+
+    data: dict[str, Any] = {"Annotation": common("annotation"), "Metric": common("metric")}
+    for name, values in _param_columns(common("config")).items():
+        data[name] = pd.Series(values, dtype=object).infer_objects()
+    kernel_index = common("kernel_index")
+    if any(k >= 0 for k in kernel_index):
+        data["KernelIndex"] = np.asarray(kernel_index, dtype=np.int64)
+    data.update(
+        {
+            "BaseMean": np.asarray(per_side("base_mean", "mean", True, np.nan), dtype=float),
+            "NewMean": np.asarray(per_side("new_mean", "mean", False, np.nan), dtype=float),
+            "ChangePct": np.asarray(compared("change_pct", np.nan), dtype=float),
+            "CIOverlap": pd.array(compared("ci_overlap", pd.NA), dtype="boolean"),
+            "PValue": np.asarray(compared("p_value", np.nan), dtype=float),
+            "Verdict": rows["verdict"] + [ONLY_IN_BASE] * nb + [ONLY_IN_NEW] * nn,
+            "BaseRuns": pd.array(per_side("base_runs", "num_runs", True, pd.NA), dtype="Int64"),
+            "NewRuns": pd.array(per_side("new_runs", "num_runs", False, pd.NA), dtype="Int64"),
+            "Unit": [u or None for u in common("unit")],
+            "U": np.asarray(compared("u", np.nan), dtype=float),
+            "Test": compared("method", None),
+        }
+    )
+    if not data["Annotation"]:
+        return pd.DataFrame({k: pd.Series([], dtype=object) for k in data})
+    return pd.DataFrame(data)
+
+
+def compare(
+    base: ResultsLike,
+    new: ResultsLike,
+    threshold: float = 2.0,
+    alpha: float = 0.05,
+    metric: str | Sequence[str] | None = None,
+) -> pd.DataFrame:
+    """Compares ``new`` against ``base`` row by row.
+
+    Rows are matched by annotation, metric, config (by parameter names and values, not by
+    position) and kernel index. For each row in both: the change of the mean, whether the 95%
+    intervals overlap, a two-sided Mann-Whitney U test over the per-run values, and a verdict:
+    ``"faster"`` / ``"slower"`` for time metrics, ``"lower"`` / ``"higher"`` for others, when
+    p < ``alpha`` and |change| >= ``threshold`` %; ``"same"`` otherwise; ``"not enough runs"``
+    with fewer than 3 runs on a side or too few for any p to reach ``alpha``.
+
+    Args:
+        base: The reference: a path to a saved result (:meth:`ProfileResults.save`,
+            ``Results::write_json``, ``kprof demo --json``) or a :class:`ProfileResults`.
+        new: The result to judge, the same way.
+        threshold: The smallest |change of the mean| in % that counts (>= 0).
+        alpha: Significance level of the test, in (0, 1).
+        metric: Only this metric (or these metrics); ``None`` for all.
+
+    Returns:
+        One row per compared row, then the rows found in one result only (``Verdict``
+        ``"only in base"`` / ``"only in new"``, with the mean and runs of the side that has
+        them). Columns: ``Annotation``, ``Metric``, the parameter columns, ``KernelIndex``
+        (per-kernel results only), ``BaseMean``, ``NewMean`` (in the base's unit),
+        ``ChangePct``, ``CIOverlap`` (nullable boolean), ``PValue``, ``Verdict``,
+        ``BaseRuns``, ``NewRuns``, ``Unit``, ``U`` (Mann-Whitney U of the base runs) and
+        ``Test`` (``"exact"`` or ``"normal"``). ``df.attrs`` holds ``warnings``,
+        ``threshold``, ``alpha`` and ``table`` (the comparison as aligned text, as
+        ``kprof compare`` prints it).
+
+    Warns:
+        CompareWarning: for each reason to distrust the comparison (different GPU, backend,
+        cache or clock control; rows whose units or normalization differ, left out).
+
+    Raises:
+        kprof.errors.OptionError: ``threshold``, ``alpha`` or ``metric`` is not valid.
+        kprof.errors.FormatError: a file cannot be read.
+    """
+    base_core, new_core = _core_results(base), _core_results(new)
+    result = _core.compare(base_core, new_core, float(threshold), float(alpha), _metrics(metric))
+    for message in result.warnings:
+        warnings.warn(message, CompareWarning, stacklevel=2)
+    rows = result.rows_columns()
+    only_base = result.only_in_base_columns()
+    only_new = result.only_in_new_columns()
+    rows["config"] = _config_values(base, rows["config"], rows["base_config"])
+    only_base["config"] = _config_values(base, only_base["config"], only_base["config_index"])
+    only_new["config"] = _config_values(new, only_new["config"], only_new["config_index"])
+    df = _frame(rows, only_base, only_new)
+    df.attrs.update(
+        warnings=list(result.warnings),
+        threshold=float(result.threshold),
+        alpha=float(result.alpha),
+        table=str(result.table()),
+    )
+    return df

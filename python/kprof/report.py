@@ -1,0 +1,587 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Results people look at and share: ``kprof report FILE --plot out.png --html out.html``,
+one self-contained HTML page (:func:`write_html`), and the notebook view of
+:class:`kprof.ProfileResults` (:func:`results_html`).
+
+Every number shown is the core's: the statistics come from the results, and each row is scaled
+to a readable unit by the rule the text table uses (``kprof._core._display_unit``, 4
+significant digits), so the page and ``results.table()`` read alike. The page needs nothing
+but a browser: CSS inline, plots as base64 PNG, no script, no link to anything outside it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import datetime as _dt
+import html
+import io
+import math
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from kprof._native import core as _core
+
+if TYPE_CHECKING:
+    from kprof.results import ProfileResults
+
+__all__ = ["main", "write_html", "results_html", "context_rows", "USAGE"]
+
+USAGE = "usage: kprof report FILE [--plot PATH] [--html PATH] [--metric NAME[,NAME...]]"
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+KERNEL_WIDTH = 40  # as the text table shortens kernel names
+NOTEBOOK_MAX_ROWS = 200
+SAMPLES_MAX = 5000
+
+_CSS = """
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;
+margin:2rem auto;max-width:1280px;padding:0 1rem;color:#1a1a1a;line-height:1.4}
+h1{font-size:1.5rem;margin-bottom:.2rem}h2{font-size:1.15rem;margin-top:2rem;
+border-bottom:2px solid #76b900;padding-bottom:.2rem}
+.context-line{color:#555;margin-top:0}
+table{border-collapse:collapse;margin:.6rem 0 1.2rem;font-size:.85rem}
+caption{text-align:left;font-weight:600;padding:.3rem 0}
+th,td{padding:.25rem .5rem;border-bottom:1px solid #ddd;vertical-align:top}
+th{background:#f3f5f0;text-align:left}
+td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+td.kernel{white-space:nowrap;font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.8rem}
+td.unstable{color:#b35c00;font-weight:600}
+table.context th{background:none;font-weight:600;white-space:nowrap}
+figure{margin:1rem 0}figure img{max-width:100%;height:auto;border:1px solid #eee}
+figcaption{color:#555;font-size:.85rem}
+.note{color:#555;font-size:.85rem}
+.scroll{overflow-x:auto}
+footer{margin-top:3rem;color:#777;font-size:.8rem}
+"""
+
+# --- numbers and context ----------------------------------------------------------------------
+
+
+def _num(value: Any, factor: float = 1.0) -> str:
+    """A number as the text table prints it: 4 significant digits, ``-`` when missing."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        return "-"
+    return str(_core._format_number(v * factor if math.isfinite(v) else v))
+
+
+def _one_decimal(value: Any) -> str:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        return "-"
+    return "-" if math.isnan(v) else f"{v:.1f}"
+
+
+def _shorten(text: str, width: int = KERNEL_WIDTH) -> str:
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def _cupti(version: Any) -> str:
+    try:
+        n = int(str(version))
+    except ValueError:
+        return str(version)
+    if n <= 0:
+        return "none"
+    return f"{n // 10000}.{n // 100 % 100}.{n % 100}" if n >= 100000 else f"v{n}"
+
+
+def _mhz(khz: Any) -> str:
+    try:
+        v = float(khz)
+    except (TypeError, ValueError):
+        return "-"
+    return "-" if v <= 0 else f"{_core._format_number(v / 1000)} MHz"
+
+
+_KNOWN_SESSION_KEYS = {
+    "gpu",
+    "device",
+    "host",
+    "compute_clock_khz",
+    "memory_clock_khz",
+    "backend",
+    "replay_mode",
+    "passes",
+    "cache_control",
+    "clock_control",
+    "runs",
+    "metrics",
+    "kprof_version",
+    "cuda_driver_version",
+    "cuda_runtime_version",
+    "cupti_version",
+    "started_at",
+}
+
+
+def context_rows(session: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Where, when and how the results were measured, as (label, text) pairs, in the order the
+    ``kprof report`` command prints them; session fields this version does not know follow
+    under their own names."""
+    s = session
+    rows: list[tuple[str, str]] = []
+    if s.get("gpu"):
+        gpu = str(s["gpu"])
+        if isinstance(s.get("device"), int) and s["device"] >= 0:
+            gpu += f" (device {s['device']})"
+        if s.get("compute_clock_khz") or s.get("memory_clock_khz"):
+            gpu += (
+                f", rated clocks: SM {_mhz(s.get('compute_clock_khz'))}, "
+                f"memory {_mhz(s.get('memory_clock_khz'))}"
+            )
+        rows.append(("GPU", gpu))
+    if s.get("host"):
+        rows.append(("host", str(s["host"])))
+    if s.get("started_at"):
+        rows.append(("date", str(s["started_at"])))
+    if s.get("backend"):
+        backend = str(s["backend"])
+        if s.get("replay_mode"):
+            passes = s.get("passes", 1)
+            backend += f" (replay {s['replay_mode']}, {passes} pass{'es' if passes != 1 else ''})"
+        rows.append(("backend", backend))
+    for key, label in (("cache_control", "cache control"), ("clock_control", "clock control")):
+        if s.get(key):
+            rows.append((label, str(s[key])))
+    if s.get("runs"):
+        rows.append(("runs", f"{s['runs']} per config"))
+    if s.get("metrics"):
+        rows.append(("metrics measured", ", ".join(str(m) for m in s["metrics"])))
+    versions = [
+        (name, s.get(key))
+        for name, key in (
+            ("kprof", "kprof_version"),
+            ("CUDA driver", "cuda_driver_version"),
+            ("CUDA runtime", "cuda_runtime_version"),
+            ("CUPTI", "cupti_version"),
+        )
+    ]
+    text = ", ".join(
+        f"{name} {_cupti(v) if name == 'CUPTI' else v}"
+        for name, v in versions
+        if v not in (None, "")
+    )
+    if text:
+        rows.append(("versions", text))
+    for key in s:
+        if key not in _KNOWN_SESSION_KEYS and s[key] not in (None, "", [], {}):
+            rows.append((key.replace("_", " "), str(s[key])))
+    return rows
+
+
+def _context_line(session: Mapping[str, Any]) -> str:
+    from kprof.visualization import context_line
+
+    line = context_line(session)
+    if session.get("runs"):
+        line += f" · {session['runs']} runs"
+    return line
+
+
+# --- tables ---------------------------------------------------------------------------------
+
+
+def _row_cells(results: ProfileResults) -> list[dict[str, Any]]:
+    """Per row of the results: the cells of the text table, scaled alike."""
+    rows = results.core.rows_columns()
+    configs = results.configs
+    out = []
+    for i in range(len(rows["annotation"])):
+        unit = rows["unit"][i] or ""
+        factor, shown = _core._display_unit(float(rows["mean"][i]), unit)
+        stable = rows["stable"][i]
+        out.append(
+            {
+                "annotation": rows["annotation"][i],
+                "config": rows["config"][i],
+                "params": [str(v) for v in configs[rows["config"][i]]],
+                "metric": rows["metric"][i],
+                "kernel": rows["kernel"][i],
+                "kernel_index": rows["kernel_index"][i],
+                "mean": _num(rows["mean"][i], factor),
+                "median": _num(rows["median"][i], factor),
+                "stddev": _num(rows["stddev"][i], factor),
+                "ci95": _interval(rows["ci95_lower"][i], rows["ci95_upper"][i], factor),
+                "rsd": _one_decimal(rows["rel_stddev_pct"][i]),
+                "runs": str(rows["num_runs"][i]),
+                "unit": shown,
+                "factor": factor,
+                "unstable": stable is False,
+                "baseline": rows["normalized_against"][i],
+            }
+        )
+    return out
+
+
+def _interval(lo: Any, hi: Any, factor: float) -> str:
+    a, b = _num(lo, factor), _num(hi, factor)
+    return "-" if a == "-" and b == "-" else f"[{a}, {b}]"
+
+
+def _table(
+    results: ProfileResults,
+    cells: Sequence[Mapping[str, Any]],
+    *,
+    with_metric: bool,
+    caption: str = "",
+    max_rows: int | None = None,
+) -> str:
+    e = html.escape
+    per_kernel = any(c["kernel_index"] >= 0 for c in cells)
+    head = ["Annotation", *results.parameters]
+    if with_metric:
+        head.append("Metric")
+    head.append("Kernel")
+    if per_kernel:
+        head.append("KernelIndex")
+    numeric = ["Mean", "Median", "StdDev", "CI95", "RSD%", "Runs"]
+    head += [*numeric, "Unit"]
+    parts = ['<table class="results">']
+    if caption:
+        parts.append(f"<caption>{e(caption)}</caption>")
+    parts.append("<thead><tr>" + "".join(f"<th>{e(h)}</th>" for h in head) + "</tr></thead>")
+    parts.append("<tbody>")
+    shown = cells if max_rows is None else cells[:max_rows]
+    for c in shown:
+        tds = [f"<td>{e(c['annotation'])}</td>"]
+        tds += [f"<td>{e(p)}</td>" for p in c["params"]]
+        if with_metric:
+            tds.append(f"<td>{e(c['metric'])}</td>")
+        tds.append(f'<td class="kernel" title="{e(c["kernel"])}">{e(_shorten(c["kernel"]))}</td>')
+        if per_kernel:
+            tds.append(f'<td class="num">{c["kernel_index"]}</td>')
+        for key in ("mean", "median", "stddev", "ci95"):
+            tds.append(f'<td class="num">{e(c[key])}</td>')
+        if c["unstable"]:
+            tds.append(
+                f'<td class="num unstable" title="relative std-dev of 2% or more: not a '
+                f'stable measurement">{e(c["rsd"])}</td>'
+            )
+        else:
+            tds.append(f'<td class="num">{e(c["rsd"])}</td>')
+        tds.append(f'<td class="num">{e(c["runs"])}</td>')
+        tds.append(f"<td>{e(c['unit'])}</td>")
+        parts.append("<tr>" + "".join(tds) + "</tr>")
+    parts.append("</tbody></table>")
+    if max_rows is not None and len(cells) > max_rows:
+        parts.append(
+            f'<p class="note">{len(cells) - max_rows} more rows; '
+            "<code>to_dataframe()</code> has them all.</p>"
+        )
+    return "".join(parts)
+
+
+def _normalization_note(cells: Sequence[Mapping[str, Any]]) -> str:
+    baselines = list(dict.fromkeys(c["baseline"] for c in cells if c["baseline"]))
+    return "values relative to " + ", ".join(baselines) if baselines else ""
+
+
+def results_html(results: ProfileResults) -> str:
+    """An HTML fragment for notebooks: the context line and the results table (numbers as in
+    :meth:`kprof.ProfileResults.table`), at most 200 rows."""
+    e = html.escape
+    cells = _row_cells(results)
+    note = _normalization_note(cells)
+    style = (
+        "<style>.kprof-results table{border-collapse:collapse;font-size:.85em}"
+        ".kprof-results th,.kprof-results td{padding:.15em .5em;border-bottom:1px solid #ddd}"
+        ".kprof-results td.num{text-align:right;font-variant-numeric:tabular-nums}"
+        ".kprof-results td.unstable{color:#b35c00;font-weight:600}"
+        ".kprof-results .ctx{color:#666;margin:.2em 0}</style>"
+    )
+    parts = [f'<div class="kprof-results">{style}']
+    parts.append(f'<p class="ctx">{e(_context_line(results.session))}</p>')
+    if note:
+        parts.append(f'<p class="ctx">{e(note)}</p>')
+    if cells:
+        parts.append(_table(results, cells, with_metric=True, max_rows=NOTEBOOK_MAX_ROWS))
+    else:
+        parts.append('<p class="ctx">no rows</p>')
+    parts.append("</div>")
+    return "".join(parts)
+
+
+def _samples_table(results: ProfileResults, cells: Sequence[Mapping[str, Any]]) -> str:
+    """The per-run values, each in its row's unit."""
+    e = html.escape
+    s = results.core.samples_columns()
+    factor = {
+        (c["config"], c["annotation"], c["metric"], c["kernel_index"]): (c["factor"], c["unit"])
+        for c in cells
+    }
+    n = len(s["annotation"])
+    head = ["Annotation", *results.parameters, "Metric", "Run", "Value", "Unit"]
+    parts = [
+        '<table class="samples"><thead><tr>'
+        + "".join(f"<th>{e(h)}</th>" for h in head)
+        + "</tr></thead><tbody>"
+    ]
+    for i in range(min(n, SAMPLES_MAX)):
+        key = (s["config"][i], s["annotation"][i], s["metric"][i], s["kernel_index"][i])
+        f, unit = factor.get(key, (1.0, s["unit"][i] or ""))
+        params = "".join(f"<td>{e(str(v))}</td>" for v in results.configs[s["config"][i]])
+        ann = s["annotation"][i]
+        if s["kernel_index"][i] >= 0:
+            ann += f" [{s['kernel_index'][i]}]"
+        parts.append(
+            f"<tr><td>{e(ann)}</td>{params}<td>{e(s['metric'][i])}</td>"
+            f'<td class="num">{s["run"][i]}</td><td class="num">{e(_num(s["value"][i], f))}</td>'
+            f"<td>{e(unit)}</td></tr>"
+        )
+    parts.append("</tbody></table>")
+    if n > SAMPLES_MAX:
+        parts.append(f'<p class="note">{n - SAMPLES_MAX} more values in the saved file.</p>')
+    return "".join(parts)
+
+
+# --- the page -------------------------------------------------------------------------------
+
+
+def _png_base64(fig: Any) -> str:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=100)
+    return base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def _have_matplotlib() -> bool:
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def render_html(
+    results: ProfileResults,
+    *,
+    title: str | None = None,
+    plots: bool | None = None,
+    metrics: Sequence[str] | None = None,
+    source: str | None = None,
+    **plot_options: Any,
+) -> str:
+    """The page :func:`write_html` writes, as a string."""
+    from kprof import __version__
+
+    e = html.escape
+    name = title or (os.path.basename(source) if source else "profile results")
+    cells = _row_cells(results)
+    all_metrics = results.metrics
+    if metrics is not None:
+        from kprof.errors import OptionError
+
+        for m in metrics:
+            if m not in all_metrics:
+                raise OptionError(
+                    "metric", repr(m), "one of " + (", ".join(map(repr, all_metrics)) or "none")
+                )
+        chosen = list(metrics)
+    else:
+        chosen = list(all_metrics)
+    if plots is None:
+        plots = _have_matplotlib()
+
+    out = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>kprof report: {e(name)}</title>",
+        f"<style>{_CSS}</style></head><body>",
+        f"<header><h1>kprof report: {e(name)}</h1>",
+        f'<p class="context-line">{e(_context_line(results.session))}</p></header>',
+        '<section id="context"><h2>Where and how it was measured</h2><table class="context">',
+    ]
+    if source:
+        out.append(f"<tr><th>file</th><td>{e(source)}</td></tr>")
+    for label, text in context_rows(results.session):
+        out.append(f"<tr><th>{e(label)}</th><td>{e(text)}</td></tr>")
+    out.append("</table></section>")
+
+    out.append('<section id="results"><h2>Results</h2>')
+    out.append(
+        '<p class="note">Mean, median, standard deviation (sample) and 95% interval of the '
+        "mean (Student t) over the runs; RSD% is the relative standard deviation (2% or more "
+        "is marked). Each row is shown in the unit that reads best for its mean.</p>"
+    )
+    note = _normalization_note(cells)
+    if note:
+        out.append(f'<p class="note">{e(note)}</p>')
+    if not cells:
+        out.append('<p class="note">no rows</p>')
+    for m in chosen:
+        rows = [c for c in cells if c["metric"] == m]
+        if rows:
+            table = _table(results, rows, with_metric=False, caption=m)
+            out.append(f'<div class="scroll">{table}</div>')
+    out.append("</section>")
+
+    if plots and chosen:
+        from kprof.visualization import plot_results
+
+        out.append('<section id="plots"><h2>Plots</h2>')
+        for m in chosen:
+            options = dict(plot_options)
+            options.setdefault("title", "")
+            fig = plot_results(results, None, metric=m, **options)
+            alt = f"{m}: mean of each annotation per config, with 95% interval bars"
+            out.append(
+                f'<figure><img alt="{e(alt)}" src="data:image/png;base64,{_png_base64(fig)}">'
+                f"<figcaption>{e(m)}</figcaption></figure>"
+            )
+        out.append("</section>")
+    elif chosen and not _have_matplotlib():
+        out.append("<p class=\"note\">Plots need matplotlib: pip install 'kprof[plot]'.</p>")
+
+    n_samples = results.core.num_samples
+    if n_samples:
+        out.append(
+            f'<section id="samples"><details><summary>Per-run values ({n_samples})</summary>'
+            f"{_samples_table(results, cells)}</details></section>"
+        )
+    now = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    out.append(f"<footer>Written by kprof {e(__version__)} on {e(now)}.</footer>")
+    out.append("</body></html>")
+    return "\n".join(out) + "\n"
+
+
+def write_html(
+    results: ProfileResults,
+    path: str | os.PathLike[str],
+    *,
+    title: str | None = None,
+    plots: bool | None = None,
+    metrics: Sequence[str] | None = None,
+    source: str | None = None,
+    **plot_options: Any,
+) -> str:
+    """Writes one self-contained HTML page about ``results``: the run's context (GPU, host,
+    backend, cache and clock control, versions, date), the results table of each metric
+    (values scaled as in :meth:`kprof.ProfileResults.table`), one plot per metric (base64
+    PNG), and the per-run values (folded). Inline CSS, no script, nothing fetched.
+
+    Args:
+        results: What to show.
+        path: The file to write (replaced atomically; missing folders are created).
+        title: The page's title; by default the ``source`` file's name.
+        plots: Include plots; ``None`` (default) when matplotlib is installed (a note says
+            how to get them otherwise); ``True`` requires matplotlib.
+        metrics: The metrics to show; by default all.
+        source: The file the results came from, shown in the context table.
+        **plot_options: Options of :func:`kprof.analyze.plot` for the plots.
+
+    Returns:
+        The path written.
+    """
+    if plots:
+        from kprof.visualization import require_matplotlib
+
+        require_matplotlib()
+    text = render_html(
+        results, title=title, plots=plots, metrics=metrics, source=source, **plot_options
+    )
+    from kprof._files import write_atomic
+
+    return write_atomic(path, lambda out: out.write(text.encode("utf-8")))
+
+
+# --- the command ----------------------------------------------------------------------------
+
+
+#: The facts ``kprof report`` prints above the table (the C++ command's, in its order).
+_TEXT_FACTS = ("GPU", "host", "date", "backend", "cache control", "clock control", "runs")
+
+
+def _context_text(path: str, session: Mapping[str, Any]) -> str:
+    """The lines the C++ ``kprof report FILE`` prints above the table, aligned alike."""
+    facts = dict(context_rows(session))
+    rows = [("file", path)] + [(k, facts[k]) for k in (*_TEXT_FACTS, "versions") if k in facts]
+    width = max(len(k) for k, _ in rows)
+    return "".join(f"{k.ljust(width)}  {v}".rstrip() + "\n" for k, v in rows)
+
+
+class _UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> Any:  # argparse would exit; the caller decides
+        raise _UsageError(message)
+
+
+def _parser() -> _Parser:
+    p = _Parser(
+        prog="kprof report",
+        add_help=False,
+        description="Print a saved result's table; draw it to an image and write an HTML page.",
+    )
+    p.add_argument("file", metavar="FILE")
+    p.add_argument("--plot", metavar="PATH", help="draw the results to an image (png, svg, pdf)")
+    p.add_argument("--html", metavar="PATH", help="write a self-contained HTML report")
+    p.add_argument("--metric", metavar="NAME", help="only these metrics (comma-separated)")
+    p.add_argument("-h", "--help", action="store_true", help="show this text")
+    return p
+
+
+def main(argv: Sequence[str]) -> int:
+    """``kprof report FILE [--plot PATH] [--html PATH] [--metric NAMES]``.
+
+    ``argv`` starts with the command's name (``["report", "results.json", "--plot",
+    "x.png"]``). Prints the results table (the core's :meth:`~kprof.ProfileResults.table`),
+    then writes the plot and the HTML page when asked, naming each file written. Errors are
+    one line on stderr, ``kprof report: <message>``. Exit codes as the other commands: 0 done,
+    1 an output could not be written (matplotlib missing, a folder not writable), 2 a wrong
+    command line or a file that cannot be read.
+    """
+    from kprof.errors import FormatError, KprofError
+    from kprof.results import load
+
+    args_in = list(argv)
+    if args_in and args_in[0] == "report" and not os.path.exists("report"):
+        args_in = args_in[1:]  # the command's name, not a file called "report"
+    parser = _parser()
+    try:
+        args = parser.parse_args(args_in)
+    except _UsageError as e:
+        if "-h" in args_in or "--help" in args_in:
+            print(parser.format_help(), end="")
+            return EXIT_OK
+        print(f"kprof report: {e}\n{USAGE}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.help:
+        print(parser.format_help(), end="")
+        return EXIT_OK
+    try:
+        results = load(args.file)
+    except (FormatError, ImportError) as e:
+        print(f"kprof report: cannot read FILE: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    metrics = None
+    if args.metric:
+        metrics = [m.strip() for m in args.metric.split(",") if m.strip()]
+        unknown = [m for m in metrics if m not in results.metrics]
+        if unknown:
+            valid = ", ".join(results.metrics) or "none"
+            print(
+                f"kprof report: --metric={','.join(unknown)} is not valid; valid: {valid}\n{USAGE}",
+                file=sys.stderr,
+            )
+            return EXIT_USAGE
+    print(_context_text(args.file, results.session) + "\n" + results.table(), end="", flush=True)
+    try:
+        if args.plot:
+            from kprof.visualization import plot_results
+
+            plot_results(results, args.plot, metric=metrics, title=os.path.basename(args.file))
+            print(f"wrote {args.plot}")
+        if args.html:
+            write_html(results, args.html, metrics=metrics, source=args.file)
+            print(f"wrote {args.html}")
+    except (ImportError, OSError, KprofError) as e:
+        print(f"kprof report: {e}", file=sys.stderr)
+        return EXIT_FAILED
+    return EXIT_OK

@@ -1,0 +1,81 @@
+// kprof's metric sets and the expansion of "set:NAME" in a metric list. Pure data: works in
+// every build; tests check that each member exists in the GH100 catalog.
+#include <algorithm>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "kprof/errors.hpp"
+#include "kprof/metrics.hpp"
+
+namespace kprof::metrics {
+
+const std::vector<MetricSet>& sets() {
+  static const std::vector<MetricSet> all = {
+      {"speed-of-light",
+       "How close does the kernel come to the GPU's limits? Duration, SM clock, and the "
+       "throughput of the SMs, DRAM, L1, L2 and of the busiest compute or memory unit, each in % "
+       "of its sustained peak: the highest one names the bottleneck.",
+       {"gpu__time_duration.sum", "sm__cycles_elapsed.avg.per_second",
+        "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+        "dram__throughput.avg.pct_of_peak_sustained_elapsed",
+        "l1tex__throughput.avg.pct_of_peak_sustained_active",
+        "lts__throughput.avg.pct_of_peak_sustained_elapsed",
+        "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"}},
+      {"memory",
+       "Where does the data come from? Bytes read from and written to DRAM, bytes through L2 and "
+       "L1, and the L2 and L1 hit rates (with the duration, to turn bytes into bandwidth).",
+       {"gpu__time_duration.sum", "dram__bytes_read.sum", "dram__bytes_write.sum",
+        "lts__t_bytes.sum", "l1tex__t_bytes.sum", "lts__t_sector_hit_rate.pct",
+        "l1tex__t_sector_hit_rate.pct"}},
+      {"compute",
+       "What do the SMs execute, and how busy are their pipes? Warp instructions executed, "
+       "instructions per cycle, issue slots used, and the utilisation of the ALU, FMA, FP64, "
+       "tensor and load/store pipes.",
+       {"gpu__time_duration.sum", "smsp__inst_executed.sum",
+        "sm__inst_executed.avg.per_cycle_active",
+        "smsp__issue_active.avg.pct_of_peak_sustained_active",
+        "sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active",
+        "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active",
+        "sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_active",
+        "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active",
+        "sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active"}},
+      {"occupancy",
+       "How full are the SMs? Achieved occupancy (warps in flight in % of the SM's warp slots), "
+       "warps in flight per SM, and the SM's warp slots. Theoretical occupancy (the limit that "
+       "registers, shared memory and block size put on a launch) is a property of the launch, "
+       "not a hardware counter, so no counter set can hold it.",
+       {"gpu__time_duration.sum", "sm__warps_active.avg.pct_of_peak_sustained_active",
+        "sm__warps_active.avg.per_cycle_active", "sm__warps_active.avg.peak_sustained"}},
+  };
+  return all;
+}
+
+const MetricSet& find_set(std::string_view name) {
+  std::string_view bare = name;
+  if (bare.substr(0, kSetPrefix.size()) == kSetPrefix) bare.remove_prefix(kSetPrefix.size());
+  for (const MetricSet& s : sets())
+    if (s.name == bare) return s;
+  std::vector<std::string> valid;
+  for (const MetricSet& s : sets()) valid.push_back(std::string(kSetPrefix) + s.name);
+  throw OptionError("metrics", "'" + std::string(name) + "'",
+                    "a metric name or a set: " + join_choices(valid));
+}
+
+std::vector<std::string> expand(const std::vector<std::string>& metrics) {
+  std::vector<std::string> out;
+  std::unordered_set<std::string> seen;
+  auto add = [&](const std::string& m) {
+    if (seen.insert(m).second) out.push_back(m);
+  };
+  for (const std::string& m : metrics) {
+    if (m.rfind(kSetPrefix, 0) == 0) {
+      for (const std::string& member : find_set(m).metrics) add(member);
+    } else {
+      add(m);
+    }
+  }
+  return out;
+}
+
+}  // namespace kprof::metrics

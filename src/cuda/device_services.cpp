@@ -1,0 +1,120 @@
+// make_device_services: NVML for the profiled GPU (per-run clock, temperature, clock event
+// reasons), for the GPU the thermal guard watches, and the clock setter of clock_control="base".
+#include <cuda_runtime_api.h>
+
+#include <memory>
+#include <string>
+
+#include "api/gpu.hpp"
+#include "cuda/cuda_check.hpp"
+#include "cuda/nvml.hpp"
+#include "kprof/errors.hpp"
+
+namespace kprof::detail {
+namespace {
+
+std::string pci_bus_id(int ordinal) {
+  char id[32] = {};
+  check_cuda(cudaDeviceGetPCIBusId(id, sizeof id, ordinal), "cudaDeviceGetPCIBusId");
+  return id;
+}
+
+std::string describe(int ordinal, const std::string& bus) {
+  return "GPU " + std::to_string(ordinal) + " (" + bus + ")";
+}
+
+class NvmlProbe final : public DeviceProbe {
+ public:
+  explicit NvmlProbe(const std::string& bus) : device_(bus) {}
+  std::string unavailable() const override { return device_.error(); }
+  std::optional<int> margin_c() override { return device_.margin_c(); }
+  std::optional<int> temperature_c() override { return device_.temperature_c(); }
+  DeviceReading read() override {
+    DeviceReading r;
+    if (const auto mhz = device_.sm_clock_mhz()) r.sm_clock_khz = 1000.0 * *mhz;
+    r.temperature_c = device_.temperature_c();
+    r.clock_event_reasons = device_.clock_event_reasons();
+    return r;
+  }
+
+ private:
+  nvml::Device device_;
+};
+
+class NvmlClockSetter final : public ClockSetter {
+ public:
+  NvmlClockSetter(int ordinal, const std::string& bus)
+      : name_(describe(ordinal, bus)), device_(bus) {}
+  const std::string& error() const { return device_.error(); }
+  std::string device() const override { return name_; }
+
+  void lock_base() override {
+    const int r = device_.lock_clocks_to_base();
+    if (r == nvml::kSuccess) return;
+    const std::string what = "clock_control='base' could not lock the SM clock of " + name_ + ": " +
+                             nvml::error_string(r);
+    if (r == nvml::kErrorNoPermission)
+      throw ClockPermissionError(
+          what +
+          ". Locking clocks needs root (or an administrator who allows it); run as root, or "
+          "lock the clocks yourself with `sudo nvidia-smi -lgc base` and use "
+          "clock_control='none'. Never lock the clocks of a machine you share with others");
+    if (r == nvml::kErrorNotSupported)
+      throw ClockControlError(what + ". This GPU or driver cannot lock clocks through NVML");
+    throw ClockControlError(what);
+  }
+
+  std::string reset() noexcept override {
+    try {
+      const int r = device_.reset_locked_clocks();
+      return r == nvml::kSuccess ? "" : nvml::error_string(r);
+    } catch (...) {
+      return "an exception while resetting";
+    }
+  }
+
+ private:
+  std::string name_;
+  nvml::Device device_;
+};
+
+}  // namespace
+
+DeviceServices make_device_services(const Options& options) {
+  DeviceServices s;
+  int current = 0;
+  check_cuda(cudaGetDevice(&current), "cudaGetDevice");
+  const std::string bus = pci_bus_id(current);
+  auto probe = std::make_unique<NvmlProbe>(bus);
+  if (probe->unavailable().empty())
+    s.device = std::move(probe);
+  else
+    s.device_unavailable = probe->unavailable();
+
+  if (options.thermal.device && *options.thermal.device != current) {
+    int count = 0;
+    check_cuda(cudaGetDeviceCount(&count), "cudaGetDeviceCount");
+    if (*options.thermal.device >= count)
+      throw OptionError("thermal_device", std::to_string(*options.thermal.device),
+                        "a CUDA device ordinal below " + std::to_string(count) +
+                            " (CUDA_VISIBLE_DEVICES applies), or None for the profiled device");
+    auto watched = std::make_unique<NvmlProbe>(pci_bus_id(*options.thermal.device));
+    if (watched->unavailable().empty())
+      s.thermal = std::move(watched);
+    else
+      s.thermal_unavailable = watched->unavailable();
+  } else if (!s.device) {
+    s.thermal_unavailable = s.device_unavailable;
+  }
+
+  if (options.clock_control == ClockControl::base) {
+    auto setter = std::make_unique<NvmlClockSetter>(current, bus);
+    if (setter->error().empty())
+      s.clocks = std::move(setter);
+    else
+      s.clocks_unavailable = setter->error();
+  }
+  return s;
+}
+
+}  // namespace kprof::detail

@@ -1,0 +1,26 @@
+// The metric catalog in a build without CUDA: it needs CUPTI's Profiler Host API, so every
+// call says kprof was built without CUDA. Metric sets and their expansion still work (core).
+#include "core/metric_catalog.hpp"
+
+#include "kprof/errors.hpp"
+
+namespace kprof::metrics::detail {
+namespace {
+
+NoGpuError no_catalog() {
+  return NoGpuError(
+      "kprof was built without CUDA support, and the metric catalog needs CUPTI's Profiler Host "
+      "API; rebuild with the CUDA toolkit");
+}
+
+}  // namespace
+
+std::vector<std::string> host_supported_chips() { throw no_catalog(); }
+
+std::unique_ptr<CatalogSource> load_catalog_source(const std::string& /*chip*/) {
+  throw no_catalog();
+}
+
+std::optional<std::string> device_chip() { return std::nullopt; }
+
+}  // namespace kprof::metrics::detail

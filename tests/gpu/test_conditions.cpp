@@ -1,0 +1,120 @@
+// NVML on a real GPU: the profiled device found by PCI bus id, its readings, the conditions a
+// profile records, the stopping rule and the thermal guard on real kernels. Reads only: no test
+// locks or resets the clocks of the lent GPU (they are not ours to change; clock locking is
+// tested with an injected setter in tests/unit/test_clock_lock.cpp).
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+#include "api/gpu.hpp"
+#include "cuda/nvml.hpp"
+#include "gpu_test_support.hpp"
+#include "kprof/demo.hpp"
+#include "test_kernels.hpp"
+
+namespace kprof_test {
+namespace {
+
+kprof::Options nvml_options() {
+  kprof::Options o = duration_options(kprof::CacheControl::all, 5);
+  o.thermal_mode = kprof::ThermalMode::automatic;
+  return o;
+}
+
+TEST(Nvml, FindsTheProfiledDeviceByPciBusIdAndReadsIt) {
+  ASSERT_EQ(kprof::detail::nvml::load_error(), "");
+  check(cudaFree(nullptr), "cudaFree");
+  auto services = kprof::detail::make_device_services(nvml_options());
+  ASSERT_TRUE(services.device) << services.device_unavailable;
+  EXPECT_FALSE(services.thermal);  // the profiled device is the one watched
+  EXPECT_FALSE(services.clocks);   // only for clock_control=base
+  const auto reading = services.device->read();
+  ASSERT_TRUE(reading.sm_clock_khz.has_value());
+  ASSERT_TRUE(reading.temperature_c.has_value());
+  ASSERT_TRUE(reading.clock_event_reasons.has_value());
+  const auto margin = services.device->margin_c();
+  std::printf("[ RESULT ] NVML: SM clock %.0f MHz, %d C, margin %s C, reasons 0x%llx\n",
+              *reading.sm_clock_khz / 1000, *reading.temperature_c,
+              margin ? std::to_string(*margin).c_str() : "n/a",
+              static_cast<unsigned long long>(*reading.clock_event_reasons));
+  EXPECT_GT(*reading.sm_clock_khz, 0);
+  EXPECT_GT(*reading.temperature_c, 0);
+  EXPECT_LT(*reading.temperature_c, 120);
+}
+
+TEST(Nvml, AThermalDeviceThatDoesNotExistIsAnOptionError) {
+  kprof::Options o = nvml_options();
+  o.thermal.device = 1000;
+  EXPECT_THROW(kprof::detail::make_device_services(o), kprof::OptionError);
+}
+
+TEST(Nvml, ReadingsCostLittleNextToARun) {
+  auto services = kprof::detail::make_device_services(nvml_options());
+  ASSERT_TRUE(services.device);
+  constexpr int kReads = 200;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < kReads; ++i) {
+    (void)services.device->read();
+    (void)services.device->margin_c();
+  }
+  const double us =
+      std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() /
+      kReads;
+  std::printf(
+      "[ RESULT ] NVML reading + margin: %.1f us each (two readings and one margin per "
+      "run)\n",
+      us);
+  EXPECT_LT(us, 5000);
+}
+
+TEST(Conditions, AProfileRecordsTheClockTemperatureAndReasonsOfEveryRun) {
+  kprof::demo::Kernels kernels(1 << 22);
+  kernels.scale(1 << 22);
+  kernels.synchronize();
+  auto results = kprof::profile(nvml_options(), [&] {
+    kprof::Annotation a("scale");
+    kernels.scale(1 << 22);
+  });
+  ASSERT_EQ(results.run_info().size(), 5u);
+  for (const auto& run : results.run_info()) {
+    EXPECT_GT(run.sm_clock_khz, 0);
+    EXPECT_FALSE(std::isnan(run.temperature_c));
+    EXPECT_GE(run.clock_event_reasons, 0);
+    EXPECT_TRUE(run.throttled.has_value());
+  }
+  const kprof::Row& row = duration_row(results, "scale");
+  std::printf("[ RESULT ] MeasuredClock %.0f MHz (rated %lld MHz), %.1f C, %g throttled runs\n",
+              row.measured_clock_khz / 1000,
+              static_cast<long long>(results.session().compute_clock_khz / 1000), row.temperature_c,
+              row.throttled_runs);
+  EXPECT_GT(row.measured_clock_khz, 0);
+  EXPECT_EQ(row.runs_done, 5);
+  EXPECT_EQ(row.stopped_by, "runs");
+  EXPECT_EQ(results.session().thermal_mode, "auto");
+}
+
+TEST(Conditions, TheStoppingRuleStopsARealKernel) {
+  kprof::demo::Kernels kernels(1 << 24);
+  kernels.scale(1 << 24);
+  kernels.synchronize();
+  kprof::Options o = nvml_options();
+  o.stopping = kprof::StoppingRule{};
+  auto results = kprof::profile(o, [&] {
+    kprof::Annotation a("scale");
+    kernels.scale(1 << 24);
+  });
+  const kprof::Row& row = duration_row(results, "scale");
+  std::printf("[ RESULT ] runs=auto: %d runs, stopped by %s, +/-%.3f%% of the mean\n",
+              row.runs_done, row.stopped_by.c_str(),
+              100 * 0.5 * (row.ci95_upper - row.ci95_lower) / row.mean);
+  EXPECT_GE(row.runs_done, 5);
+  EXPECT_LE(row.runs_done, 100);
+  if (row.stopped_by == "precision")
+    EXPECT_LE(0.5 * (row.ci95_upper - row.ci95_lower), 0.01 * row.mean);
+}
+
+}  // namespace
+}  // namespace kprof_test

@@ -1,0 +1,339 @@
+// The metric catalog of GH100 (H100, H200) from CUPTI's Profiler Host API, on the CPU: no GPU
+// and no driver needed. The pass counts asserted here are those the CUPTI probe measured with
+// CUDA 13.0 (cupti-probe/NOTES.md, section 1) and that kprof computes the same way.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "core/metric_catalog.hpp"
+#include "kprof/device.hpp"
+#include "kprof/errors.hpp"
+#include "kprof/metrics.hpp"
+#include "kprof/options.hpp"
+
+using namespace kprof;
+using namespace kprof::metrics;
+
+namespace {
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+bool has(const std::vector<std::string>& v, const std::string& item) {
+  return std::find(v.begin(), v.end(), item) != v.end();
+}
+
+// The catalog needs CUPTI: a build without CUDA has none (and says so, tested below).
+#define REQUIRE_CUPTI()                                                        \
+  do {                                                                         \
+    if (!query_system().built_with_cuda) GTEST_SKIP() << "built without CUDA"; \
+  } while (0)
+
+MetricCatalog gh100() { return catalog("GH100"); }
+
+}  // namespace
+
+TEST(MetricCatalog, SupportedChipsIncludeGH100) {
+  REQUIRE_CUPTI();
+  const std::vector<std::string> chips = supported_chips();
+  EXPECT_TRUE(has(chips, "GH100"));
+  EXPECT_TRUE(has(chips, "GA100"));
+  EXPECT_GE(chips.size(), 20u);
+}
+
+TEST(MetricCatalog, Gh100ListsBaseMetricsAndEveryName) {
+  REQUIRE_CUPTI();
+  const MetricCatalog c = gh100();
+  EXPECT_EQ(c.chip(), "GH100");
+  EXPECT_GT(c.base_names().size(), 3000u);
+  EXPECT_TRUE(std::is_sorted(c.base_names().begin(), c.base_names().end()));
+  EXPECT_TRUE(c.is_base("dram__bytes_read"));
+  EXPECT_TRUE(c.is_base("TriageCompute.sm__throughput"));  // group prefix
+  const std::vector<std::string> names = c.names();
+  EXPECT_EQ(names.size(), c.size());
+  EXPECT_GT(names.size(), 100000u);
+  for (const char* n :
+       {"gpu__time_duration.sum", "dram__bytes_read.sum", "dram__bytes_read.sum.per_second",
+        "dram__bytes_read.avg.pct_of_peak_sustained_elapsed",
+        "sm__throughput.avg.pct_of_peak_sustained_elapsed", "lts__t_sector_hit_rate.pct",
+        "TriageCompute.sm__throughput.avg.pct_of_peak_sustained_elapsed",
+        "CTC.TriageCompute.ctc__rx_bytes.sum"}) {
+    EXPECT_TRUE(c.contains(n)) << n;
+    EXPECT_TRUE(std::binary_search(names.begin(), names.end(), std::string(n))) << n;
+  }
+  // A base metric alone, a wrong case, a rollup a throughput lacks: not collectable.
+  for (const char* n : {"dram__bytes_read", "DRAM__BYTES_READ.SUM", "sm__throughput.avg",
+                        "dram__bytes_read.sum ", "bogus__metric.sum", ""}) {
+    EXPECT_FALSE(c.contains(n)) << n;
+  }
+}
+
+TEST(MetricCatalog, ChipNamesIgnoreCaseAndCatalogsAreBuiltOnce) {
+  REQUIRE_CUPTI();
+  const MetricCatalog a = catalog("gh100"), b = catalog("GH100");
+  EXPECT_EQ(a.chip(), "GH100");
+  EXPECT_EQ(&a.base_names(), &b.base_names());  // the same shared index
+}
+
+TEST(MetricCatalog, UnknownChipNamesItAndTheSupportedOnes) {
+  REQUIRE_CUPTI();
+  try {
+    catalog("GX999");
+    FAIL() << "no error";
+  } catch (const OptionError& e) {
+    EXPECT_EQ(e.option(), "chip");
+    EXPECT_TRUE(contains(e.what(), "'GX999'")) << e.what();
+    EXPECT_TRUE(contains(e.valid(), "'GH100'")) << e.what();
+    EXPECT_TRUE(contains(e.valid(), "'GA100'")) << e.what();
+  }
+}
+
+TEST(MetricCatalog, SearchFindsNamesBySubstringOrPattern) {
+  REQUIRE_CUPTI();
+  const MetricCatalog c = gh100();
+  const std::vector<std::string> found = c.search("dram__bytes");
+  EXPECT_TRUE(has(found, "dram__bytes_read.sum"));
+  EXPECT_TRUE(has(found, "dram__bytes_write.sum.per_second"));
+  EXPECT_TRUE(std::is_sorted(found.begin(), found.end()));
+  for (const std::string& n : found) EXPECT_TRUE(contains(n, "dram__bytes")) << n;
+  EXPECT_EQ(c.search("DRAM__BYTES"), found);  // case ignored
+
+  EXPECT_EQ(c.search_base("dram__bytes"),
+            (std::vector<std::string>{"dram__bytes", "dram__bytes_read", "dram__bytes_write"}));
+  // A pattern with * or ? matches the whole name.
+  const std::vector<std::string> sums = c.search("dram__bytes_re?d.sum*");
+  EXPECT_TRUE(has(sums, "dram__bytes_read.sum"));
+  EXPECT_TRUE(has(sums, "dram__bytes_read.sum.per_second"));
+  EXPECT_FALSE(has(sums, "dram__bytes_read.avg"));
+  EXPECT_TRUE(c.search("*dram__bytes_read").empty());  // anchored at both ends
+  EXPECT_EQ(c.search("*dram__bytes_read*"), c.search("dram__bytes_read"));
+  EXPECT_TRUE(c.search("no_such_metric_anywhere").empty());
+}
+
+TEST(MetricCatalog, DescribeGivesTypeUnitDescriptionAndPasses) {
+  REQUIRE_CUPTI();
+  const MetricCatalog c = gh100();
+  const MetricInfo read = c.describe("dram__bytes_read.sum");
+  EXPECT_EQ(read.type, MetricType::counter);
+  EXPECT_EQ(read.unit, "byte");
+  EXPECT_EQ(read.hw_unit, "dram");
+  EXPECT_EQ(read.base, "dram__bytes_read");
+  EXPECT_EQ(read.suffix, ".sum");
+  EXPECT_TRUE(contains(read.description, "bytes read from DRAM")) << read.description;
+  EXPECT_EQ(read.passes, 1);
+  EXPECT_TRUE(has(read.suffixes, ".sum.per_second"));
+
+  const MetricInfo time = c.describe("gpu__time_duration.sum");
+  EXPECT_EQ(time.unit, "nanosecond");
+  EXPECT_EQ(time.passes, 1);
+
+  const MetricInfo sm = c.describe("sm__throughput.avg.pct_of_peak_sustained_elapsed");
+  EXPECT_EQ(sm.type, MetricType::throughput);
+  EXPECT_EQ(sm.unit, "percent");
+  EXPECT_EQ(sm.passes, 8);
+
+  EXPECT_EQ(c.describe("dram__bytes_read.sum.per_second").unit, "byte/second");
+  const MetricInfo hit = c.describe("lts__t_sector_hit_rate.pct");
+  EXPECT_EQ(hit.type, MetricType::ratio);
+  EXPECT_EQ(hit.unit, "percent");
+  EXPECT_EQ(c.describe("lts__t_sector_hit_rate.ratio").unit, "");
+
+  // A base metric: described, with its suffixes, but no pass count (it is not collectable).
+  const MetricInfo base = c.describe("dram__bytes_read");
+  EXPECT_EQ(base.unit, "byte");
+  EXPECT_EQ(base.suffix, "");
+  EXPECT_FALSE(base.passes.has_value());
+  EXPECT_TRUE(has(base.suffixes, ".sum"));
+  EXPECT_EQ(c.type_of("sm__throughput"), MetricType::throughput);
+  EXPECT_EQ(to_string(MetricType::ratio), "ratio");
+}
+
+TEST(MetricCatalog, PassCountsAsTheCuptiProbeMeasuredThem) {
+  REQUIRE_CUPTI();
+  const MetricCatalog c = gh100();
+  EXPECT_EQ(c.passes({"gpu__time_duration.sum", "dram__bytes_read.sum", "dram__bytes_write.sum"}),
+            1);
+  EXPECT_EQ(c.passes({"sm__throughput.avg.pct_of_peak_sustained_elapsed"}), 8);
+  EXPECT_EQ(c.passes({"TriageCompute.sm__throughput.avg.pct_of_peak_sustained_elapsed"}), 2);
+  EXPECT_EQ(c.passes({"gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"}), 5);
+  EXPECT_EQ(c.passes({"lts__throughput.avg.pct_of_peak_sustained_elapsed"}), 4);
+  // The six metrics of the probe's Tests 3 and 4 together.
+  EXPECT_EQ(c.passes({"gpu__time_duration.sum", "dram__bytes_read.sum", "dram__bytes_write.sum",
+                      "dram__throughput.avg.pct_of_peak_sustained_elapsed",
+                      "gpc__cycles_elapsed.avg.per_second",
+                      "sm__throughput.avg.pct_of_peak_sustained_elapsed"}),
+            8);
+  // Order and repetition do not matter (and the answer is cached).
+  EXPECT_EQ(c.passes({"dram__bytes_write.sum", "dram__bytes_read.sum", "dram__bytes_read.sum"}), 1);
+  EXPECT_THROW(c.passes({}), OptionError);
+  EXPECT_THROW(c.passes({"bogus__metric.sum"}), OptionError);
+  EXPECT_THROW(c.passes({"dram__bytes_read"}), OptionError);  // a base metric needs a suffix
+}
+
+TEST(MetricCatalog, UnknownMetricNamesTheClosestValidNames) {
+  REQUIRE_CUPTI();
+  const MetricCatalog c = gh100();
+  try {
+    c.describe("dram__bytes_red.sum");
+    FAIL() << "no error";
+  } catch (const OptionError& e) {
+    EXPECT_EQ(e.option(), "metric");
+    EXPECT_EQ(e.value(), "'dram__bytes_red.sum'");
+    EXPECT_TRUE(contains(e.valid(), "GH100")) << e.what();
+    EXPECT_TRUE(contains(e.valid(), "closest: 'dram__bytes_read.sum'")) << e.what();
+  }
+  EXPECT_EQ(c.closest("dram__bytes_red.sum", 1), std::vector<std::string>{"dram__bytes_read.sum"});
+  EXPECT_EQ(c.closest("DRAM__BYTES_READ.SUM", 1), std::vector<std::string>{"dram__bytes_read.sum"});
+  EXPECT_EQ(c.closest("sm__throughput.avg.pct_of_peak_sustaned_elapsed", 1),
+            std::vector<std::string>{"sm__throughput.avg.pct_of_peak_sustained_elapsed"});
+  EXPECT_EQ(c.closest("gpu__time_duration.summ", 1),
+            std::vector<std::string>{"gpu__time_duration.sum"});
+  // A base metric without its suffix: the usual rollups, .sum first.
+  EXPECT_EQ(c.closest("dram__bytes_read", 2),
+            (std::vector<std::string>{"dram__bytes_read.sum", "dram__bytes_read.avg"}));
+  EXPECT_EQ(c.closest("sm_throughput", 1),
+            std::vector<std::string>{"sm__throughput.avg.pct_of_peak_sustained_elapsed"});
+  EXPECT_EQ(
+      c.closest("triagecompute.sm__throughput.avg.pct_of_peak_sustained_elapsed", 1),
+      std::vector<std::string>{"TriageCompute.sm__throughput.avg.pct_of_peak_sustained_elapsed"});
+  EXPECT_TRUE(c.closest("foo").empty());
+  EXPECT_EQ(c.closest("dram__bytes_red.sum", 3).size(), 3u);
+
+  try {
+    c.describe("dram__bytes_read.sum.per_secnd");
+    FAIL() << "no error";
+  } catch (const OptionError& e) {
+    EXPECT_TRUE(contains(e.valid(), "'dram__bytes_read.sum.per_second'")) << e.what();
+  }
+}
+
+// --- sets --------------------------------------------------------------------------------------
+
+TEST(MetricCatalog, SetsHaveNamesQuestionsAndMembers) {
+  std::vector<std::string> names;
+  for (const MetricSet& s : sets()) {
+    names.push_back(s.name);
+    EXPECT_GT(s.question.size(), 40u) << s.name;
+    EXPECT_FALSE(s.metrics.empty()) << s.name;
+    EXPECT_EQ(s.metrics.front(), std::string(kDurationMetric)) << s.name;
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"speed-of-light", "memory", "compute", "occupancy"}));
+  EXPECT_EQ(find_set("set:memory").name, "memory");
+  EXPECT_EQ(find_set("memory").name, "memory");
+}
+
+TEST(MetricCatalog, EverySetMemberExistsOnGh100AndItsPassCountIsKnown) {
+  REQUIRE_CUPTI();
+  const MetricCatalog c = gh100();
+  const std::vector<std::pair<std::string, int>> expected = {
+      {"speed-of-light", 9}, {"memory", 2}, {"compute", 3}, {"occupancy", 1}};
+  for (const auto& [name, passes] : expected) {
+    const MetricSet& s = find_set(name);
+    for (const std::string& m : s.metrics) EXPECT_TRUE(c.contains(m)) << name << ": " << m;
+    const int n = c.passes({std::string(kSetPrefix) + name});
+    std::cout << "[ set      ] set:" << name << ": " << s.metrics.size() << " metrics, " << n
+              << " passes on GH100\n";
+    EXPECT_EQ(n, passes) << name;
+    EXPECT_EQ(n, c.passes(s.metrics)) << name;
+  }
+}
+
+TEST(MetricCatalog, ExpandReplacesSetsAndDropsDuplicates) {
+  const std::vector<std::string> out =
+      expand({"dram__bytes_read.sum", "set:memory", "gpu__time_duration.sum"});
+  EXPECT_EQ(out.front(), "dram__bytes_read.sum");
+  EXPECT_EQ(out.size(), find_set("memory").metrics.size());
+  EXPECT_EQ(std::count(out.begin(), out.end(), "dram__bytes_read.sum"), 1);
+  EXPECT_EQ(std::count(out.begin(), out.end(), "gpu__time_duration.sum"), 1);
+  try {
+    expand({"set:speed_of_light"});
+    FAIL() << "no error";
+  } catch (const OptionError& e) {
+    EXPECT_EQ(e.option(), "metrics");
+    EXPECT_TRUE(contains(e.valid(), "'set:speed-of-light'")) << e.what();
+  }
+}
+
+// --- Options::validate() ------------------------------------------------------------------------
+
+TEST(MetricCatalog, ValidationWithAChipRejectsUnknownNamesWithTheClosest) {
+  REQUIRE_CUPTI();
+  auto on_gh100 = [] { return std::optional<std::string>("GH100"); };
+  try {
+    kprof::detail::check_metrics({"gpu__time_duration.sum", "dram__bytes_red.sum"}, on_gh100);
+    FAIL() << "no error";
+  } catch (const OptionError& e) {
+    EXPECT_EQ(e.option(), "metrics");
+    EXPECT_EQ(e.value(), "'dram__bytes_red.sum'");
+    EXPECT_TRUE(contains(e.valid(), "'dram__bytes_read.sum'")) << e.what();
+  }
+}
+
+TEST(MetricCatalog, ValidCountersAreUnsupportedWithTheirPassCount) {
+  REQUIRE_CUPTI();
+  auto on_gh100 = [] { return std::optional<std::string>("GH100"); };
+  try {
+    kprof::detail::check_metrics({"sm__throughput.avg.pct_of_peak_sustained_elapsed"}, on_gh100);
+    FAIL() << "no error";
+  } catch (const UnsupportedError& e) {
+    EXPECT_TRUE(contains(e.what(), "hardware counters")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "not available in this version")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "on GH100 these metrics are valid and would need 8 passes"))
+        << e.what();
+  }
+  try {
+    kprof::detail::check_metrics({"set:speed-of-light"}, on_gh100);
+    FAIL() << "no error";
+  } catch (const UnsupportedError& e) {
+    EXPECT_TRUE(contains(e.what(), "'set:speed-of-light'")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "would need 9 passes")) << e.what();
+  }
+}
+
+TEST(MetricCatalog, ValidationOfTheDurationAloneAsksForNoChip) {
+  bool asked = false;
+  auto chip = [&asked] {
+    asked = true;
+    return std::optional<std::string>("GH100");
+  };
+  kprof::detail::check_metrics({std::string(kDurationMetric)}, chip);
+  kprof::detail::check_metrics({std::string(kDurationMetric), std::string(kDurationMetric)}, chip);
+  EXPECT_FALSE(asked);
+}
+
+TEST(MetricCatalog, ValidationWithoutAChipSkipsTheNameCheck) {
+  auto none = [] { return std::optional<std::string>(); };
+  try {
+    kprof::detail::check_metrics({"not__a_metric.sum"}, none);
+    FAIL() << "no error";
+  } catch (const UnsupportedError& e) {
+    EXPECT_TRUE(contains(e.what(), "'not__a_metric.sum'")) << e.what();
+    EXPECT_FALSE(contains(e.what(), "would need")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "the names were not checked")) << e.what();
+  }
+  // A chip CUPTI does not know: names are not checked either.
+  auto unknown = [] { return std::optional<std::string>("GX999"); };
+  EXPECT_THROW(kprof::detail::check_metrics({"not__a_metric.sum"}, unknown), UnsupportedError);
+  // An unknown set is an error with or without a chip.
+  EXPECT_THROW(kprof::detail::check_metrics({"set:nope"}, none), OptionError);
+}
+
+TEST(MetricCatalog, OptionsValidateKeepsTheDurationMetricAsItWas) {
+  Options o;
+  EXPECT_NO_THROW(o.validate());
+  o.metrics = {"set:memory"};
+  EXPECT_THROW(o.validate(), UnsupportedError);  // no GPU here, or a GPU and valid names
+  o.metrics = {"set:memroy"};
+  EXPECT_THROW(o.validate(), OptionError);
+}
+
+TEST(MetricCatalog, WithoutCudaTheCatalogSaysSo) {
+  if (query_system().built_with_cuda) GTEST_SKIP() << "built with CUDA";
+  EXPECT_THROW(supported_chips(), NoGpuError);
+  EXPECT_THROW(catalog("GH100"), NoGpuError);
+  EXPECT_FALSE(current_chip().has_value());
+}
