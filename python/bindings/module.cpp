@@ -20,6 +20,9 @@ NB_MODULE(_core, m) {
 
   kprof::py::bind_errors(m);
   kprof::py::bind_log(m);
+  // However the extension was loaded (kprof._native, or kprof.cli importing it directly), the
+  // core's lines go back to standard error before the interpreter goes away.
+  nb::module_::import_("atexit").attr("register")(m.attr("_reset_log_sink"));
   kprof::py::bind_progress(m);
   kprof::py::bind_display(m);
   kprof::py::bind_results(m);

@@ -8,7 +8,6 @@ docs/validation.md). Loading the extension only when kprof is first used lets th
 
 from __future__ import annotations
 
-import atexit
 import importlib
 from types import ModuleType
 from typing import Any
@@ -21,11 +20,9 @@ class _LazyCore:
 
     def load(self) -> ModuleType:
         if _LazyCore._module is None:
-            module = importlib.import_module("kprof._core")
-            # The core's "[kprof]" lines go to sys.stdout while Python runs; at exit they go
-            # back to standard error, since Python can no longer take them.
-            atexit.register(module._reset_log_sink)
-            _LazyCore._module = module
+            # The extension registers its own exit handler (the core's log lines go back to
+            # standard error before the interpreter goes away).
+            _LazyCore._module = importlib.import_module("kprof._core")
         return _LazyCore._module
 
     def __getattr__(self, name: str) -> Any:

@@ -134,20 +134,19 @@ RunInfo run_info(std::size_t config, int run, double seconds, double pause,
   info.run = run;
   info.seconds = seconds;
   info.pause_s = pause;
-  std::vector<double> busy, all;
+  // Only readings of a busy GPU say what clock its kernels ran at: an idle GPU parks its clock
+  // low, and a reading of 0 (seen on the H200 VM) is no reading at all.
+  std::vector<double> busy;
   for (const DeviceReading& r : readings) {
     const bool idle = r.clock_event_reasons && (*r.clock_event_reasons & kReasonGpuIdle);
-    if (r.sm_clock_khz) {
-      all.push_back(*r.sm_clock_khz);
-      if (!idle) busy.push_back(*r.sm_clock_khz);
-    }
+    if (r.sm_clock_khz && *r.sm_clock_khz > 0 && !idle) busy.push_back(*r.sm_clock_khz);
     if (r.temperature_c && !(info.temperature_c >= *r.temperature_c))
       info.temperature_c = *r.temperature_c;
     if (r.clock_event_reasons)
       info.clock_event_reasons = std::max<std::int64_t>(info.clock_event_reasons, 0) |
                                  static_cast<std::int64_t>(*r.clock_event_reasons);
   }
-  const auto& clocks = busy.empty() ? all : busy;
+  const auto& clocks = busy;
   if (!clocks.empty()) {
     double sum = 0;
     for (double c : clocks) sum += c;

@@ -146,7 +146,11 @@ std::optional<int> Device::margin_c() const {
 std::optional<unsigned> Device::sm_clock_mhz() const {
   if (handle_ == nullptr || api().clock_info == nullptr) return std::nullopt;
   unsigned int mhz = 0;
-  return unsigned_value(api().clock_info(static_cast<DeviceT>(handle_), kClockSm, &mhz), mhz);
+  const auto v =
+      unsigned_value(api().clock_info(static_cast<DeviceT>(handle_), kClockSm, &mhz), mhz);
+  // A running GPU has no SM clock of 0: on the H200 VM, NVML answered 0 with success (2026-11-30,
+  // docs/validation.md). That is no reading, not a throttled GPU.
+  return v && *v > 0 ? v : std::nullopt;
 }
 
 std::optional<std::uint64_t> Device::clock_event_reasons() const {

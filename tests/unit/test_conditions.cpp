@@ -293,6 +293,28 @@ TEST(RunContext, RunsBelowTheThresholdAreFlaggedCountedAndWarned) {
   EXPECT_NE(r.table().find("throttled: 1 of 3 runs"), std::string::npos) << r.table();
 }
 
+TEST(RunContext, IdleOrZeroReadingsGiveNoClockAndNoThrottleFlag) {
+  RatedBackend gpu;
+  ScriptedProbe nvml;
+  // Seen on the H200 VM: NVML answers an SM clock of 0; between runs the GPU idles.
+  nvml.readings = {reading(0, 40, 0), reading(345, 41, detail::kReasonGpuIdle)};
+  detail::SweepServices services;
+  services.device = &nvml;
+  Options o = quiet(1);
+  o.verbosity = Verbosity::info;
+  LogCapture log;
+  Results r = detail::run_sweep(
+      gpu, o, Sweep(),
+      [&](std::size_t, int) {
+        Annotation a("k");
+        gpu.launch("k", 1);
+      },
+      {}, services);
+  EXPECT_TRUE(std::isnan(r.run_info()[0].sm_clock_khz));
+  EXPECT_FALSE(r.run_info()[0].throttled.value_or(false));
+  EXPECT_FALSE(log.has("ran with the SM clock below"));
+}
+
 TEST(RunContext, ThresholdZeroFlagsNothing) {
   RatedBackend gpu;
   ScriptedProbe nvml;
