@@ -649,3 +649,36 @@ TEST_F(ConditionFiles, FilesFromBeforeTheConditionsStillRead) {
   EXPECT_EQ(first_line(processed).substr(first_line(processed).rfind(',')), ",Passes");
   EXPECT_TRUE(Results::read_csv(path("o_"), "t") == old);
 }
+
+// The shape of `kprof demo --json --csv`: string and int parameters, a derived metric for some
+// configs only, NVML readings of 0 MHz, every file written and read back.
+TEST(ConditionResults, ADemoShapedProfileWritesAndReadsEveryFile) {
+  RatedBackend gpu;
+  ScriptedProbe nvml;
+  nvml.readings = {reading(0, 33, 0), reading(0, 34, 0)};
+  detail::SweepServices services;
+  services.device = &nvml;
+  services.thermal = &nvml;
+  Options o = quiet(3);
+  Sweep sweep = Sweep::list({"op", "n"}, {{"scale", 1 << 20}, {"add", 1 << 20}, {"fma", 1 << 22}});
+  o.derive = [](const std::vector<double>& v, std::size_t config) -> std::vector<DerivedValue> {
+    if (config == 2) return {};
+    return {DerivedValue{"bandwidth", 8.0 * (1 << 20) / v[0], "GB/s"}};
+  };
+  Results r = detail::run_sweep(
+      gpu, o, sweep,
+      [&](std::size_t c, int) {
+        Annotation a(c == 0 ? "scale" : c == 1 ? "add" : "fma");
+        gpu.launch("k", 100.0 + c);
+      },
+      {}, services);
+  const auto dir = std::filesystem::temp_directory_path() / "kprof_demo_shape";
+  std::filesystem::create_directories(dir);
+  const std::string prefix = (dir / "d-").string();
+  const auto paths = r.write_csv(prefix, "demo");
+  r.write_json((dir / "demo.json").string());
+  EXPECT_TRUE(Results::read_csv(prefix, "demo") == r);
+  EXPECT_TRUE(Results::read_json((dir / "demo.json").string()) == r);
+  EXPECT_GE(paths.size(), 4u);
+  std::filesystem::remove_all(dir);
+}
