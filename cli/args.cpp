@@ -5,25 +5,11 @@
 #include <cmath>
 
 #include "cli/commands.hpp"
+#include "src/core/edit_distance.hpp"
 
 namespace kprof::cli {
 
 namespace {
-
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
 
 std::string valid_options(const std::vector<OptionSpec>& specs) {
   std::string out;
@@ -53,7 +39,7 @@ std::string closest(const std::string& given, const std::vector<std::string>& ch
   std::size_t best_distance = 3;  // accept at most 2 edits
   for (const std::string& c : choices) {
     if (given.size() >= 2 && c.rfind(given, 0) == 0) return c;  // a prefix: "dev" -> "devices"
-    const std::size_t d = edit_distance(given, c);
+    const std::size_t d = detail::edit_distance(given, c);
     if (d < best_distance) {
       best_distance = d;
       best = c;

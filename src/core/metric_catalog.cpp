@@ -11,6 +11,7 @@
 #include <string>
 #include <utility>
 
+#include "core/edit_distance.hpp"
 #include "kprof/errors.hpp"
 #include "kprof/metrics.hpp"
 #include "kprof/options.hpp"
@@ -26,21 +27,6 @@ std::string lower(std::string_view s) {
   std::string out(s);
   for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return out;
-}
-
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
 }
 
 // '*' any run, '?' one character; both strings already lower-case.
@@ -304,7 +290,7 @@ std::vector<std::string> MetricCatalog::closest(std::string_view name, std::size
     std::vector<std::pair<std::size_t, std::size_t>> near;     // distance, base
     std::vector<std::pair<std::size_t, std::size_t>> holding;  // length, base
     for (const auto& [low, i] : index.base_by_lower) {
-      const std::size_t d = edit_distance(given_base, low);
+      const std::size_t d = kprof::detail::edit_distance(given_base, low);
       if (d <= limit) near.emplace_back(d, i);
       if (given_base.size() >= 4 && low.find(given_base) != std::string::npos)
         holding.emplace_back(low.size(), i);
@@ -325,7 +311,7 @@ std::vector<std::string> MetricCatalog::closest(std::string_view name, std::size
     } else {
       std::vector<std::pair<std::size_t, std::string>> by_distance;
       for (const std::string& s : suffixes_of(index, b))
-        by_distance.emplace_back(edit_distance(given_suffix, lower(s)), s);
+        by_distance.emplace_back(kprof::detail::edit_distance(given_suffix, lower(s)), s);
       std::sort(by_distance.begin(), by_distance.end());
       for (std::size_t k = 0; k < by_distance.size() && k < 3; ++k)
         suffixes.push_back(by_distance[k].second);
@@ -334,8 +320,8 @@ std::vector<std::string> MetricCatalog::closest(std::string_view name, std::size
       const std::string candidate = base + suffixes[k];
       // Without a suffix, keep the preferred order (.sum before .avg) rather than the distance.
       const std::size_t score = given_suffix.empty()
-                                    ? edit_distance(given_base, lower(base)) * 16 + k
-                                    : edit_distance(given, lower(candidate)) * 16;
+                                    ? kprof::detail::edit_distance(given_base, lower(base)) * 16 + k
+                                    : kprof::detail::edit_distance(given, lower(candidate)) * 16;
       ranked.emplace(score, candidate);
     }
   }
