@@ -143,6 +143,16 @@ inline PyRefPtr hold(nb::object o) { return std::make_shared<PyRef>(std::move(o)
 kprof::Value to_value(nb::handle h);
 nb::object from_value(const kprof::Value& v);
 
+// Column builder for DataFrames: one Python list per column, appended row by row.
+struct Columns {
+  nb::dict dict;
+  nb::list col(const char* name) {
+    nb::list l;
+    dict[name] = l;
+    return l;
+  }
+};
+
 // Sweep::list(names, points) with every value converted by to_value(); no names and one empty
 // point give the one-config Sweep() of a benchmark without parameters.
 kprof::Sweep sweep_from_python(const std::vector<std::string>& names, const nb::list& points);

@@ -20,15 +20,6 @@ nb::dict config_dict(const std::vector<kprof::Param>& config) {
   return d;
 }
 
-struct Columns {
-  nb::dict dict;
-  nb::list col(const char* name) {
-    nb::list l;
-    dict[name] = l;
-    return l;
-  }
-};
-
 nb::dict compared_columns(const kprof::Comparison& c) {
   Columns cols;
   nb::list annotation = cols.col("annotation"), metric = cols.col("metric"),

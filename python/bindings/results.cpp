@@ -91,16 +91,6 @@ nb::list sweep_points(const kprof::Sweep& sweep) {
   return points;
 }
 
-// Column builder: one Python list per column, appended row by row.
-struct Columns {
-  nb::dict dict;
-  nb::list col(const char* name) {
-    nb::list l;
-    dict[name] = l;
-    return l;
-  }
-};
-
 nb::dict records_columns(const kprof::Results& r) {
   Columns c;
   nb::list config = c.col("config"), run = c.col("run"), annotation = c.col("annotation"),
