@@ -36,12 +36,14 @@ bool RecordBuilder::ignored(const Measurement& m) const {
 }
 
 void RecordBuilder::add_regions(std::vector<RegionRun> regions) {
+  const std::size_t first = regions_.size();
   for (auto& r : regions) {
     index_[r.id] = regions_.size();
     regions_.push_back(std::move(r));
   }
-  for (const auto& r : regions_)
-    if (r.failed)
+  // Parents open in the same run as their children: only the new regions need a look.
+  for (std::size_t i = first; i < regions_.size(); ++i)
+    if (const RegionRun& r = regions_[i]; r.failed)
       for (auto it = index_.find(r.parent); it != index_.end();
            it = index_.find(regions_[it->second].parent))
         regions_[it->second].failed = true;

@@ -10,6 +10,7 @@
 
 #include "cli/cli.hpp"
 #include "cli/commands.hpp"
+#include "cli_runner.hpp"
 #include "kprof/version.hpp"
 
 using namespace kprof;
@@ -17,19 +18,8 @@ using namespace kprof::cli;
 
 namespace {
 
-struct Outcome {
-  int code = -1;
-  std::string out, err;
-};
-
-Outcome kprof_cli(const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  Outcome o;
-  o.code = kprof::cli::run(args, out, err);
-  o.out = out.str();
-  o.err = err.str();
-  return o;
-}
+using kprof::testing::kprof_cli;
+using kprof::testing::Outcome;
 
 std::vector<std::string> lines(const std::string& text) {
   std::vector<std::string> out;

@@ -8,6 +8,7 @@
 
 #include "cli/cli.hpp"
 #include "cli/commands.hpp"
+#include "cli_runner.hpp"
 #include "core/aggregate.hpp"
 
 using namespace kprof;
@@ -18,19 +19,8 @@ const std::string kData = KPROF_TEST_DATA;
 const std::string kDemo = kData + "/h200-python-demo-2026-11-30.json";
 const std::string kPerKernel = kData + "/h200-python-per-kernel-2026-11-30.json";
 
-struct Outcome {
-  int code = -1;
-  std::string out, err;
-};
-
-Outcome kprof_cli(const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  Outcome o;
-  o.code = kprof::cli::run(args, out, err);
-  o.out = out.str();
-  o.err = err.str();
-  return o;
-}
+using kprof::testing::kprof_cli;
+using kprof::testing::Outcome;
 
 bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;

@@ -9,6 +9,7 @@
 #include "cli/cli.hpp"
 #include "cli/command_metrics.hpp"
 #include "cli/commands.hpp"
+#include "cli_runner.hpp"
 #include "kprof/device.hpp"
 
 using namespace kprof;
@@ -16,19 +17,11 @@ using namespace kprof::cli;
 
 namespace {
 
-struct Outcome {
-  int code = -1;
-  std::string out, err;
-};
+using kprof::testing::Outcome;
 
 Outcome metrics_cli(std::vector<std::string> args) {
   args.insert(args.begin(), "metrics");
-  std::ostringstream out, err;
-  Outcome o;
-  o.code = kprof::cli::run(args, out, err);
-  o.out = out.str();
-  o.err = err.str();
-  return o;
+  return kprof::testing::kprof_cli(args);
 }
 
 bool contains(const std::string& text, const std::string& part) {
