@@ -142,6 +142,14 @@ class ClockPermissionError : public ClockControlError {
   const char* kind() const noexcept override { return "ClockPermissionError"; }
 };
 
+// Hardware counters cannot be read by this process (CUPTI_ERROR_INSUFFICIENT_PRIVILEGES,
+// Nsight Compute's ERR_NVGPUCTRPERM). Durations still work in the same process.
+class CounterPermissionError : public Error {
+ public:
+  using Error::Error;
+  const char* kind() const noexcept override { return "CounterPermissionError"; }
+};
+
 // Reading a saved file failed: missing, malformed, or of an unknown version.
 class FormatError : public Error {
  public:

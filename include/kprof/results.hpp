@@ -35,6 +35,10 @@ struct SessionInfo {
   std::string started_at;     // ISO 8601, UTC
   // Measurement conditions (docs/conditions.md).
   std::string thermal_mode;  // "auto", "manual" or "off"
+  // Where the runs' SM clock (RunInfo::sm_clock_khz) comes from: "counters" (the counter
+  // gpc__cycles_elapsed.avg.per_second of the run's kernels), "nvml" (NVML readings before and
+  // after the run), or "" when nothing could read it.
+  std::string clock_source;
   // Share of compute_clock_khz below which a run's measured SM clock counts as throttled.
   double throttle_threshold = std::numeric_limits<double>::quiet_NaN();
   // The stopping rule; stop_rel_half_width is NaN (and runs > 0) when every config ran `runs`

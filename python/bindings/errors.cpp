@@ -144,15 +144,16 @@ void bind_errors(nb::module_& m) {
         if (kind == "CoolingTimeoutError") throw kprof::CoolingTimeoutError(message);
         if (kind == "ClockControlError") throw kprof::ClockControlError(message);
         if (kind == "ClockPermissionError") throw kprof::ClockPermissionError(message);
+        if (kind == "CounterPermissionError") throw kprof::CounterPermissionError(message);
         throw nb::value_error(("unknown error kind '" + kind + "'").c_str());
       },
       nb::arg("kind"), nb::arg("message") = "test message");
 
-  m.attr("ERROR_KINDS") =
-      nb::make_tuple("KprofError", "OptionError", "ConfigError", "AnnotationError",
-                     "MeasurementError", "UserFunctionError", "NoGpuError", "CuptiBusyError",
-                     "CudaError", "UnsupportedError", "FormatError", "ThermalControlError",
-                     "CoolingTimeoutError", "ClockControlError", "ClockPermissionError");
+  m.attr("ERROR_KINDS") = nb::make_tuple(
+      "KprofError", "OptionError", "ConfigError", "AnnotationError", "MeasurementError",
+      "UserFunctionError", "NoGpuError", "CuptiBusyError", "CudaError", "UnsupportedError",
+      "FormatError", "ThermalControlError", "CoolingTimeoutError", "ClockControlError",
+      "ClockPermissionError", "CounterPermissionError");
 }
 
 }  // namespace kprof::py

@@ -38,6 +38,7 @@ nb::dict session_dict(const kprof::SessionInfo& s) {
   d["cupti_version"] = s.cupti_version;
   d["started_at"] = s.started_at;
   d["thermal_mode"] = s.thermal_mode;
+  d["clock_source"] = s.clock_source;
   d["throttle_threshold"] = s.throttle_threshold;
   d["stop_rel_half_width"] = s.stop_rel_half_width;
   d["stop_min_runs"] = s.stop_min_runs;
@@ -73,6 +74,7 @@ kprof::SessionInfo session_from_dict(const nb::dict& d) {
   s.started_at = get_or<std::string>(d, "started_at", "");
   const double nan = std::numeric_limits<double>::quiet_NaN();
   s.thermal_mode = get_or<std::string>(d, "thermal_mode", "");
+  s.clock_source = get_or<std::string>(d, "clock_source", "");
   s.throttle_threshold = get_or<double>(d, "throttle_threshold", nan);
   s.stop_rel_half_width = get_or<double>(d, "stop_rel_half_width", nan);
   s.stop_min_runs = get_or<int>(d, "stop_min_runs", 0);

@@ -19,7 +19,7 @@ written for nsight-python (which raised ``ValueError`` and ``RuntimeError``) kee
 are ``ValueError``; :class:`MeasurementError`, :class:`UserFunctionError`, :class:`NoGpuError`,
 :class:`CuptiBusyError`, :class:`CudaError`, :class:`ThermalControlError`,
 :class:`ClockControlError` and :class:`ToolError` are ``RuntimeError``; :class:`UnsupportedError`
-is ``NotImplementedError``.
+is ``NotImplementedError``; :class:`CounterPermissionError` is ``PermissionError``.
 """
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ __all__ = [
     "CoolingTimeoutError",
     "ClockControlError",
     "ClockPermissionError",
+    "CounterPermissionError",
     "ToolError",
     "ToolUnavailableError",
 ]
@@ -240,6 +241,16 @@ class ClockPermissionError(ClockControlError):
     kind = "ClockPermissionError"
 
 
+class CounterPermissionError(KprofError, PermissionError):
+    """This process may not read the GPU's hardware counters (CUPTI's
+    ``CUPTI_ERROR_INSUFFICIENT_PRIVILEGES``, Nsight Compute's ``ERR_NVGPUCTRPERM``). Run as
+    root, give a container ``--cap-add SYS_ADMIN``, or have an administrator load the driver
+    with ``NVreg_RestrictProfilingToAdminUsers=0``. Durations (``gpu__time_duration.sum``
+    alone) still work in the same process."""
+
+    kind = "CounterPermissionError"
+
+
 class ToolError(KprofError, RuntimeError):
     """A tool cannot be activated: another one is active already
     (:func:`kprof.activate`; nsight-python raises ``RuntimeError``)."""
@@ -281,6 +292,7 @@ _KINDS: dict[str, type[KprofError]] = {
         CoolingTimeoutError,
         ClockControlError,
         ClockPermissionError,
+        CounterPermissionError,
         ToolError,
         ToolUnavailableError,
     )

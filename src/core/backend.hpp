@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -22,8 +23,14 @@ struct Measurement {
   RegionId region = kNoRegion;  // innermost region open at launch
   std::string kernel;           // demangled name
   std::string mangled;          // as the driver knows it; may equal `kernel`
-  std::uint64_t order = 0;      // orders kernels of one region: GPU start time in ns
+  std::uint64_t order = 0;      // orders kernels of one region: GPU start time or launch order
   std::vector<MetricValue> values;
+  // The values hold for the region as a whole, nested regions included (a user range of the
+  // range profiler): they are not added to the enclosing regions.
+  bool whole_region = false;
+  // The SM clock the kernel ran at, when the backend measured it (counter
+  // gpc__cycles_elapsed.avg.per_second); NaN otherwise.
+  double sm_clock_hz = std::numeric_limits<double>::quiet_NaN();
 };
 
 class Backend {
@@ -38,6 +45,28 @@ class Backend {
   virtual std::vector<Measurement> collect() = 0;
   // Releases everything start() took. Never throws; safe to call twice.
   virtual void stop() noexcept = 0;
+
+  // Called before and after every run of the benchmark (a backend may open a session, or drain
+  // a buffer that fills up).
+  virtual void before_run() {}
+  virtual void after_run() {}
+  // Whether the engine collects after every config (the activity flush costs ~0.6 ms), or only
+  // when the sweep ends or a stopping rule needs the values (the range profiler's collection
+  // ends a profiler session).
+  virtual bool collects_per_config() const { return true; }
+
+  // --- user replay: the engine runs the benchmark once per pass ---------------------------
+  // Whether this backend needs the engine to repeat the work once per pass (range replay).
+  virtual bool user_replay() const { return false; }
+  // Regions one session can hold: the engine ends a session before it would overflow.
+  virtual std::size_t session_capacity() const { return 0; }
+  // Starts a session whose regions nest at most `depth` deep.
+  virtual void begin_session(int /*depth*/) {}
+  virtual void begin_pass() {}
+  // Returns true when every pass of the session has run; collect() then decodes it.
+  virtual bool end_pass() { return true; }
+  // Forgets what was launched since the last collect() (a call that is not measured).
+  virtual void discard() {}
 };
 
 }  // namespace kprof::detail

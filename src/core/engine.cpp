@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -123,6 +124,12 @@ class InfoStore {
   std::set<std::string> warned_;
 };
 
+// NVBench's throttle detection: a run whose SM clock fell below `threshold` of the rated one.
+void set_throttled(RunInfo& info, const SessionInfo& session, double threshold) {
+  if (!std::isnan(info.sm_clock_khz) && session.compute_clock_khz > 0 && threshold > 0)
+    info.throttled = info.sm_clock_khz < threshold * static_cast<double>(session.compute_clock_khz);
+}
+
 // One run's RunInfo from the readings taken before and after it. The SM clock is the mean of
 // the readings not taken while the GPU idled (NVML's GpuIdle reason: the clock then says
 // nothing about the run), or of all readings when every one was idle.
@@ -152,8 +159,7 @@ RunInfo run_info(std::size_t config, int run, double seconds, double pause,
     for (double c : clocks) sum += c;
     info.sm_clock_khz = sum / static_cast<double>(clocks.size());
   }
-  if (!std::isnan(info.sm_clock_khz) && session.compute_clock_khz > 0 && threshold > 0)
-    info.throttled = info.sm_clock_khz < threshold * static_cast<double>(session.compute_clock_khz);
+  set_throttled(info, session, threshold);
   return info;
 }
 
@@ -186,13 +192,21 @@ class Sweeper {
   Sweeper& operator=(const Sweeper&) = delete;
 
   void run(const RunBody& body) {
+    // Range replay learns how deep the regions nest from one call that is not measured,
+    // before annotation-scope collectors listen.
+    const int depth = backend_.user_replay() ? nesting_depth(body) : 1;
     if (info_.has(CollectionScope::annotation))
       RegionTracker::instance().set_open_listener(
           [this](const std::string& path, std::size_t config, int run) {
             info_.call(CollectionScope::annotation, config, run, path);
           });
     info_.call(CollectionScope::once, 0, -1, "");
+    if (backend_.user_replay()) {
+      run_passes(body, depth);
+      return;
+    }
     for (std::size_t c = 0; c < sweep_.size(); ++c) run_config(body, c);
+    if (!backend_.collects_per_config() && !options_.stopping) collect();
   }
 
   std::vector<Record> take_records() { return std::move(records_); }
@@ -279,13 +293,100 @@ class Sweeper {
     if (poll) poll();
   }
 
-  void run_config(const RunBody& body, std::size_t c) {
+  // --- range replay: the benchmark runs once per pass ---------------------------------------
+
+  // One call of config 0 that is not measured: how deep do its regions nest?
+  int nesting_depth(const RunBody& body) {
+    auto& tracker = RegionTracker::instance();
+    tracker.begin_run(0, 0);
+    call_body(body, 0, 0);
+    int depth = 1;
+    for (const RegionRun& r : tracker.end_run())
+      depth = std::max(depth, 1 + static_cast<int>(std::count(r.path.begin(), r.path.end(), '/')));
+    backend_.discard();
+    return depth;
+  }
+
+  // Every (config, run) of the sweep, pass-major: a session runs as many of them as its
+  // counter data holds once per pass, so the profiler's fixed costs are paid once per session
+  // rather than once per run (../shared COSTS: ~2.5 ms per pass, ~240 ms per first Start).
+  void run_passes(const RunBody& body, int depth) {
+    std::vector<std::pair<std::size_t, int>> units;
+    for (std::size_t c = 0; c < sweep_.size(); ++c)
+      for (int r = 0; r < options_.runs; ++r) units.emplace_back(c, r);
+    for (std::size_t next = 0; next < units.size();) next = run_session(body, units, next, depth);
+  }
+
+  std::size_t run_session(const RunBody& body,
+                          const std::vector<std::pair<std::size_t, int>>& units, std::size_t first,
+                          int depth) {
+    const std::size_t capacity = backend_.session_capacity();
+    backend_.begin_session(depth);
+    std::vector<std::vector<std::string>> paths;  // the first pass's regions, per unit
+    std::size_t end = first;
+    bool done = false;
+    for (int pass = 0; !done; ++pass) {
+      backend_.begin_pass();
+      if (pass == 0) {
+        std::size_t used = 0, widest = 0;
+        do {
+          const auto [c, r] = units[end++];
+          if (r == 0) begin_config(c);
+          paths.push_back(run_once(body, c, r));
+          ++current_runs_;
+          used += paths.back().size();
+          widest = std::max(widest, paths.back().size());
+          if (r + 1 == options_.runs) end_config(StopReason::runs);
+        } while (end < units.size() && used + widest <= capacity);
+      } else {
+        for (std::size_t u = first; u < end; ++u)
+          replay_once(body, units[u].first, units[u].second, paths[u - first], pass);
+      }
+      done = backend_.end_pass();
+    }
+    collect();
+    return end;
+  }
+
+  // A later pass of one (config, run): the same regions must open in the same order.
+  void replay_once(const RunBody& body, std::size_t c, int r,
+                   const std::vector<std::string>& expected, int pass) {
+    auto& tracker = RegionTracker::instance();
+    tracker.begin_run(c, r);
+    call_body(body, c, r);
+    std::vector<std::string> paths;
+    for (const RegionRun& region : tracker.end_run()) paths.push_back(region.path);
+    if (paths == expected) return;
+    const auto list = [](const std::vector<std::string>& p) {
+      std::string text;
+      for (const auto& x : p) text += (text.empty() ? "'" : ", '") + x + "'";
+      return "[" + text + "]";
+    };
+    throw MeasurementError("replay_mode='range': pass " + std::to_string(pass + 1) + " of " +
+                           where_run(c, r) + " opened the annotations " + list(paths) +
+                           ", the first pass " + list(expected) +
+                           "; the benchmark must repeat the same work in every pass");
+  }
+
+  void begin_config(std::size_t c) {
     if (hooks_.config_begin) hooks_.config_begin(c);
     current_ = c;
     current_runs_ = 0;
     config_started_ = now_();
     config_paused_ = 0;
     info_.call(CollectionScope::config, c, -1, "");
+  }
+
+  void end_config(StopReason reason) {
+    const ConfigInfo done{*current_, current_runs_, to_string(reason),
+                          now_() - config_started_ - config_paused_};
+    configs_.push_back(done);
+    current_.reset();
+    if (hooks_.config_end) hooks_.config_end(done);
+  }
+
+  void run_config(const RunBody& body, std::size_t c) {
+    begin_config(c);
     const std::size_t first_record = records_.size();
     const std::optional<StoppingRule>& rule = options_.stopping;
     int checkpoint = rule ? rule->min_runs : options_.runs;
@@ -297,8 +398,11 @@ class Sweeper {
       const bool out_of_time = rule && rule->time_budget_s > 0 && busy >= rule->time_budget_s;
       if (current_runs_ < checkpoint && !out_of_time) continue;
       // Activity buffers are flushed once per checkpoint, never per run: see stopping.hpp.
+      if (!rule) {
+        if (backend_.collects_per_config()) collect();
+        break;
+      }
       collect();
-      if (!rule) break;
       const std::vector<Record> mine(records_.begin() + static_cast<std::ptrdiff_t>(first_record),
                                      records_.end());
       const PrecisionCheck check = check_precision(mine, options_, rule->rel_half_width);
@@ -321,11 +425,7 @@ class Sweeper {
               fixed(100 * check.worst_half_width, 2) + "% of the mean; next check at " +
               std::to_string(checkpoint) + " runs");
     }
-    const ConfigInfo done{c, current_runs_, to_string(reason),
-                          now_() - config_started_ - config_paused_};
-    configs_.push_back(done);
-    current_.reset();
-    if (hooks_.config_end) hooks_.config_end(done);
+    end_config(reason);
   }
 
   void collect() {
@@ -337,10 +437,35 @@ class Sweeper {
       throw;
     }
     builder_.add_measurements(measured);
+    apply_counter_clocks(builder_.take_clocks());
     builder_.flush(records_, /*require_kernels=*/true);
   }
 
-  void run_once(const RunBody& body, std::size_t c, int r) {
+  // The clock the kernels ran at, counted by the GPU, replaces NVML's readings around the run.
+  void apply_counter_clocks(const std::map<std::pair<std::size_t, int>, double>& clocks) {
+    if (clocks.empty()) return;
+    for (RunInfo& run : runs_) {
+      const auto it = clocks.find({run.config, run.run});
+      if (it == clocks.end()) continue;
+      run.sm_clock_khz = it->second;
+      run.throttled.reset();
+      set_throttled(run, session_, options_.throttle_threshold);
+      counter_clocks_ = true;
+    }
+  }
+
+ public:
+  // Where the runs' SM clock came from (SessionInfo::clock_source).
+  std::string clock_source() const {
+    if (counter_clocks_) return "counters";
+    const bool nvml = std::any_of(runs_.begin(), runs_.end(),
+                                  [](const RunInfo& r) { return !std::isnan(r.sm_clock_khz); });
+    return nvml ? "nvml" : "";
+  }
+
+ private:
+  // Runs the benchmark once, measured; returns the paths of the regions it opened.
+  std::vector<std::string> run_once(const RunBody& body, std::size_t c, int r) {
     auto& tracker = RegionTracker::instance();
     if (hooks_.run_begin) hooks_.run_begin(c, r);
     const double pause = thermal_ ? thermal_->before_run() : 0;
@@ -348,6 +473,7 @@ class Sweeper {
     info_.call(CollectionScope::run, c, r, "");
     std::vector<DeviceReading> readings;
     if (device_ != nullptr) readings.push_back(device_->read());
+    backend_.before_run();
     tracker.begin_run(c, r);
     const double t0 = now_();
     call_body(body, c, r);
@@ -357,6 +483,9 @@ class Sweeper {
     runs_.push_back(
         run_info(c, r, seconds, pause, readings, session_, options_.throttle_threshold));
     if (c == 0 && r == 0) check_baseline_exists(regions);
+    backend_.after_run();
+    std::vector<std::string> paths;
+    for (const RegionRun& region : regions) paths.push_back(region.path);
     builder_.add_regions(std::move(regions));
     if (hooks_.run_end) hooks_.run_end(c, r);
     if (hooks_.progress) {
@@ -364,6 +493,7 @@ class Sweeper {
       hooks_.progress(
           {c, sweep_.size(), r + 1, planned, now_() - started_, options_.stopping.has_value()});
     }
+    return paths;
   }
 
   void call_body(const RunBody& body, std::size_t c, int r) {
@@ -379,8 +509,12 @@ class Sweeper {
   }
 
   std::string where(std::size_t c, int r) const {
-    return "the benchmark function failed in config " + std::to_string(c) + " (" +
-           sweep_.config(c).to_string() + "), run " + std::to_string(r);
+    return "the benchmark function failed in " + where_run(c, r);
+  }
+
+  std::string where_run(std::size_t c, int r) const {
+    return "config " + std::to_string(c) + " (" + sweep_.config(c).to_string() + "), run " +
+           std::to_string(r);
   }
 
   // normalize_against is checked as soon as the first run shows which annotations exist,
@@ -419,6 +553,7 @@ class Sweeper {
   double config_started_ = 0;
   double config_paused_ = 0;
   bool collect_failed_ = false;
+  bool counter_clocks_ = false;
 };
 
 // Aggregates what a failed sweep measured. Derived metrics and normalization may not hold on
@@ -523,6 +658,7 @@ Results run_sweep(Backend& backend, const Options& options, const Sweep& sweep, 
           partial_results(session, sweep, std::move(partial_records), partial_conditions, options));
       throw;
     }
+    session.clock_source = sweeper.clock_source();
     records = sweeper.take_records();
     conditions = sweeper.take_conditions();
     report_conditions(options, session, conditions, sweeper.thermal());

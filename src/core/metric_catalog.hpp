@@ -90,9 +90,7 @@ namespace kprof::detail {
 // when the list holds more than the duration metric; it returns the current device's chip, or
 // nothing when there is no GPU (the names are then not checked).
 //   - "set:NAME" with an unknown set: OptionError naming the sets;
-//   - with a chip, a name its catalog lacks: OptionError naming the closest valid names;
-//   - any metric but gpu__time_duration.sum: UnsupportedError (the range profiler backend is
-//     not built yet), with the pass count the list would need when the chip is known.
+//   - with a chip, a name its catalog lacks: OptionError naming the closest valid names.
 void check_metrics(const std::vector<std::string>& metrics,
                    const std::function<std::optional<std::string>()>& chip);
 

@@ -49,11 +49,6 @@ std::string name_of(const Names<E, N>& names, E v) {
   return "?";
 }
 
-// A capability that exists in kprof's API but not in this build.
-[[noreturn]] void unsupported(const std::string& what, const std::string& why) {
-  throw UnsupportedError(what + " is not available in this version of kprof: " + why);
-}
-
 void validate_metrics(const std::vector<std::string>& metrics) {
   if (metrics.empty()) throw OptionError("metrics", "[]", "at least one metric name");
   for (const auto& m : metrics) {
@@ -61,8 +56,8 @@ void validate_metrics(const std::vector<std::string>& metrics) {
       throw OptionError("metrics", "''",
                         "a metric name such as '" + std::string(kDurationMetric) + "'");
   }
-  // Sets expanded, names checked against the current GPU's catalog, counters refused with
-  // their pass count (src/core/metric_catalog.cpp).
+  // Sets expanded, names checked against the current GPU's catalog
+  // (src/core/metric_catalog.cpp).
   detail::check_metrics(metrics, [] { return metrics::current_chip(); });
 }
 
@@ -105,9 +100,13 @@ void Options::validate() const {
     if (k.empty()) throw OptionError("ignore_kernel_list", "''", "non-empty kernel names");
   // The stopping rule, the thermal guard, info collectors (src/core/option_checks.cpp).
   detail::validate_conditions(*this);
-  if (replay_mode == ReplayMode::range)
-    unsupported("replay_mode='range'",
-                "range replay belongs to the range profiler backend; use 'kernel'");
+  // Range replay runs every (config, run) once per pass, pass-major: the number of runs must
+  // be known before the first pass.
+  if (replay_mode == ReplayMode::range && stopping)
+    throw OptionError("runs", "'auto' (a stopping rule) with replay_mode='range'",
+                      "a fixed number of runs with replay_mode='range' (range replay runs every "
+                      "config and run once per pass, so the runs are fixed before the first "
+                      "pass), or replay_mode='kernel'");
 }
 
 }  // namespace kprof

@@ -60,7 +60,17 @@ void RecordBuilder::add_measurements(const std::vector<Measurement>& measurement
                              " arrived after the config it was launched in had been collected; "
                              "its region would have been measured without it");
     if (!index_.contains(m.region) || ignored(m)) continue;
+    if (!std::isnan(m.sm_clock_hz)) {
+      const RegionRun& r = regions_[index_.at(m.region)];
+      auto& [sum, count] = clocks_[{r.config, r.run}];
+      sum += m.sm_clock_hz;
+      ++count;
+    }
     owned_.push_back(m);
+    if (m.whole_region) {
+      kernels_[m.region].push_back(&owned_.back());
+      continue;
+    }
     // An outer region includes the kernels of the regions nested in it.
     for (RegionId id = m.region; id != kNoRegion;) {
       kernels_[id].push_back(&owned_.back());
@@ -68,6 +78,13 @@ void RecordBuilder::add_measurements(const std::vector<Measurement>& measurement
       id = it == index_.end() ? kNoRegion : regions_[it->second].parent;
     }
   }
+}
+
+std::map<std::pair<std::size_t, int>, double> RecordBuilder::take_clocks() {
+  std::map<std::pair<std::size_t, int>, double> out;
+  for (const auto& [key, value] : clocks_) out[key] = value.first / value.second / 1e3;
+  clocks_.clear();
+  return out;
 }
 
 void RecordBuilder::emit(const RegionRun& region, std::vector<Record>& out) const {

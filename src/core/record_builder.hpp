@@ -4,7 +4,9 @@
 #pragma once
 
 #include <deque>
+#include <map>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "core/backend.hpp"
@@ -32,6 +34,9 @@ class RecordBuilder {
   // opening, kernel) order. When `require_kernels`, throws MeasurementError naming the first
   // region that measured no kernel and did not fail.
   void flush(std::vector<Record>& out, bool require_kernels);
+  // The mean SM clock, in kHz, of the kernels measured in each (config, run) since the last
+  // call, from the measurements that carry one.
+  std::map<std::pair<std::size_t, int>, double> take_clocks();
 
  private:
   bool ignored(const Measurement& m) const;
@@ -44,6 +49,7 @@ class RecordBuilder {
   std::unordered_map<RegionId, std::vector<const Measurement*>> kernels_;
   std::deque<Measurement> owned_;      // stable storage the pointers above point into
   RegionId last_flushed_ = kNoRegion;  // region ids only grow: at or below this, flushed
+  std::map<std::pair<std::size_t, int>, std::pair<double, int>> clocks_;  // sum of Hz, count
 };
 
 }  // namespace kprof::detail

@@ -1,6 +1,7 @@
 #include "core/region_tracker.hpp"
 
 #include <algorithm>
+#include <exception>
 
 #include "kprof/errors.hpp"
 
@@ -64,9 +65,14 @@ RegionId RegionTracker::open(std::string_view name) {
     // Outside the lock: the listener runs user code (info collectors), which may take time or
     // open annotations of its own.
     if (listener) listener(path, config, run);
+    {
+      std::lock_guard lock(mutex_);
+      check_unique();
+      id = next_id_.fetch_add(1);
+    }
+    if (t_is_profiling_thread && range_hooks_.opened)
+      range_hooks_.opened(id, path, t_stack.size() + 1);
     std::lock_guard lock(mutex_);
-    check_unique();
-    id = next_id_.fetch_add(1);
     RegionId parent = t_stack.empty() ? kNoRegion : t_stack.back().id;
     runs_.push_back({id, parent, path, config_, run_, false, false});
   }
@@ -79,16 +85,28 @@ void RegionTracker::close(RegionId id, bool failed) {
   if (t_stack.empty() || t_stack.back().id != id)
     throw AnnotationError("annotations must close in the reverse order they opened");
   t_stack.pop_back();
+  // The region is closed whatever the hook does: a failed pop fails the run, not the nesting.
+  std::exception_ptr hook_error;
+  if (id != kNoRegion && t_is_profiling_thread && range_hooks_.closing) {
+    try {
+      range_hooks_.closing(id);
+    } catch (...) {
+      hook_error = std::current_exception();
+    }
+  }
   if (t_is_profiling_thread)
     published_top_.store(t_stack.empty() ? kNoRegion : t_stack.back().id,
                          std::memory_order_release);
   if (id == kNoRegion) return;
-  std::lock_guard lock(mutex_);
-  for (auto& r : runs_)
-    if (r.id == id) {
-      r.closed = true;
-      r.failed = r.failed || failed;
-    }
+  {
+    std::lock_guard lock(mutex_);
+    for (auto& r : runs_)
+      if (r.id == id) {
+        r.closed = true;
+        r.failed = r.failed || failed;
+      }
+  }
+  if (hook_error) std::rethrow_exception(hook_error);
 }
 
 RegionId RegionTracker::attribute_launch() const noexcept {
@@ -126,12 +144,15 @@ void RegionTracker::set_open_listener(OpenListener listener) {
   listener_ = std::move(listener);
 }
 
+void RegionTracker::set_range_hooks(RangeHooks hooks) { range_hooks_ = std::move(hooks); }
+
 void RegionTracker::end_profile() noexcept {
   {
     std::lock_guard lock(mutex_);
     runs_.clear();
     listener_ = nullptr;
   }
+  range_hooks_ = {};
   // A run that failed may have left this thread's annotations open; they belong to the
   // aborted run, not to whatever the program does next.
   std::erase_if(t_stack, [](const OpenRegion& r) { return r.id != kNoRegion; });

@@ -57,6 +57,14 @@ class RegionTracker {
   // it throws propagates out of open(). Cleared by end_profile().
   using OpenListener = std::function<void(const std::string& path, std::size_t config, int run)>;
   void set_open_listener(OpenListener listener);
+  // Called on the profiling thread when it opens a region (after its id is given, before it
+  // starts; depth 1 = top level) and before it closes one: the range profiler's user ranges.
+  // What `opened` throws propagates out of open(). Cleared by end_profile().
+  struct RangeHooks {
+    std::function<void(RegionId id, const std::string& path, std::size_t depth)> opened;
+    std::function<void(RegionId id)> closing;
+  };
+  void set_range_hooks(RangeHooks hooks);
   bool profiling() const noexcept { return active_.load(std::memory_order_acquire); }
 
  private:
@@ -69,6 +77,7 @@ class RegionTracker {
   int run_ = 0;
   std::vector<RegionRun> runs_;  // regions opened in the current run
   OpenListener listener_;
+  RangeHooks range_hooks_;  // read and written on the profiling thread only
 };
 
 }  // namespace kprof::detail

@@ -32,7 +32,7 @@ bool same(const SessionInfo& a, const SessionInfo& b) {
     return std::tie(s.gpu, s.device, s.host, s.compute_clock_khz, s.memory_clock_khz, s.backend,
                     s.replay_mode, s.cache_control, s.clock_control, s.passes, s.runs, s.metrics,
                     s.kprof_version, s.cuda_driver_version, s.cuda_runtime_version, s.cupti_version,
-                    s.started_at, s.thermal_mode, s.stop_min_runs, s.stop_max_runs);
+                    s.started_at, s.thermal_mode, s.clock_source, s.stop_min_runs, s.stop_max_runs);
   };
   return tie(a) == tie(b) && same(a.throttle_threshold, b.throttle_threshold) &&
          same(a.stop_rel_half_width, b.stop_rel_half_width) &&

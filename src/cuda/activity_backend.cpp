@@ -19,35 +19,7 @@ namespace kprof::detail {
 
 ActivityBackend::ActivityBackend(const Options& options) : options_(options) {}
 
-SessionInfo ActivityBackend::describe() {
-  int device = 0;
-  check_cuda(cudaGetDevice(&device), "cudaGetDevice");
-  DeviceInfo info = read_device_info(device);
-  int driver = 0, runtime = 0;
-  check_cuda(cudaDriverGetVersion(&driver), "cudaDriverGetVersion");
-  check_cuda(cudaRuntimeGetVersion(&runtime), "cudaRuntimeGetVersion");
-  uint32_t cupti = 0;
-  check_cupti(cuptiGetVersion(&cupti), "cuptiGetVersion");
-
-  SessionInfo s;
-  s.gpu = info.name;
-  s.device = device;
-  s.host = host_name();
-  s.compute_clock_khz = info.compute_clock_khz;
-  s.memory_clock_khz = info.memory_clock_khz;
-  s.backend = "cupti-activity";
-  s.replay_mode = to_string(options_.replay_mode);
-  s.cache_control = to_string(options_.cache_control);
-  s.clock_control = to_string(options_.clock_control);
-  s.passes = 1;
-  s.metrics = options_.metrics;
-  s.kprof_version = version();
-  s.cuda_driver_version = cuda_version_string(driver);
-  s.cuda_runtime_version = cuda_version_string(runtime);
-  s.cupti_version = std::to_string(cupti);
-  s.started_at = utc_now_iso8601();
-  return s;
-}
+SessionInfo ActivityBackend::describe() { return describe_session(options_, "cupti-activity", 1); }
 
 void ActivityBackend::start(const Options& options) {
   stop();

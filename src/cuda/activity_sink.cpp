@@ -4,10 +4,12 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <cstring>
 #include <iterator>
 #include <utility>
 
 #include "cuda/cupti_check.hpp"
+#include "cuda/l2_flush.hpp"
 
 namespace kprof::detail {
 namespace {
@@ -87,6 +89,9 @@ void ActivitySink::consume(std::uint8_t* buffer, std::size_t valid_bytes) {
     const auto* kernel = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
     RegionId region = correlations_.find(kernel->correlationId);
     if (region == kNoRegion) continue;  // launched outside every region: not measured
+    // kprof's own L2 flush, launched inside the measured launch's callback: it carries that
+    // launch's correlation id.
+    if (kernel->name != nullptr && std::strcmp(kernel->name, kL2FlushKernelName) == 0) continue;
     fresh.push_back(KernelRecord{kernel->correlationId, region, kernel->start, kernel->end,
                                  kernel->name != nullptr ? kernel->name : ""});
   }

@@ -1,12 +1,15 @@
 #include "cuda/device_facts.hpp"
 
 #include <cuda_runtime_api.h>
+#include <cupti.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <ctime>
 
 #include "cuda/cuda_check.hpp"
+#include "cuda/cupti_check.hpp"
+#include "kprof/version.hpp"
 
 namespace kprof::detail {
 namespace {
@@ -39,6 +42,36 @@ DeviceInfo read_device_info(int ordinal) {
   info.memory_clock_khz = attribute(cudaDevAttrMemoryClockRate, ordinal,
                                     "cudaDeviceGetAttribute(cudaDevAttrMemoryClockRate)");
   return info;
+}
+
+SessionInfo describe_session(const Options& options, const std::string& backend, int passes) {
+  int device = 0;
+  check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+  DeviceInfo info = read_device_info(device);
+  int driver = 0, runtime = 0;
+  check_cuda(cudaDriverGetVersion(&driver), "cudaDriverGetVersion");
+  check_cuda(cudaRuntimeGetVersion(&runtime), "cudaRuntimeGetVersion");
+  uint32_t cupti = 0;
+  check_cupti(cuptiGetVersion(&cupti), "cuptiGetVersion");
+
+  SessionInfo s;
+  s.gpu = info.name;
+  s.device = device;
+  s.host = host_name();
+  s.compute_clock_khz = info.compute_clock_khz;
+  s.memory_clock_khz = info.memory_clock_khz;
+  s.backend = backend;
+  s.replay_mode = to_string(options.replay_mode);
+  s.cache_control = to_string(options.cache_control);
+  s.clock_control = to_string(options.clock_control);
+  s.passes = passes;
+  s.metrics = options.metrics;
+  s.kprof_version = version();
+  s.cuda_driver_version = cuda_version_string(driver);
+  s.cuda_runtime_version = cuda_version_string(runtime);
+  s.cupti_version = std::to_string(cupti);
+  s.started_at = utc_now_iso8601();
+  return s;
 }
 
 std::string host_name() {

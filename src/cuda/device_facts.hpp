@@ -4,12 +4,18 @@
 #include <string>
 
 #include "kprof/device.hpp"
+#include "kprof/options.hpp"
+#include "kprof/results.hpp"
 
 namespace kprof::detail {
 
 // Name, PCI bus id, compute capability, SMs, memory, L2 and rated clocks of CUDA device
 // `ordinal`. Throws NoGpuError / CudaError.
 DeviceInfo read_device_info(int ordinal);
+
+// SessionInfo of a profile of `options` on the current device by `backend`, which needs
+// `passes` passes per measurement. Throws NoGpuError / CudaError.
+SessionInfo describe_session(const Options& options, const std::string& backend, int passes);
 
 // gethostname(), or "unknown".
 std::string host_name();

@@ -32,6 +32,7 @@ void resolve(const char* symbol, Fn& fn) {
 DriverApi load() {
   DriverApi api;
   resolve("cuMemsetD8Async", api.memset_d8_async);
+  resolve("cuLaunchKernel", api.launch_kernel);
   resolve("cuStreamIsCapturing", api.stream_is_capturing);
   resolve("cuCtxGetCurrent", api.ctx_get_current);
   resolve("cuGetErrorName", api.get_error_name);

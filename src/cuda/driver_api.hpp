@@ -13,6 +13,7 @@ namespace kprof::detail {
 
 struct DriverApi {
   PFN_cuMemsetD8Async_v3020 memset_d8_async = nullptr;
+  PFN_cuLaunchKernel_v4000 launch_kernel = nullptr;
   PFN_cuStreamIsCapturing_v10000 stream_is_capturing = nullptr;
   PFN_cuCtxGetCurrent_v4000 ctx_get_current = nullptr;
   PFN_cuGetErrorName_v6000 get_error_name = nullptr;

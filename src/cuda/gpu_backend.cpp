@@ -6,36 +6,15 @@
 
 #include "api/gpu.hpp"
 #include "cuda/activity_backend.hpp"
+#include "cuda/counter_backend.hpp"
 #include "cuda/cuda_check.hpp"
 #include "kprof/errors.hpp"
 
 namespace kprof::detail {
 namespace {
 
-std::string quoted_list(const std::vector<std::string>& names) {
-  std::string text = "{";
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    text += (i ? ", \"" : "\"") + names[i] + "\"";
-  }
-  return text + "}";
-}
-
-[[noreturn]] void unsupported(const std::string& option, const std::string& value) {
-  throw UnsupportedError(option + " = " + value +
-                         " is not supported: this build measures kernel durations only (" +
-                         std::string(kDurationMetric) +
-                         ", replay_mode=kernel); hardware counters (range "
-                         "profiler) are not available in this version");
-}
-
-// The duration backend measures one metric, one pass, with clocks as they are.
-void check_supported(const Options& options) {
-  if (options.metrics.size() != 1 || options.metrics.front() != kDurationMetric) {
-    unsupported("metrics", quoted_list(options.metrics));
-  }
-  if (options.replay_mode != ReplayMode::kernel) {
-    unsupported("replay_mode", to_string(options.replay_mode));
-  }
+bool durations_only(const Options& options) {
+  return options.metrics.size() == 1 && options.metrics.front() == kDurationMetric;
 }
 
 void require_gpu() {
@@ -47,9 +26,10 @@ void require_gpu() {
 }  // namespace
 
 std::unique_ptr<Backend> make_gpu_backend(const Options& options) {
-  check_supported(options);  // an invalid request fails before any GPU work
   require_gpu();
-  return std::make_unique<ActivityBackend>(options);
+  if (durations_only(options) && options.replay_mode == ReplayMode::kernel)
+    return std::make_unique<ActivityBackend>(options);
+  return std::make_unique<CounterBackend>(options);
 }
 
 }  // namespace kprof::detail

@@ -20,8 +20,15 @@ void L2Flush::allocate() {
   // replacement policy do not evict in address order), twice the size evicts every line.
   bytes_ = 2 * static_cast<std::size_t>(l2_bytes > 0 ? l2_bytes : 64 << 20);
   void* pointer = nullptr;
-  check_cuda(cudaMalloc(&pointer, bytes_), "cudaMalloc (L2 flush buffer)");
+  check_cuda(cudaMalloc(&pointer, bytes_ + 16), "cudaMalloc (L2 flush buffer)");
   buffer_ = reinterpret_cast<CUdeviceptr>(pointer);
+  sink_ = buffer_ + bytes_;
+  check_cuda(cudaMemset(pointer, 0, bytes_), "cudaMemset (L2 flush buffer)");
+  kernel_ = l2_flush_kernel();
+  int sms = 0;
+  check_cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device),
+             "cudaDeviceGetAttribute(cudaDevAttrMultiProcessorCount)");
+  blocks_ = static_cast<unsigned int>(4 * (sms > 0 ? sms : 1));
   CUresult result = driver_->ctx_get_current(&context_);
   if (result != CUDA_SUCCESS) {
     release();
@@ -32,8 +39,24 @@ void L2Flush::allocate() {
 void L2Flush::release() noexcept {
   if (buffer_ != 0) (void)cudaFree(reinterpret_cast<void*>(buffer_));
   buffer_ = 0;
+  sink_ = 0;
   bytes_ = 0;
+  kernel_ = nullptr;
   context_ = nullptr;
+}
+
+CUresult L2Flush::launch(CUstream stream) noexcept {
+  const uint4* words = reinterpret_cast<const uint4*>(buffer_);
+  std::size_t count = bytes_ / sizeof(uint4);
+  unsigned int* sink = reinterpret_cast<unsigned int*>(sink_);
+  void* args[] = {&words, &count, &sink};
+  return driver_->launch_kernel(kernel_, blocks_, 1, 1, 512, 1, 1, 0, stream, args, nullptr);
+}
+
+void L2Flush::flush_and_wait() {
+  if (const CUresult r = launch(nullptr); r != CUDA_SUCCESS)
+    throw CudaError(std::string("cuLaunchKernel (L2 flush) failed: ") + driver_error_name(r));
+  check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize (after the L2 flush)");
 }
 
 L2Flush::Outcome L2Flush::before_launch(CUcontext launch_context, CUstream stream) noexcept {
@@ -46,7 +69,7 @@ L2Flush::Outcome L2Flush::before_launch(CUcontext launch_context, CUstream strea
   if (result != CUDA_SUCCESS || capture != CU_STREAM_CAPTURE_STATUS_NONE) {
     return Outcome::capturing;  // an error here means capture elsewhere forbids this stream
   }
-  result = driver_->memset_d8_async(buffer_, 0, bytes_, stream);
+  result = launch(stream);
   if (result != CUDA_SUCCESS) {
     last_error_ = result;
     return Outcome::failed;

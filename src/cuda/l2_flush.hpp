@@ -1,13 +1,18 @@
 // A cold L2 for every measured kernel, with the flush outside the kernel's measured time.
 //
-// Before each measured launch, a memset over a buffer of twice the L2 size is enqueued on the
-// launch's own stream from the CUPTI driver-API ENTER callback. Stream order makes the kernel
-// start after the memset has evicted whatever the previous work left in L2, and because the
-// memset is a separate operation its time is not part of the kernel's activity record
-// (cupti-probe/flush_cb.cu proved this on the H200: a 1 MiB y = 2x went from 1.50 us warm to
-// 2.18 us cold). Why the driver callback and not the runtime one: every runtime launch ends in
-// a driver launch, whose parameters always name the real stream, including launches that
-// bypass the runtime (cuLaunchKernel from Triton, CuPy or JAX).
+// Before each measured launch, a kernel that reads a buffer of twice the L2 size is enqueued on
+// the launch's own stream from the CUPTI driver-API ENTER callback. Stream order makes the
+// kernel start after the read has evicted whatever the previous work left in L2, and because
+// the flush is a separate kernel its time is not part of the measured kernel's record. Why the
+// driver callback and not the runtime one: every runtime launch ends in a driver launch, whose
+// parameters always name the real stream, including launches that bypass the runtime
+// (cuLaunchKernel from Triton, CuPy or JAX).
+//
+// Why reading and not a memset (what NVBench and kprof's first version did): a memset leaves
+// the L2 full of dirty lines, which the measured kernel then writes back to DRAM. On the H200
+// that added ~17 MB of DRAM writes to every kernel and made a 20 us softmax 12% slower than
+// under Nsight Compute, whose flush leaves the L2 clean (docs/validation.md). A read leaves
+// only clean lines: the user's dirty lines are written back during the flush.
 #pragma once
 
 #include <cuda.h>
@@ -22,10 +27,10 @@ namespace kprof::detail {
 class L2Flush {
  public:
   enum class Outcome {
-    flushed,        // the memset is enqueued before the launch
+    flushed,        // the flush kernel is enqueued before the launch
     capturing,      // the stream is being captured into a graph: nothing runs now
     other_context,  // the launch targets another device/context than the buffer
-    failed,         // the memset could not be enqueued (see last_error())
+    failed,         // the flush could not be enqueued (see last_error())
   };
 
   L2Flush() = default;
@@ -33,23 +38,39 @@ class L2Flush {
   L2Flush(const L2Flush&) = delete;
   L2Flush& operator=(const L2Flush&) = delete;
 
-  // Allocates 2x the L2 of the current device in its current context. Throws CudaError.
+  // Allocates 2x the L2 of the current device in its current context and loads the flush
+  // kernel. Throws CudaError.
   void allocate();
   // Frees the buffer; never throws.
   void release() noexcept;
   bool allocated() const noexcept { return buffer_ != 0; }
   std::size_t bytes() const noexcept { return bytes_; }
 
-  // Called from the launch callback on the launching thread; never blocks, never throws.
+  // Called from the launch callback on the launching thread; never blocks, never throws. The
+  // flush kernel's own launch calls the callback again, nested in the launch it precedes.
   Outcome before_launch(CUcontext launch_context, CUstream stream) noexcept;
   CUresult last_error() const noexcept { return last_error_.load(); }
+  // Flushes now and waits for the device to finish (before a user range opens: whatever runs
+  // inside the range is counted, so the flush must be done by then). Throws CudaError.
+  void flush_and_wait();
 
  private:
+  CUresult launch(CUstream stream) noexcept;
+
   CUdeviceptr buffer_ = 0;
   std::size_t bytes_ = 0;
+  CUdeviceptr sink_ = 0;  // where the flush kernel would write (it never does)
+  CUfunction kernel_ = nullptr;
+  unsigned int blocks_ = 0;
   CUcontext context_ = nullptr;
   const DriverApi* driver_ = nullptr;
   std::atomic<CUresult> last_error_{CUDA_SUCCESS};
 };
+
+// The flush kernel's name as kernel records carry it.
+inline constexpr const char* kL2FlushKernelName = "kprof_l2_flush";
+
+// The flush kernel of this build (l2_flush_kernel.cu). Throws CudaError.
+CUfunction l2_flush_kernel();
 
 }  // namespace kprof::detail

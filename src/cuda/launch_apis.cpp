@@ -33,6 +33,19 @@ constexpr CUpti_CallbackId kDriverLaunches[] = {
     CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
 };
 
+}  // namespace
+
+bool is_graph_launch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) noexcept {
+  if (domain == CUPTI_CB_DOMAIN_RUNTIME_API)
+    return cbid == CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000 ||
+           cbid == CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000;
+  return domain == CUPTI_CB_DOMAIN_DRIVER_API &&
+         (cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch ||
+          cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz);
+}
+
+namespace {
+
 template <typename Params>
 CUstream stream_of(const void* params) {
   return static_cast<const Params*>(params)->hStream;

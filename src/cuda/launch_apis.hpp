@@ -16,6 +16,9 @@ std::span<const CUpti_CallbackId> runtime_launch_cbids() noexcept;
 // graph launches, with their _ptsz variants.
 std::span<const CUpti_CallbackId> driver_launch_cbids() noexcept;
 
+// Whether `cbid` of `domain` launches a whole CUDA graph.
+bool is_graph_launch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) noexcept;
+
 // The stream a driver launch enqueues on, read from its parameter struct. A null stream of a
 // _ptsz variant means the per-thread default stream, so CU_STREAM_PER_THREAD is returned
 // for it (cuMemsetD8Async itself would read null as the legacy stream).

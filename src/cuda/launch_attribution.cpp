@@ -1,6 +1,8 @@
 #include "cuda/launch_attribution.hpp"
 
+#include <algorithm>
 #include <thread>
+#include <utility>
 
 #include "core/region_tracker.hpp"
 #include "cuda/driver_api.hpp"
@@ -18,6 +20,8 @@ struct ThreadLaunch {
   int depth = 0;
   RegionId region = kNoRegion;
   bool flush_handled = false;
+  bool flushing = false;  // inside the flush kernel's own launch: no flush for it
+  std::size_t logged = static_cast<std::size_t>(-1);  // this launch's place in the launch log
 };
 
 thread_local ThreadLaunch t_launch;
@@ -65,6 +69,8 @@ void LaunchAttribution::on_enter(CUpti_CallbackDomain domain, CUpti_CallbackId c
   if (t.depth++ == 0) {
     t.region = RegionTracker::instance().attribute_launch();
     t.flush_handled = false;
+    t.logged = logging_.load(std::memory_order_acquire) ? log_launch(t.region, domain, cbid, cb)
+                                                        : static_cast<std::size_t>(-1);
     if (t.region == kNoRegion) return;  // outside every region: not measured, not flushed
     try {
       correlations_.insert(cb.correlationId, t.region);
@@ -72,7 +78,7 @@ void LaunchAttribution::on_enter(CUpti_CallbackDomain domain, CUpti_CallbackId c
       note_problem(false, "out of memory while recording a launch");
     }
   }
-  if (t.region != kNoRegion && flush_ != nullptr && !t.flush_handled &&
+  if (t.region != kNoRegion && flush_ != nullptr && !t.flush_handled && !t.flushing &&
       domain == CUPTI_CB_DOMAIN_DRIVER_API) {
     flush_before(cbid, cb);
   }
@@ -82,8 +88,15 @@ void LaunchAttribution::flush_before(CUpti_CallbackId cbid, const CUpti_Callback
   CUstream stream = nullptr;
   if (!driver_launch_stream(cbid, cb.functionParams, &stream)) return;
   ThreadLaunch& t = t_launch;
-  switch (flush_->before_launch(cb.context, stream)) {
+  t.flushing = true;
+  const L2Flush::Outcome outcome = flush_->before_launch(cb.context, stream);
+  t.flushing = false;
+  switch (outcome) {
     case L2Flush::Outcome::flushed:
+      // The flush kernel runs first: in the log it comes before the launch it precedes.
+      if (t.logged != static_cast<std::size_t>(-1)) log_flush(t.logged);
+      t.flush_handled = true;
+      return;
     case L2Flush::Outcome::capturing:
       t.flush_handled = true;
       return;
@@ -126,6 +139,42 @@ void LaunchAttribution::note_problem(bool cuda, std::string message) noexcept {
   }
 }
 
+std::size_t LaunchAttribution::log_launch(RegionId region, CUpti_CallbackDomain domain,
+                                          CUpti_CallbackId cbid,
+                                          const CUpti_CallbackData& cb) noexcept {
+  try {
+    Launch launch{region, cb.symbolName != nullptr ? cb.symbolName : "",
+                  is_graph_launch(domain, cbid)};
+    std::lock_guard lock(launches_mutex_);
+    launches_.push_back(std::move(launch));
+    return launches_.size() - 1;
+  } catch (...) {
+    note_problem(false, "out of memory while recording a launch");
+    return static_cast<std::size_t>(-1);
+  }
+}
+
+void LaunchAttribution::log_flush(std::size_t before) noexcept {
+  try {
+    std::lock_guard lock(launches_mutex_);
+    const std::size_t at = std::min(before, launches_.size());
+    launches_.insert(launches_.begin() + static_cast<std::ptrdiff_t>(at),
+                     Launch{kNoRegion, "", false});
+  } catch (...) {
+    note_problem(false, "out of memory while recording a launch");
+  }
+}
+
+std::vector<LaunchAttribution::Launch> LaunchAttribution::take_launches() {
+  std::lock_guard lock(launches_mutex_);
+  return std::exchange(launches_, {});
+}
+
+std::size_t LaunchAttribution::launches_logged() const {
+  std::lock_guard lock(launches_mutex_);
+  return launches_.size();
+}
+
 void LaunchAttribution::rethrow_problem() {
   if (!has_problem_.load(std::memory_order_acquire)) return;
   Problem problem;
@@ -150,6 +199,10 @@ void LaunchAttribution::wait_idle() const noexcept {
 
 void LaunchAttribution::reset() noexcept {
   correlations_.clear();
+  {
+    std::lock_guard lock(launches_mutex_);
+    launches_.clear();
+  }
   std::lock_guard<std::mutex> lock(problem_mutex_);
   problem_ = Problem{};
   problem_count_ = 0;

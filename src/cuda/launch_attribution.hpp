@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "cuda/correlation_map.hpp"
 #include "cuda/l2_flush.hpp"
@@ -27,6 +28,20 @@ class LaunchAttribution {
                                 const void* data);
 
   CorrelationMap& correlations() noexcept { return correlations_; }
+
+  // One launch seen by the callback, in the order the launches were made, the L2 flush
+  // kernels included (region kNoRegion). The range profiler's auto ranges carry no kernel
+  // identity, only their order: this log gives each range its region and kernel.
+  struct Launch {
+    RegionId region = kNoRegion;  // kNoRegion: launched outside every region
+    std::string kernel;           // mangled symbol; empty for a graph launch
+    bool graph = false;           // one launch, several kernels
+  };
+  // Starts or stops logging launches (off by default).
+  void log_launches(bool on) noexcept { logging_.store(on, std::memory_order_release); }
+  // The launches logged since the previous call.
+  std::vector<Launch> take_launches();
+  std::size_t launches_logged() const;
 
   // Problems seen inside callbacks since the last call, which cannot throw there: a flush that
   // failed (CudaError) or a measured launch that got no flush (MeasurementError). Throws the
@@ -47,6 +62,11 @@ class LaunchAttribution {
   void on_exit(CUpti_CallbackDomain domain, const CUpti_CallbackData& cb);
   void flush_before(CUpti_CallbackId cbid, const CUpti_CallbackData& cb);
   void note_problem(bool cuda, std::string message) noexcept;
+  // Returns the launch's index in the log.
+  std::size_t log_launch(RegionId region, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                         const CUpti_CallbackData& cb) noexcept;
+  // Logs the L2 flush kernel before the launch at index `before`.
+  void log_flush(std::size_t before) noexcept;
 
   CorrelationMap correlations_;
   L2Flush* flush_;
@@ -59,6 +79,9 @@ class LaunchAttribution {
   std::mutex problem_mutex_;
   Problem problem_;
   std::uint64_t problem_count_ = 0;
+  std::atomic<bool> logging_{false};
+  mutable std::mutex launches_mutex_;
+  std::vector<Launch> launches_;
 };
 
 }  // namespace kprof::detail

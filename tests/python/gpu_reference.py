@@ -60,29 +60,17 @@ def event_amortized_us(torch, op, launches):
     return 1e3 * start.elapsed_time(end) / launches
 
 
-def ncu_kernel_durations_ns(child_args, ranges, cache_control="all", timeout=300):
-    """Run `python child_args` under ncu with the given kprof NVTX ranges included.
+def ncu_kernel_metrics(child_args, ranges, metrics, cache_control="all", timeout=300):
+    """Run `python child_args` under ncu, profiling the kernels in the given kprof NVTX ranges.
 
-    Returns the gpu__time_duration.sum of every profiled kernel, in launch order (ns).
+    Returns one dict per profiled kernel, in launch order: metric name -> value in base units,
+    plus "range" (the NVTX range that selected it, when ncu reports it).
     """
     ncu = shutil.which("ncu")
     if ncu is None:
         raise FileNotFoundError("ncu is not on PATH")
-    cmd = [
-        ncu,
-        "--nvtx",
-        "--metrics",
-        "gpu__time_duration.sum",
-        "--cache-control",
-        cache_control,
-        "--clock-control",
-        "none",
-        "--csv",
-        "--page",
-        "raw",
-        "--print-units",
-        "base",
-    ]
+    cmd = [ncu, "--nvtx", "--metrics", ",".join(metrics), "--cache-control", cache_control]
+    cmd += ["--clock-control", "none", "--csv", "--page", "raw", "--print-units", "base"]
     for name in ranges:
         cmd += ["--nvtx-include", f"kprof@{name}/"]
     cmd += [sys.executable, *child_args]
@@ -90,12 +78,22 @@ def ncu_kernel_durations_ns(child_args, ranges, cache_control="all", timeout=300
     if done.returncode != 0:
         tail = (done.stdout + done.stderr)[-3000:]
         raise RuntimeError(f"ncu exited with {done.returncode}:\n{tail}")
-    out = done.stdout
-    lines = [line for line in out.splitlines() if line.startswith('"')]
+    lines = [line for line in done.stdout.splitlines() if line.startswith('"')]
     rows = list(csv.reader(io.StringIO("\n".join(lines))))
     header, data = rows[0], rows[2:]  # rows[1] holds the units
-    col = header.index("gpu__time_duration.sum")
-    return [float(r[col].replace(",", "")) for r in data]
+    kernels = []
+    for r in data:
+        kernel = {m: float(r[header.index(m)].replace(",", "")) for m in metrics}
+        kernel["name"] = r[header.index("Kernel Name")] if "Kernel Name" in header else ""
+        kernels.append(kernel)
+    return kernels
+
+
+def ncu_kernel_durations_ns(child_args, ranges, cache_control="all", timeout=300):
+    """gpu__time_duration.sum of every kernel in the given kprof NVTX ranges, in launch order."""
+    metric = "gpu__time_duration.sum"
+    kernels = ncu_kernel_metrics(child_args, ranges, [metric], cache_control, timeout)
+    return [k[metric] for k in kernels]
 
 
 def record(name, figures):

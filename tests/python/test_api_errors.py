@@ -24,6 +24,7 @@ BUILTIN_BASE = {
     "CoolingTimeoutError": RuntimeError,
     "ClockControlError": RuntimeError,
     "ClockPermissionError": RuntimeError,
+    "CounterPermissionError": PermissionError,
 }
 
 

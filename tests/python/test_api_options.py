@@ -83,17 +83,12 @@ def test_thermal_cont_must_exceed_wait():
     assert "thermal_wait=20" in info.value.valid
 
 
-@pytest.mark.parametrize(
-    "options, capability",
-    [
-        ({"metrics": ["sm__throughput.avg.pct_of_peak_sustained_elapsed"]}, "metrics"),
-        ({"replay_mode": "range"}, "replay_mode='range'"),
-    ],
-)
-def test_capabilities_not_in_this_build(options, capability):
-    with pytest.raises(errors.UnsupportedError) as info:
-        kprof.analyze.kernel(**options)
-    assert capability in str(info.value)
+def test_range_replay_needs_a_fixed_number_of_runs():
+    kprof.analyze.kernel(replay_mode="range", runs=3)  # accepted
+    with pytest.raises(errors.OptionError) as info:
+        kprof.analyze.kernel(replay_mode="range", runs="auto")
+    assert info.value.option == "runs"
+    assert "replay_mode='range'" in str(info.value)
 
 
 def test_valid_options_are_accepted():

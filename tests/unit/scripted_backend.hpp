@@ -2,6 +2,7 @@
 // known values, attributed to regions by the real RegionTracker, as the CUPTI backend does.
 #pragma once
 
+#include <limits>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -35,11 +36,15 @@ class ScriptedBackend : public detail::Backend {
   }
 
   // What a launch callback does: ask the tracker which region is open for this thread.
-  void launch(const std::string& kernel, double ns) {
+  // `sm_clock_hz`: the clock a counter backend measured the kernel at (NaN: none).
+  void launch(const std::string& kernel, double ns,
+              double sm_clock_hz = std::numeric_limits<double>::quiet_NaN()) {
     auto region = detail::RegionTracker::instance().attribute_launch();
     if (region == detail::kNoRegion) return;
+    detail::Measurement m{region, kernel, kernel, ++clock_, {{"gpu__time_duration.sum", ns, "ns"}}};
+    m.sm_clock_hz = sm_clock_hz;
     std::lock_guard lock(mutex_);
-    pending_.push_back({region, kernel, kernel, ++clock_, {{"gpu__time_duration.sum", ns, "ns"}}});
+    pending_.push_back(std::move(m));
   }
 
   int starts = 0, stops = 0, collects = 0;

@@ -682,3 +682,45 @@ TEST(ConditionResults, ADemoShapedProfileWritesAndReadsEveryFile) {
   EXPECT_GE(paths.size(), 4u);
   std::filesystem::remove_all(dir);
 }
+
+namespace {
+
+TEST(RunContext, AClockCountedByTheGpuReplacesNvmlReadings) {
+  RatedBackend gpu;
+  ScriptedProbe nvml;
+  nvml.readings = {reading(1980, 40, 0)};  // NVML says full speed around every run
+  detail::SweepServices services;
+  services.device = &nvml;
+  Results r = detail::run_sweep(
+      gpu, quiet(2), Sweep(),
+      [&](std::size_t, int run) {
+        Annotation a("k");
+        gpu.launch("k1", 1, run == 0 ? 1.2e9 : 1.9e9);  // the counters: 1200 MHz, then 1900
+        gpu.launch("k2", 1, run == 0 ? 1.0e9 : 1.9e9);
+      },
+      {}, services);
+  ASSERT_EQ(r.run_info().size(), 2u);
+  EXPECT_DOUBLE_EQ(r.run_info()[0].sm_clock_khz, 1.1e6);  // the mean of the run's kernels
+  EXPECT_EQ(r.run_info()[0].throttled, true);             // below 75% of 1980 MHz
+  EXPECT_DOUBLE_EQ(r.run_info()[1].sm_clock_khz, 1.9e6);
+  EXPECT_EQ(r.run_info()[1].throttled, false);
+  EXPECT_EQ(r.session().clock_source, "counters");
+  EXPECT_DOUBLE_EQ(row(r, "k", 0).throttled_runs, 1);
+}
+
+TEST(RunContext, TheClockSourceSaysNvmlOrNothing) {
+  RatedBackend gpu;
+  ScriptedProbe nvml;
+  nvml.readings = {reading(1980, 40, 0)};
+  detail::SweepServices services;
+  services.device = &nvml;
+  auto body = [&](std::size_t, int) {
+    Annotation a("k");
+    gpu.launch("k", 1);
+  };
+  EXPECT_EQ(detail::run_sweep(gpu, quiet(1), Sweep(), body, {}, services).session().clock_source,
+            "nvml");
+  EXPECT_EQ(detail::run_sweep(gpu, quiet(1), Sweep(), body).session().clock_source, "");
+}
+
+}  // namespace

@@ -69,21 +69,20 @@ TEST(Options, ThermalContMustExceedWait) {
   }
 }
 
-TEST(Options, CapabilitiesMissingFromThisBuildAreNamed) {
-  auto expect_unsupported = [](Options o, const std::string& needle) {
-    try {
-      o.validate();
-      FAIL() << "no error for " << needle;
-    } catch (const UnsupportedError& e) {
-      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-    }
-  };
-  Options counters;
-  counters.metrics = {"dram__bytes_read.sum"};
-  expect_unsupported(counters, "dram__bytes_read.sum");
+TEST(Options, RangeReplayNeedsAFixedNumberOfRuns) {
   Options range;
   range.replay_mode = ReplayMode::range;
-  expect_unsupported(range, "replay_mode='range'");
+  range.metrics = {"dram__bytes_read.sum"};
+  range.runs = 3;
+  EXPECT_NO_THROW(range.validate());
+  range.stopping = StoppingRule{};
+  try {
+    range.validate();
+    FAIL() << "no error";
+  } catch (const OptionError& e) {
+    EXPECT_EQ(e.option(), "runs");
+    EXPECT_NE(std::string(e.what()).find("replay_mode='range'"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Options, EmptyMetricListRejected) {

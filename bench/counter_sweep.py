@@ -1,0 +1,201 @@
+"""What kprof's hardware counters add to a sweep, against Nsight Compute and CUPTI's own floor.
+
+Three sweeps (torch kernels, cold L2), each in kprof's two replay modes:
+
+  a  the seed sweep: fp32 matmul n = 512..4096, 10 runs; duration, SM % and DRAM % (8 passes)
+  b  the same sweep with a 1-pass set: duration, DRAM bytes read and written
+  c  1,000 regions of one small kernel (y = 2x over 4096 floats) with the 1-pass set
+
+Added time = wall time of the profiled sweep - wall time of the same sweep unprofiled.
+ncu runs the unprofiled sweep in a child process with the same metrics and NVTX filter
+(ncu --nvtx --nvtx-include kprof@REGION/ --metrics ... --cache-control all
+--clock-control none), against the same child without ncu.
+
+CUPTI's floor per mode, from the costs measured on the H200 (docs/metrics.md, "What counters
+cost"): kernel replay 12 ms per kernel at 1 pass and 70 ms per kernel at more passes; range
+replay 0.25 s per session plus, per pass, 2.5 ms, 1 ms per region (more than one pass) and
+the sweep's own work again.
+
+Run on a GPU:  python3 bench/counter_sweep.py [--json out.json] [--skip-ncu] [--only a,b,c]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+import time
+
+SIZES = (512, 1024, 2048, 4096)
+RUNS = 10
+SMALL_REGIONS = 1000
+DURATION = "gpu__time_duration.sum"
+THROUGHPUT = [
+    DURATION,
+    "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+    "dram__throughput.avg.pct_of_peak_sustained_elapsed",
+]
+BYTES = [DURATION, "dram__bytes_read.sum", "dram__bytes_write.sum"]
+SWEEPS = {"a": ("seed", THROUGHPUT), "b": ("seed", BYTES), "c": ("small", BYTES)}
+GOALS = {("a", "kernel"): 2.5, ("a", "range"): 2.5, ("b", "kernel"): 4, ("b", "range"): 8}
+GOALS[("c", "range")] = 30
+
+
+def make_inputs(torch):
+    seed = {n: (torch.randn(n, n, device="cuda"), torch.randn(n, n, device="cuda")) for n in SIZES}
+    x = torch.rand(4096, device="cuda")
+    return {"seed": seed, "small": (x, torch.empty_like(x))}
+
+
+def plain(torch, inputs, which):
+    """The sweep's work inside kprof's annotations (NVTX ranges outside a profile)."""
+    import kprof
+
+    if which == "seed":
+        for n in SIZES:
+            a, b = inputs["seed"][n]
+            for _ in range(RUNS):
+                with kprof.annotate("matmul"):
+                    torch.matmul(a, b)
+    else:
+        x, y = inputs["small"]
+        for _ in range(SMALL_REGIONS):
+            with kprof.annotate("scale"):
+                torch.mul(x, 2.0, out=y)
+    torch.cuda.synchronize()
+
+
+def profiled(torch, inputs, which, metrics, replay):
+    import kprof
+
+    quiet = kprof.VerbosityLevel.SILENT
+    if which == "seed":
+        # cuBLAS splits the small products into two kernels: their values are summed (the
+        # figures here are wall times, not the values).
+        @kprof.analyze.kernel(
+            configs=SIZES,
+            runs=RUNS,
+            metrics=metrics,
+            replay_mode=replay,
+            combine_kernel_metrics="sum",
+            verbosity=quiet,
+        )
+        def matmul(n):
+            a, b = inputs["seed"][n]
+            with kprof.annotate("matmul"):
+                torch.matmul(a, b)
+
+        return matmul()
+    x, y = inputs["small"]
+
+    @kprof.analyze.kernel(
+        configs=range(SMALL_REGIONS), runs=1, metrics=metrics, replay_mode=replay, verbosity=quiet
+    )
+    def small(i):
+        with kprof.annotate("scale"):
+            torch.mul(x, 2.0, out=y)
+
+    return small()
+
+
+def timed(fn, *args):
+    t0 = time.perf_counter()
+    out = fn(*args)
+    return time.perf_counter() - t0, out
+
+
+def child_wall(cmd):
+    t0 = time.perf_counter()
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.perf_counter() - t0
+
+
+_NCU_CACHE: dict[tuple[str, tuple[str, ...]], float | None] = {}
+
+
+def ncu_added(which, metrics):
+    """ncu's added time for a sweep, measured once per sweep and metric set."""
+    key = (which, tuple(metrics))
+    if key not in _NCU_CACHE:
+        _NCU_CACHE[key] = _ncu_added(which, metrics)
+    return _NCU_CACHE[key]
+
+
+def _ncu_added(which, metrics):
+    ncu = shutil.which("ncu")
+    if ncu is None:
+        return None
+    child = [sys.executable, __file__, "--child", which]
+    base = min(child_wall(child) for _ in range(2))
+    region = "matmul" if which == "seed" else "scale"
+    cmd = [ncu, "--nvtx", "--nvtx-include", f"kprof@{region}/", "--metrics", ",".join(metrics)]
+    cmd += ["--cache-control", "all", "--clock-control", "none", *child]
+    return child_wall(cmd) - base
+
+
+def floor_s(replay, passes, kernels, plain_s):
+    """CUPTI's own cost for this sweep (COSTS.md on the H200), without kprof."""
+    if replay == "kernel":
+        return kernels * (0.012 if passes == 1 else 0.070)
+    per_region = 0.001 if passes > 1 else 20e-6
+    return 0.25 + passes * (0.0025 + per_region * kernels) + (passes - 1) * plain_s
+
+
+def measure(torch, inputs, key, replay, skip_ncu):
+    which, metrics = SWEEPS[key]
+    base = min(timed(plain, torch, inputs, which)[0] for _ in range(3))
+    wall, results = timed(profiled, torch, inputs, which, metrics, replay)
+    kernels = len(results.records_dataframe()) // len(metrics)
+    passes = int(results.session["passes"])
+    added = wall - base
+    row = {"sweep": key, "replay": replay, "kernels": kernels, "passes": passes}
+    row.update({"plain_s": base, "kprof_s": wall, "kprof_added_s": added})
+    row["floor_s"] = floor_s(replay, passes, kernels, base)
+    row["added_over_floor"] = added / row["floor_s"]
+    ncu = None if skip_ncu else ncu_added(which, metrics)
+    row["ncu_added_s"] = ncu
+    row["ncu_over_kprof"] = None if ncu is None else ncu / max(added, 1e-9)
+    row["goal_ncu_over_kprof"] = GOALS.get((key, replay))
+    return row
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", help="write the figures to this file")
+    parser.add_argument("--skip-ncu", action="store_true")
+    parser.add_argument("--only", default="a,b,c", help="sweeps to run, of a, b, c")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+
+    import torch
+
+    inputs = make_inputs(torch)
+    if args.child:
+        plain(torch, inputs, args.child)
+        return
+    plain(torch, inputs, "seed")  # warm-up: cuBLAS handles, kernel selection, module loads
+    plain(torch, inputs, "small")
+    rows = []
+    for key in args.only.split(","):
+        for replay in ("kernel", "range"):
+            rows.append(measure(torch, inputs, key, replay, args.skip_ncu))
+            r = rows[-1]
+            ncu = "-" if r["ncu_added_s"] is None else f"{r['ncu_added_s']:.2f}"
+            ratio = "-" if r["ncu_over_kprof"] is None else f"{r['ncu_over_kprof']:.1f}x"
+            goal = r["goal_ncu_over_kprof"]
+            print(
+                f"{key} {replay:6} kernels {r['kernels']:5} passes {r['passes']} | "
+                f"kprof added {r['kprof_added_s']:7.2f} s (floor {r['floor_s']:6.2f} s, "
+                f"{r['added_over_floor']:.2f}x) | ncu added {ncu} s | ncu/kprof {ratio}"
+                + (f" (goal >= {goal}x)" if goal else ""),
+                flush=True,
+            )
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(rows, f, indent=2)
+
+
+if __name__ == "__main__":
+    main()

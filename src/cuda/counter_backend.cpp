@@ -1,0 +1,333 @@
+#include "cuda/counter_backend.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <utility>
+
+#include "core/region_tracker.hpp"
+#include "cuda/cuda_check.hpp"
+#include "cuda/device_facts.hpp"
+#include "cuda/launch_apis.hpp"
+#include "kprof/errors.hpp"
+#include "kprof/log.hpp"
+#include "kprof/metrics.hpp"
+
+namespace kprof::detail {
+namespace {
+
+// Ranges one session holds at most; a larger sweep runs in several sessions.
+constexpr std::size_t kMaxCapacity = 1 << 16;
+
+// CUPTI's dimension units in the short spelling kprof's durations and tables use.
+std::string short_unit(const std::string& unit) {
+  if (unit == "nanosecond" || unit == "nsecond") return "ns";
+  if (unit == "byte") return "B";
+  if (unit == "percent") return "%";
+  if (unit == "byte/second") return "B/s";
+  return unit;
+}
+
+std::size_t range_index(const std::string& name, std::size_t fallback) {
+  const std::string_view last = std::string_view(name).substr(
+      name.find_last_of('/') == std::string::npos ? 0 : name.find_last_of('/') + 1);
+  std::size_t n = fallback;
+  const auto [end, error] = std::from_chars(last.data(), last.data() + last.size(), n);
+  return error == std::errc() && end == last.data() + last.size() ? n : fallback;
+}
+
+}  // namespace
+
+CounterBackend::CounterBackend(const Options& options) : options_(options) {}
+
+std::vector<std::string> CounterBackend::collected_metrics() const {
+  std::vector<std::string> wanted = metrics::expand(options_.metrics);
+  if (std::find(wanted.begin(), wanted.end(), kClockMetric) != wanted.end()) return wanted;
+  const std::optional<std::string> chip = metrics::current_chip();
+  if (!chip) return wanted;
+  const metrics::MetricCatalog catalog = metrics::catalog(*chip);
+  std::vector<std::string> with_clock = wanted;
+  with_clock.push_back(kClockMetric);
+  // The clock rides along only where it costs no extra pass.
+  return catalog.passes(with_clock) == catalog.passes(wanted) ? with_clock : wanted;
+}
+
+SessionInfo CounterBackend::describe() {
+  const std::vector<std::string> collected = collected_metrics();
+  int passes = 0;
+  if (const std::optional<std::string> chip = metrics::current_chip())
+    passes = metrics::catalog(*chip).passes(collected);
+  SessionInfo s = describe_session(options_, "cupti-range-profiler", passes);
+  s.metrics = metrics::expand(options_.metrics);
+  return s;
+}
+
+void CounterBackend::start(const Options& options) {
+  stop();
+  options_ = options;
+  try {
+    check_cuda(cudaFree(nullptr), "cudaFree(0)");
+    const bool cold = options.cache_control == CacheControl::all;
+    // Kernel replay flushes before every launch from the launch callback; range replay
+    // flushes before each top-level range instead (a flush inside a range would be counted).
+    attribution_ = std::make_unique<LaunchAttribution>(cold && !user_replay() ? &flush_ : nullptr);
+    subscriber_.subscribe(&LaunchAttribution::callback, attribution_.get());
+    if (cold) flush_.allocate();
+    subscriber_.enable(CUPTI_CB_DOMAIN_RUNTIME_API, runtime_launch_cbids());
+    subscriber_.enable(CUPTI_CB_DOMAIN_DRIVER_API, driver_launch_cbids());
+
+    metrics_ = collected_metrics();
+    profiler_ = std::make_unique<RangeProfiler>(metrics_);
+    const metrics::MetricCatalog catalog = metrics::catalog(profiler_->chip());
+    units_.clear();
+    clock_index_ = -1;
+    for (std::size_t i = 0; i < metrics_.size(); ++i) {
+      units_.push_back(short_unit(catalog.describe_brief(metrics_[i]).unit));
+      if (metrics_[i] == kClockMetric) clock_index_ = static_cast<int>(i);
+    }
+    attribution_->log_launches(true);
+    if (user_replay())
+      RegionTracker::instance().set_range_hooks(
+          {[this](RegionId id, const std::string& path, std::size_t depth) {
+             on_region_open(id, path, depth);
+           },
+           [this](RegionId id) { on_region_close(id); }});
+  } catch (...) {
+    stop();
+    throw;
+  }
+}
+
+void CounterBackend::stop() noexcept {
+  RegionTracker::instance().set_range_hooks({});
+  in_pass_ = false;
+  if (profiler_ != nullptr && options_.verbosity == Verbosity::debug) log_costs();
+  profiler_.reset();  // stops a pass in flight, disables the range profiler
+  subscriber_.unsubscribe();
+  if (attribution_ != nullptr) {
+    attribution_->wait_idle();
+    attribution_->log_launches(false);
+    attribution_->reset();
+  }
+  drained_.clear();
+  flush_.release();
+}
+
+void CounterBackend::log_costs() const noexcept {
+  try {
+    const RangeProfiler::Costs& c = profiler_->costs();
+    char line[512];
+    std::snprintf(
+        line, sizeof line,
+        "[kprof] range profiler: %d session(s), %d pass(es), %zu range(s); enable %.3f s, "
+        "sessions %.3f s, start %.3f s, stop %.3f s, push/pop %.3f s, decode %.3f s, "
+        "evaluate %.3f s",
+        c.sessions, c.passes, c.ranges, c.enable_s, c.session_s, c.start_s, c.stop_s, c.ranges_s,
+        c.decode_s, c.evaluate_s);
+    log_line(line);
+  } catch (...) {
+  }
+}
+
+// --- kernel replay ----------------------------------------------------------------------------
+
+void CounterBackend::start_kernel_session() {
+  profiler_->begin_session(RangeProfiler::Mode::kernel_replay, capacity_);
+  profiler_->start_pass();
+}
+
+void CounterBackend::drain_kernel_session() {
+  if (profiler_ == nullptr || !profiler_->in_pass()) return;
+  profiler_->end_pass();  // kernel replay: every pass ran inside the kernel launches
+  const std::vector<RangeValues> ranges = profiler_->decode();
+  const std::vector<LaunchAttribution::Launch> launches = attribution_->take_launches();
+  attribution_->rethrow_problem();
+  std::vector<Measurement> measured = kernel_measurements(ranges, launches);
+  std::move(measured.begin(), measured.end(), std::back_inserter(drained_));
+  logged_before_run_ = 0;
+}
+
+// Kernel replay: a session is open whenever the benchmark runs (opened here rather than after
+// each collection, so that the last collection leaves none behind).
+void CounterBackend::before_run() {
+  if (user_replay() || profiler_ == nullptr || profiler_->in_pass()) return;
+  (void)attribution_->take_launches();  // launches between runs belong to no session
+  start_kernel_session();
+}
+
+// A session is decoded before the next run could overflow it: room is kept for twice the
+// largest run seen, and the next session grows when one run needs more than a quarter.
+void CounterBackend::after_run() {
+  if (user_replay() || attribution_ == nullptr) return;
+  const std::size_t logged = attribution_->launches_logged();
+  const std::size_t run = logged - std::min(logged, logged_before_run_);
+  logged_before_run_ = logged;
+  while (capacity_ < kMaxCapacity && run * 4 > capacity_) capacity_ *= 2;
+  if (logged + 2 * run <= capacity_) return;
+  drain_kernel_session();
+}
+
+std::vector<Measurement> CounterBackend::collect() {
+  if (profiler_ == nullptr) throw CudaError("kprof internal error: collect() before start()");
+  if (user_replay()) return range_measurements(profiler_->decode());
+  drain_kernel_session();
+  return std::exchange(drained_, {});
+}
+
+std::vector<Measurement> CounterBackend::kernel_measurements(
+    const std::vector<RangeValues>& ranges,
+    const std::vector<LaunchAttribution::Launch>& launches) {
+  if (ranges.size() != launches.size()) {
+    const bool graph = std::any_of(launches.begin(), launches.end(),
+                                   [](const LaunchAttribution::Launch& l) { return l.graph; });
+    if (graph)
+      throw MeasurementError(
+          "replay_mode='kernel' cannot tell which kernels of a CUDA graph launch belong to which "
+          "annotation (the range profiler returned " +
+          std::to_string(ranges.size()) + " kernel ranges for " + std::to_string(launches.size()) +
+          " launches); profile graphs with replay_mode='range'");
+    throw MeasurementError("the range profiler returned " + std::to_string(ranges.size()) +
+                           " kernel ranges for " + std::to_string(launches.size()) +
+                           " kernel launches; kernels launched without a launch API kprof "
+                           "watches cannot be attributed (try replay_mode='range')");
+  }
+  std::vector<Measurement> out;
+  for (std::size_t i = 0; i < ranges.size(); ++i) {
+    const LaunchAttribution::Launch& launch =
+        launches[range_index(ranges[i].name, i) < launches.size() ? range_index(ranges[i].name, i)
+                                                                  : i];
+    if (launch.region == kNoRegion) continue;
+    out.push_back(measurement(launch.region, launch.kernel, i, ranges[i].values));
+  }
+  return out;
+}
+
+Measurement CounterBackend::measurement(RegionId region, std::string mangled, std::uint64_t order,
+                                        const std::vector<double>& values) {
+  Measurement m;
+  m.region = region;
+  m.kernel = mangled.empty() ? std::string("(unnamed kernel)") : names_.demangled(mangled);
+  m.mangled = std::move(mangled);
+  m.order = order;
+  const std::vector<std::string> wanted = metrics::expand(options_.metrics);
+  for (std::size_t k = 0; k < metrics_.size() && k < values.size(); ++k) {
+    if (static_cast<int>(k) == clock_index_) m.sm_clock_hz = values[k];
+    if (std::find(wanted.begin(), wanted.end(), metrics_[k]) != wanted.end())
+      m.values.push_back({metrics_[k], values[k], units_[k]});
+  }
+  return m;
+}
+
+// --- range replay -----------------------------------------------------------------------------
+
+void CounterBackend::begin_session(int depth) {
+  profiler_->begin_session(RangeProfiler::Mode::user_replay, capacity_, depth);
+  pass_ = -1;
+  first_pass_regions_.clear();
+  first_pass_paths_.clear();
+  first_pass_kernels_.clear();
+  parent_range_.clear();
+}
+
+void CounterBackend::begin_pass() {
+  ++pass_;
+  opened_in_pass_ = 0;
+  range_of_.clear();
+  open_ranges_.clear();
+  (void)attribution_->take_launches();  // launches between passes belong to no range
+  profiler_->start_pass();
+  in_pass_ = true;
+}
+
+bool CounterBackend::end_pass() {
+  in_pass_ = false;
+  check_pass_launches();
+  return profiler_->end_pass();
+}
+
+void CounterBackend::discard() {
+  if (attribution_ != nullptr) (void)attribution_->take_launches();
+}
+
+void CounterBackend::on_region_open(RegionId id, const std::string& path, std::size_t depth) {
+  if (!in_pass_) return;
+  if (depth == 1 && options_.cache_control == CacheControl::all) flush_.flush_and_wait();
+  const std::size_t n = opened_in_pass_++;
+  range_of_[id] = n;
+  if (pass_ == 0) {
+    first_pass_regions_.push_back(id);
+    first_pass_paths_.push_back(path);
+    parent_range_.push_back(open_ranges_.empty() ? kNoRange : open_ranges_.back());
+  }
+  open_ranges_.push_back(n);
+  profiler_->push_range(std::to_string(n));
+}
+
+void CounterBackend::on_region_close(RegionId id) {
+  if (!in_pass_ || !range_of_.contains(id)) return;
+  if (!open_ranges_.empty()) open_ranges_.pop_back();
+  profiler_->pop_range();
+}
+
+// Every pass must launch the same kernels in the same regions as the first: the passes of one
+// range are parts of one measurement.
+void CounterBackend::check_pass_launches() {
+  std::vector<std::vector<std::string>> kernels(opened_in_pass_);
+  for (const LaunchAttribution::Launch& l : attribution_->take_launches()) {
+    const auto it = range_of_.find(l.region);
+    if (it != range_of_.end()) kernels[it->second].push_back(l.graph ? "(graph)" : l.kernel);
+  }
+  attribution_->rethrow_problem();
+  if (pass_ == 0) {
+    first_pass_kernels_ = std::move(kernels);
+    return;
+  }
+  for (std::size_t n = 0; n < first_pass_kernels_.size(); ++n) {
+    const std::vector<std::string> none;
+    const std::vector<std::string>& now = n < kernels.size() ? kernels[n] : none;
+    if (now == first_pass_kernels_[n]) continue;
+    throw MeasurementError("replay_mode='range': in pass " + std::to_string(pass_ + 1) +
+                           " annotation '" + first_pass_paths_[n] + "' launched " +
+                           kernel_list(now) + ", in the first pass " +
+                           kernel_list(first_pass_kernels_[n]) +
+                           "; the benchmark must launch the same kernels in every pass");
+  }
+}
+
+std::string CounterBackend::kernel_list(const std::vector<std::string>& mangled) {
+  if (mangled.empty()) return "no kernel";
+  std::string text = std::to_string(mangled.size()) + " kernel(s) (";
+  for (std::size_t i = 0; i < mangled.size() && i < 3; ++i)
+    text +=
+        (i ? ", " : "") + (mangled[i].empty() ? std::string("?") : names_.demangled(mangled[i]));
+  return text + (mangled.size() > 3 ? ", ...)" : ")");
+}
+
+std::vector<Measurement> CounterBackend::range_measurements(
+    const std::vector<RangeValues>& ranges) {
+  // A range counts only when it, or a range nested in it, launched a kernel; the others are
+  // reported by the engine as annotations that launched nothing.
+  std::vector<bool> launched(first_pass_kernels_.size(), false);
+  for (std::size_t n = first_pass_kernels_.size(); n-- > 0;)
+    if (!first_pass_kernels_[n].empty() || launched[n])
+      for (std::size_t p = n; p != kNoRange; p = parent_range_[p]) launched[p] = true;
+  std::vector<Measurement> out;
+  for (std::size_t i = 0; i < ranges.size(); ++i) {
+    const std::size_t n = range_index(ranges[i].name, first_pass_regions_.size());
+    if (n >= first_pass_regions_.size() || !launched[n]) continue;
+    std::string kernels;
+    for (const std::string& k : first_pass_kernels_[n])
+      kernels += (kernels.empty() ? "" : "|") +
+                 (k.empty() ? std::string("(unnamed kernel)") : names_.demangled(k));
+    Measurement m = measurement(first_pass_regions_[n], "", 0, ranges[i].values);
+    m.kernel = kernels;
+    m.whole_region = true;
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+}  // namespace kprof::detail

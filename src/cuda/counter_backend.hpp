@@ -1,0 +1,97 @@
+// Hardware counters from the CUPTI Range Profiler, in one of two replay modes:
+//
+//   replay_mode="kernel": auto ranges, one per kernel; CUPTI replays each kernel once per pass
+//   (saving and restoring the memory it touches), so the benchmark runs once per run. The
+//   ranges carry only their order: the launch callback's log of launches gives each one its
+//   region and kernel.
+//   replay_mode="range": one user range per annotation (nested annotations nest); the engine
+//   runs the benchmark once per pass (Backend::user_replay), pass-major over a session.
+//
+// Durations come from the counter gpu__time_duration.sum: activity records carry no duration
+// while the range profiler runs. cache_control="all" gives every kernel (kernel replay: the
+// flush before its launch) or every top-level region (range replay: a flush and a
+// synchronization before the range opens) a cold L2 in every pass.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/backend.hpp"
+#include "cuda/cupti_subscriber.hpp"
+#include "cuda/kernel_names.hpp"
+#include "cuda/l2_flush.hpp"
+#include "cuda/launch_attribution.hpp"
+#include "cuda/range_profiler.hpp"
+#include "kprof/options.hpp"
+
+namespace kprof::detail {
+
+// The counter that says which SM clock the kernels ran at.
+inline constexpr const char* kClockMetric = "gpc__cycles_elapsed.avg.per_second";
+
+class CounterBackend final : public Backend {
+ public:
+  explicit CounterBackend(const Options& options);
+  ~CounterBackend() override { stop(); }
+
+  SessionInfo describe() override;
+  void start(const Options& options) override;
+  std::vector<Measurement> collect() override;
+  void stop() noexcept override;
+  void before_run() override;
+  void after_run() override;
+
+  bool user_replay() const override { return options_.replay_mode == ReplayMode::range; }
+  bool collects_per_config() const override { return false; }
+  std::size_t session_capacity() const override { return capacity_; }
+  void begin_session(int depth) override;
+  void begin_pass() override;
+  bool end_pass() override;
+  void discard() override;
+
+ private:
+  // The metrics the profiler collects: the user's, plus the clock when it costs no pass.
+  std::vector<std::string> collected_metrics() const;
+  void start_kernel_session();
+  void drain_kernel_session();
+  std::vector<Measurement> kernel_measurements(
+      const std::vector<RangeValues>& ranges,
+      const std::vector<LaunchAttribution::Launch>& launches);
+  std::vector<Measurement> range_measurements(const std::vector<RangeValues>& ranges);
+  Measurement measurement(RegionId region, std::string mangled, std::uint64_t order,
+                          const std::vector<double>& values);
+  void on_region_open(RegionId id, const std::string& path, std::size_t depth);
+  void on_region_close(RegionId id);
+  void check_pass_launches();
+  void log_costs() const noexcept;
+  std::string kernel_list(const std::vector<std::string>& mangled);
+
+  Options options_;
+  std::vector<std::string> metrics_;  // what the profiler collects, in its order
+  std::vector<std::string> units_;    // per metric
+  int clock_index_ = -1;              // kClockMetric's position in metrics_, or -1
+  L2Flush flush_;
+  CuptiSubscriber subscriber_;
+  std::unique_ptr<LaunchAttribution> attribution_;  // kept after stop(), see ActivityBackend
+  std::unique_ptr<RangeProfiler> profiler_;
+  KernelNames names_;
+  std::size_t capacity_ = 1024;        // ranges per session
+  std::size_t logged_before_run_ = 0;  // kernel replay: launches logged when the run began
+  std::vector<Measurement> drained_;   // kernel replay: sessions decoded before collect()
+
+  // Range replay: the n-th region opened in a pass is range "n" in every pass.
+  static constexpr std::size_t kNoRange = static_cast<std::size_t>(-1);
+  bool in_pass_ = false;
+  int pass_ = 0;
+  std::size_t opened_in_pass_ = 0;
+  std::vector<RegionId> first_pass_regions_;                  // range n -> its region
+  std::vector<std::string> first_pass_paths_;                 // range n -> its path
+  std::vector<std::size_t> parent_range_;                     // range n -> enclosing range
+  std::vector<std::vector<std::string>> first_pass_kernels_;  // range n -> its own kernels
+  std::unordered_map<RegionId, std::size_t> range_of_;        // this pass's region -> n
+  std::vector<std::size_t> open_ranges_;                      // this pass's open ranges
+};
+
+}  // namespace kprof::detail

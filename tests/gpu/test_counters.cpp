@@ -1,0 +1,185 @@
+// Hardware counters from the range profiler, in both replay modes, against what the kernels
+// must move: y = 2x over 2^26 floats reads and writes 256 MiB; z = x + y reads 512 MiB and
+// writes 256 MiB; the FMA kernel moves almost nothing and keeps the SMs busy.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "gpu_test_support.hpp"
+#include "kprof/demo.hpp"
+#include "test_kernels.hpp"
+
+namespace kprof_test {
+namespace {
+
+constexpr std::size_t kN = std::size_t{1} << 26;
+constexpr double kMiB = 1024.0 * 1024.0;
+const std::string kRead = "dram__bytes_read.sum";
+const std::string kWrite = "dram__bytes_write.sum";
+const std::string kSm = "sm__throughput.avg.pct_of_peak_sustained_elapsed";
+const std::string kDram = "dram__throughput.avg.pct_of_peak_sustained_elapsed";
+
+kprof::Options counter_options(std::vector<std::string> metrics, kprof::ReplayMode replay,
+                               int runs = 3) {
+  kprof::Options o = duration_options(kprof::CacheControl::all, runs);
+  o.metrics = std::move(metrics);
+  o.replay_mode = replay;
+  return o;
+}
+
+double mean_of(const kprof::Results& results, const std::string& annotation,
+               const std::string& metric) {
+  for (const auto& row : results.rows())
+    if (row.annotation == annotation && row.metric == metric && row.config == 0) return row.mean;
+  ADD_FAILURE() << "no row for " << annotation << " / " << metric;
+  return std::nan("");
+}
+
+void print_rows(const char* title, const kprof::Results& results) {
+  std::printf("[ RESULT ] %s (passes %d, backend %s)\n", title, results.session().passes,
+              results.session().backend.c_str());
+  for (const auto& row : results.rows())
+    std::printf("[ RESULT ]   %-14s %-52s mean %.6g %s (n=%d)\n", row.annotation.c_str(),
+                row.metric.c_str(), row.mean, row.unit.c_str(), row.num_runs);
+}
+
+kprof::Results stream_profile(kprof::ReplayMode replay) {
+  kprof::demo::Kernels kernels(kN);
+  return kprof::profile(
+      counter_options({std::string(kprof::kDurationMetric), kRead, kWrite}, replay), [&] {
+        {
+          kprof::Annotation a("scale");
+          kernels.scale(kN);
+        }
+        kprof::Annotation b("add");
+        kernels.add(kN);
+      });
+}
+
+TEST(Counters, KernelReplayDramBytesMatchTheory) {
+  const kprof::Results r = stream_profile(kprof::ReplayMode::kernel);
+  print_rows("kernel replay, scale and add over 2^26 floats", r);
+  EXPECT_EQ(r.session().backend, "cupti-range-profiler");
+  EXPECT_EQ(r.session().passes, 1);
+  EXPECT_NEAR(mean_of(r, "scale", kRead) / (256 * kMiB), 1.0, 0.01);
+  // Writes fall short of what the kernel wrote by what is still in L2 when it ends (Nsight
+  // Compute: 0.91 of it on the H200).
+  EXPECT_GT(mean_of(r, "scale", kWrite) / (256 * kMiB), 0.85);
+  EXPECT_LE(mean_of(r, "scale", kWrite) / (256 * kMiB), 1.01);
+  EXPECT_NEAR(mean_of(r, "add", kRead) / (512 * kMiB), 1.0, 0.01);
+  EXPECT_GT(mean_of(r, "scale", std::string(kprof::kDurationMetric)), 100e3);  // > 100 us
+}
+
+TEST(Counters, RangeReplayAgreesWithKernelReplay) {
+  const kprof::Results kernel = stream_profile(kprof::ReplayMode::kernel);
+  const kprof::Results range = stream_profile(kprof::ReplayMode::range);
+  print_rows("range replay, scale and add over 2^26 floats", range);
+  for (const char* a : {"scale", "add"})
+    for (const std::string& m : {kRead, kWrite})
+      EXPECT_NEAR(mean_of(range, a, m) / mean_of(kernel, a, m), 1.0, 0.02) << a << " " << m;
+}
+
+TEST(Counters, NestedRangesIncludeTheirInnerRanges) {
+  kprof::demo::Kernels kernels(kN);
+  const kprof::Results r =
+      kprof::profile(counter_options({kRead}, kprof::ReplayMode::range, 2), [&] {
+        kprof::Annotation outer("outer");
+        kernels.add(kN);
+        kprof::Annotation inner("inner");
+        kernels.scale(kN);
+      });
+  print_rows("range replay, nested", r);
+  EXPECT_NEAR(mean_of(r, "outer/inner", kRead) / (256 * kMiB), 1.0, 0.02);
+  EXPECT_NEAR(mean_of(r, "outer", kRead) / (768 * kMiB), 1.0, 0.02);
+}
+
+TEST(Counters, MultiPassThroughputTellsComputeFromMemoryBound) {
+  kprof::demo::Kernels kernels(kN);
+  for (kprof::ReplayMode replay : {kprof::ReplayMode::kernel, kprof::ReplayMode::range}) {
+    int calls = 0;
+    const kprof::Results r = kprof::profile(counter_options({kSm, kDram}, replay, 2), [&] {
+      ++calls;
+      {
+        kprof::Annotation a("scale");
+        kernels.scale(kN);
+      }
+      kprof::Annotation b("fma");
+      kernels.fma(kN / 4, 2000);
+    });
+    print_rows(replay == kprof::ReplayMode::kernel ? "kernel replay, SM vs DRAM %"
+                                                   : "range replay, SM vs DRAM %",
+               r);
+    EXPECT_GT(r.session().passes, 1);
+    EXPECT_GT(mean_of(r, "scale", kDram), mean_of(r, "scale", kSm));
+    EXPECT_GT(mean_of(r, "fma", kSm), mean_of(r, "fma", kDram));
+    EXPECT_GT(mean_of(r, "scale", kDram), 40.0);
+    // Kernel replay calls the benchmark once per run; range replay once per pass and run,
+    // plus one unmeasured call that finds how deep the regions nest.
+    const int expected = replay == kprof::ReplayMode::kernel ? 2 : 1 + 2 * r.session().passes;
+    EXPECT_EQ(calls, expected);
+  }
+}
+
+TEST(Counters, RangeReplayRefusesAPassThatLaunchesOtherKernels) {
+  kprof::demo::Kernels kernels(1 << 20);
+  int calls = 0;
+  try {
+    kprof::profile(counter_options({kSm}, kprof::ReplayMode::range, 1), [&] {
+      kprof::Annotation a("work");
+      if (++calls == 3)
+        kernels.add(1 << 20);  // the second pass differs
+      else
+        kernels.scale(1 << 20);
+    });
+    FAIL() << "no error";
+  } catch (const kprof::MeasurementError& e) {
+    std::printf("[ RESULT ] %s\n", e.what());
+    EXPECT_NE(std::string(e.what()).find("'work'"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Counters, GraphLaunchesInKernelReplay) {
+  float* out = nullptr;
+  check(cudaMalloc(reinterpret_cast<void**>(&out), 1024 * sizeof(float)), "cudaMalloc");
+  cudaStream_t stream = nullptr;
+  check(cudaStreamCreate(&stream), "cudaStreamCreate");
+  cudaGraphExec_t graph = capture_graph(stream, out);
+  for (kprof::ReplayMode replay : {kprof::ReplayMode::kernel, kprof::ReplayMode::range}) {
+    try {
+      const kprof::Results r = kprof::profile(counter_options({kRead}, replay, 1), [&] {
+        kprof::Annotation a("graph");
+        check(cudaGraphLaunch(graph, stream), "cudaGraphLaunch");
+        check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+      });
+      print_rows("graph launch", r);
+      EXPECT_FALSE(r.records().empty());
+    } catch (const kprof::MeasurementError& e) {
+      std::printf("[ RESULT ] graph launch, %s replay: %s\n", kprof::to_string(replay).c_str(),
+                  e.what());
+      EXPECT_EQ(replay, kprof::ReplayMode::kernel) << e.what();
+      EXPECT_NE(std::string(e.what()).find("replay_mode='range'"), std::string::npos);
+    }
+  }
+  cudaGraphExecDestroy(graph);
+  cudaStreamDestroy(stream);
+  cudaFree(out);
+}
+
+TEST(Counters, DurationsOnlyStillUseActivityRecordsAfterACounterProfile) {
+  kprof::demo::Kernels kernels(1 << 20);
+  (void)kprof::profile(counter_options({kRead}, kprof::ReplayMode::kernel, 1), [&] {
+    kprof::Annotation a("scale");
+    kernels.scale(1 << 20);
+  });
+  const kprof::Results r = kprof::profile(duration_options(kprof::CacheControl::all, 3), [&] {
+    kprof::Annotation a("scale");
+    kernels.scale(1 << 20);
+  });
+  EXPECT_EQ(r.session().backend, "cupti-activity");
+  EXPECT_GT(duration_row(r, "scale").mean, 0);
+}
+
+}  // namespace
+}  // namespace kprof_test

@@ -1,0 +1,152 @@
+"""Hardware counters from kprof's in-process range profiler against theory and Nsight Compute
+on the same torch kernels (H200): DRAM bytes, SM and DRAM throughput, durations, bound-ness,
+the traffic a fused kernel saves, and the agreement of the two replay modes."""
+
+from __future__ import annotations
+
+import statistics
+
+import pytest
+from counter_ops import N_FUSION, N_SCALE, RUNS, make_ops
+from gpu_reference import HERE, ncu_kernel_metrics, record
+
+pytestmark = pytest.mark.gpu
+torch = pytest.importorskip("torch")
+kprof = pytest.importorskip("kprof")
+
+DURATION = "gpu__time_duration.sum"
+READ = "dram__bytes_read.sum"
+WRITE = "dram__bytes_write.sum"
+SM = "sm__throughput.avg.pct_of_peak_sustained_elapsed"
+DRAM = "dram__throughput.avg.pct_of_peak_sustained_elapsed"
+METRICS = [DURATION, READ, WRITE, SM, DRAM]
+MIB = 2**20
+NAMES = ["scale", "matmul16", "softmax", "unfused", "addcmul"]
+
+
+@pytest.fixture(scope="module")
+def ops():
+    return make_ops(torch)
+
+
+def profile(ops, replay_mode, metrics=METRICS):
+    """Means per (annotation, metric); regions of several kernels are summed."""
+
+    @kprof.analyze.kernel(
+        metrics=metrics,
+        runs=RUNS,
+        replay_mode=replay_mode,
+        combine_kernel_metrics="sum",
+        thermal_mode="off",
+    )
+    def bench():
+        for name in NAMES:
+            with kprof.annotate(name):
+                ops[name]()
+
+    for op in ops.values():
+        op()
+    df = bench().to_dataframe()
+    return {(r.Annotation, r.Metric): r.AvgValue for r in df.itertuples()}
+
+
+# Bytes and durations come from 1-pass profiles: with several passes, CUPTI 13.0's kernel
+# replay restores the kernel's memory before every pass after the first, which leaves the L2
+# dirty where Nsight Compute flushes it (docs/metrics.md).
+@pytest.fixture(scope="module")
+def kernel_replay(ops):
+    return profile(ops, "kernel", [DURATION, READ, WRITE])
+
+
+@pytest.fixture(scope="module")
+def range_replay(ops):
+    return profile(ops, "range", [DURATION, READ, WRITE])
+
+
+@pytest.fixture(scope="module")
+def throughput(ops):
+    return profile(ops, "kernel", [SM, DRAM])
+
+
+@pytest.fixture(scope="module")
+def ncu():
+    """ncu's values per region: kernels of one run summed (bytes, durations), medians over runs."""
+    kernels = ncu_kernel_metrics([str(HERE / "counter_ops.py"), *NAMES], NAMES, METRICS)
+    per_run = {"unfused": 2}  # kernels per run of each region; 1 for the others
+    out, pos = {}, 0
+    for name in NAMES:
+        k = per_run.get(name, 1)
+        runs = [kernels[pos + i * k : pos + (i + 1) * k] for i in range(RUNS)]
+        pos += k * RUNS
+        for m in METRICS:
+            out[(name, m)] = statistics.median(sum(x[m] for x in run) for run in runs)
+    assert pos == len(kernels), f"ncu profiled {len(kernels)} kernels, expected {pos}"
+    return out
+
+
+def test_dram_bytes_of_a_streaming_kernel_match_theory_and_ncu(kernel_replay, ncu):
+    """Reads match theory; writes fall short of it by what is still in L2 when the kernel ends
+    (written back later, outside the kernel), for ncu as for kprof."""
+    theory = 4 * N_SCALE
+    figures = {
+        m: {"kprof": kernel_replay[("scale", m)], "ncu": ncu[("scale", m)], "theory": theory}
+        for m in (READ, WRITE)
+    }
+    record("counters_scale_bytes", figures)
+    assert figures[READ]["kprof"] / theory == pytest.approx(1, abs=0.01), figures
+    assert figures[READ]["kprof"] / figures[READ]["ncu"] == pytest.approx(1, abs=0.01), figures
+    assert 0.85 < figures[WRITE]["kprof"] / theory <= 1.01, figures
+    assert figures[WRITE]["kprof"] / figures[WRITE]["ncu"] == pytest.approx(1, abs=0.02), figures
+
+
+def test_throughput_and_durations_match_ncu(kernel_replay, throughput, ncu):
+    """Within 5 points (SM, DRAM %) and 3% (durations) on the kernels of 100 us and more; the
+    20 us softmax is recorded, not asserted (see docs/validation.md)."""
+    figures = {}
+    for name in ("scale", "matmul16", "addcmul", "softmax"):
+        figures[name] = {
+            m: {"kprof": throughput[(name, m)], "ncu": ncu[(name, m)]} for m in (SM, DRAM)
+        }
+        figures[name][DURATION] = {
+            "kprof": kernel_replay[(name, DURATION)],
+            "ncu": ncu[(name, DURATION)],
+        }
+    record("counters_vs_ncu", figures)
+    for name in ("scale", "matmul16", "addcmul"):
+        f = figures[name]
+        for m in (SM, DRAM):
+            assert abs(f[m]["kprof"] - f[m]["ncu"]) <= 5, (name, m, f[m])
+        assert f[DURATION]["kprof"] / f[DURATION]["ncu"] == pytest.approx(1, abs=0.03), (name, f)
+
+
+def test_three_counters_tell_compute_from_memory_bound(throughput):
+    table = {n: (throughput[(n, SM)], throughput[(n, DRAM)]) for n in NAMES}
+    record("counters_boundness", table)
+    assert table["matmul16"][0] > table["matmul16"][1]
+    assert table["scale"][1] > table["scale"][0]
+    assert table["softmax"][1] > table["softmax"][0]
+
+
+def test_fusion_saves_a_third_of_the_traffic(kernel_replay, range_replay):
+    figures = {}
+    for mode, values in (("kernel", kernel_replay), ("range", range_replay)):
+        unfused = values[("unfused", READ)] + values[("unfused", WRITE)]
+        fused = values[("addcmul", READ)] + values[("addcmul", WRITE)]
+        figures[mode] = {"unfused_bytes": unfused, "fused_bytes": fused, "ratio": unfused / fused}
+    record("counters_fusion", figures)
+    for mode, values in (("kernel", kernel_replay), ("range", range_replay)):
+        assert figures[mode]["ratio"] == pytest.approx(1.5, rel=0.02), figures
+        assert values[("addcmul", READ)] / (12 * N_FUSION) == pytest.approx(1, abs=0.01)
+
+
+def test_both_replay_modes_agree(kernel_replay, range_replay):
+    figures = {
+        f"{name} {m}": {"kernel": kernel_replay[(name, m)], "range": range_replay[(name, m)]}
+        for name in NAMES
+        for m in (READ, WRITE, DURATION)
+    }
+    record("counters_replay_modes", figures)
+    for name in NAMES:
+        for m, tolerance in ((READ, 0.02), (WRITE, 0.05)):
+            k, r = kernel_replay[(name, m)], range_replay[(name, m)]
+            assert r / k == pytest.approx(1, abs=tolerance), (name, m, k, r)

@@ -1,0 +1,177 @@
+// The engine's range replay without a GPU: a scripted backend that asks for user replay, as
+// the range profiler does with replay_mode="range". The engine must run every (config, run)
+// once per pass, pass-major, split the sweep into sessions the backend can hold, check that
+// each pass repeats the first, and keep a region's values to itself.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "core/engine.hpp"
+#include "core/region_tracker.hpp"
+#include "kprof/annotate.hpp"
+#include "kprof/errors.hpp"
+#include "scripted_backend.hpp"
+
+using namespace kprof;
+
+namespace {
+
+// Measures each region opened in a session's first pass as one whole-region value: the
+// number of its opening in the session (a range's counters, as the range profiler decodes
+// them after the last pass).
+class ScriptedReplayBackend : public detail::Backend {
+ public:
+  ScriptedReplayBackend(int passes, std::size_t capacity) : passes_(passes), capacity_(capacity) {}
+
+  SessionInfo describe() override {
+    SessionInfo s;
+    s.backend = "scripted-replay";
+    return s;
+  }
+  void start(const Options&) override {
+    detail::RegionTracker::instance().set_range_hooks(
+        {[this](detail::RegionId id, const std::string&, std::size_t depth) {
+           if (pass_ == 0) opened_.push_back(id);
+           depths.push_back(static_cast<int>(depth));
+         },
+         nullptr});
+  }
+  std::vector<detail::Measurement> collect() override {
+    std::vector<detail::Measurement> out;
+    for (std::size_t i = 0; i < opened_.size(); ++i) {
+      detail::Measurement m;
+      m.region = opened_[i];
+      m.kernel = "k";
+      m.values = {{"bytes", static_cast<double>(i + 1), "B"}};
+      m.whole_region = true;
+      out.push_back(m);
+    }
+    opened_.clear();
+    return out;
+  }
+  void stop() noexcept override {}
+  bool user_replay() const override { return true; }
+  std::size_t session_capacity() const override { return capacity_; }
+  void begin_session(int depth) override {
+    session_depths.push_back(depth);
+    pass_ = -1;
+  }
+  void begin_pass() override { ++pass_; }
+  bool end_pass() override { return pass_ + 1 == passes_; }
+
+  std::vector<int> session_depths;  // one per session
+  std::vector<int> depths;          // of every region opened in a pass
+
+ private:
+  int passes_;
+  std::size_t capacity_;
+  int pass_ = -1;
+  std::vector<detail::RegionId> opened_;
+};
+
+Options quiet(int runs) {
+  Options o;
+  o.runs = runs;
+  o.verbosity = Verbosity::silent;
+  o.thermal_mode = ThermalMode::off;
+  o.replay_mode = ReplayMode::range;
+  o.metrics = {"bytes"};
+  return o;
+}
+
+Sweep two_configs() { return Sweep().axis("n", {Value(std::int64_t{1}), Value(std::int64_t{2})}); }
+
+TEST(RangeReplay, EveryRunRepeatsOncePerPassPassMajor) {
+  ScriptedReplayBackend gpu(/*passes=*/3, /*capacity=*/100);
+  std::vector<std::tuple<std::size_t, int>> calls;
+  Results r = detail::run_sweep(gpu, quiet(2), two_configs(), [&](std::size_t c, int run) {
+    calls.emplace_back(c, run);
+    Annotation a("work");
+  });
+  // One unmeasured call finds the nesting depth, then 3 passes over the 4 runs.
+  const std::vector<std::tuple<std::size_t, int>> pass = {{0, 0}, {0, 1}, {1, 0}, {1, 1}};
+  std::vector<std::tuple<std::size_t, int>> expected = {{0, 0}};
+  for (int p = 0; p < 3; ++p) expected.insert(expected.end(), pass.begin(), pass.end());
+  EXPECT_EQ(calls, expected);
+  EXPECT_EQ(gpu.session_depths, std::vector<int>{1});
+  ASSERT_EQ(r.records().size(), 4u);  // one record per run, from the first pass
+  EXPECT_EQ(r.config_info().size(), 2u);
+  EXPECT_EQ(r.run_info().size(), 4u);
+}
+
+TEST(RangeReplay, ASweepLargerThanASessionRunsInSeveral) {
+  ScriptedReplayBackend gpu(/*passes=*/2, /*capacity=*/3);
+  int calls = 0;
+  Results r = detail::run_sweep(gpu, quiet(2), two_configs(), [&](std::size_t, int) {
+    ++calls;
+    Annotation a("work");
+  });
+  EXPECT_EQ(gpu.session_depths.size(), 2u);  // 3 runs fit a session of 3 regions, then 1
+  EXPECT_EQ(calls, 1 + 2 * 4);
+  ASSERT_EQ(r.records().size(), 4u);
+  for (const Record& rec : r.records()) EXPECT_EQ(rec.annotation, "work");
+}
+
+TEST(RangeReplay, NestedRegionsKeepTheirOwnValues) {
+  ScriptedReplayBackend gpu(/*passes=*/2, /*capacity=*/100);
+  Results r = detail::run_sweep(gpu, quiet(1), Sweep(), [&](std::size_t, int) {
+    Annotation outer("outer");
+    Annotation inner("inner");
+  });
+  EXPECT_EQ(gpu.session_depths, std::vector<int>{2});  // found by the unmeasured call
+  ASSERT_EQ(r.records().size(), 2u);
+  for (const Record& rec : r.records())  // outer was opened first, inner second
+    EXPECT_EQ(rec.value, rec.annotation == "outer" ? 1 : 2) << rec.annotation;
+}
+
+TEST(RangeReplay, APassThatOpensOtherAnnotationsIsAnError) {
+  ScriptedReplayBackend gpu(/*passes=*/3, /*capacity=*/100);
+  int calls = 0;
+  try {
+    detail::run_sweep(gpu, quiet(1), Sweep(), [&](std::size_t, int) {
+      Annotation a(++calls == 3 ? "other" : "work");  // call 3 is the second pass
+    });
+    FAIL() << "no error";
+  } catch (const MeasurementError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("pass 2"), std::string::npos) << what;
+    EXPECT_NE(what.find("'other'"), std::string::npos) << what;
+    EXPECT_NE(what.find("'work'"), std::string::npos) << what;
+  }
+}
+
+}  // namespace
+
+namespace {
+
+// A backend whose collection is costly (the range profiler in kernel replay) is collected once,
+// when the sweep ends, unless a stopping rule needs the values.
+class CollectOnce : public kprof::testing::ScriptedBackend {
+ public:
+  bool collects_per_config() const override { return false; }
+};
+
+TEST(Engine, ABackendThatCollectsOnceIsCollectedWhenTheSweepEnds) {
+  CollectOnce gpu;
+  Options o;
+  o.runs = 2;
+  o.verbosity = Verbosity::silent;
+  o.thermal_mode = ThermalMode::off;
+  Results r = detail::run_sweep(gpu, o, two_configs(), [&](std::size_t, int) {
+    Annotation a("k");
+    gpu.launch("k", 5);
+  });
+  EXPECT_EQ(gpu.collects, 1);
+  EXPECT_EQ(r.records().size(), 4u);
+  o.stopping = StoppingRule{0.5, 2, 4, 0};
+  CollectOnce ruled;
+  detail::run_sweep(ruled, o, two_configs(), [&](std::size_t, int) {
+    Annotation a("k");
+    ruled.launch("k", 5);
+  });
+  EXPECT_EQ(ruled.collects, 2);  // the rule checks each config
+}
+
+}  // namespace
