@@ -27,13 +27,14 @@ TEST(Errors, RegionWithoutKernelIsAMeasurementError) {
   }
 }
 
-TEST(Errors, CountersAreUnsupportedInThisBuild) {
+TEST(Errors, DurationsAloneUseActivityRecordsAnythingElseTheRangeProfiler) {
   kprof::Options options;
+  EXPECT_EQ(kprof::detail::make_gpu_backend(options)->describe().backend, "cupti-activity");
   options.metrics = {"dram__bytes_read.sum"};
-  EXPECT_THROW(kprof::detail::make_gpu_backend(options), kprof::UnsupportedError);
+  EXPECT_EQ(kprof::detail::make_gpu_backend(options)->describe().backend, "cupti-range-profiler");
   options = kprof::Options{};
-  options.replay_mode = kprof::ReplayMode::range;
-  EXPECT_THROW(kprof::detail::make_gpu_backend(options), kprof::UnsupportedError);
+  options.replay_mode = kprof::ReplayMode::range;  // durations of whole ranges
+  EXPECT_EQ(kprof::detail::make_gpu_backend(options)->describe().backend, "cupti-range-profiler");
   // clock_control="base" is the engine's (NVML), not the backend's: creating a backend never
   // touches clocks. (No test locks the clocks of the lent GPU: they are not ours to change.)
   options = kprof::Options{};

@@ -3,8 +3,10 @@
 #   1. C++: configure, build, unit + GPU tests (ctest)
 #   2. Python: offline install of the package, pytest -m gpu (timing against CUDA events and
 #      ncu, attribution, frameworks), with the validation figures written to JSON
-#   3. the README's commands: `kprof demo`, the C++ and Python examples
-#   4. bench/seed_sweep.py (kprof vs CUDA events vs ncu)
+#   3. the README's command `kprof demo`
+#   4. bench/counter_sweep.py (hardware counters, both replay modes, vs ncu) and
+#      bench/seed_sweep.py (kprof vs CUDA events vs ncu)
+#   5. the C++ and Python examples
 # Everything lands in $OUT/validation.tar.gz (logs, figures, recordings); a summary is printed.
 set -u
 out=${OUT:-kprof-out}
@@ -28,6 +30,7 @@ if cmake --preset default -B build/h200 -DCMAKE_CUDA_ARCHITECTURES=90 >"$work/cm
    cmake --build build/h200 -j16 >>"$work/cmake.log" 2>&1; then
   (cd build/h200 && ctest -L 'unit|gpu' --output-on-failure -j1 --timeout 120) \
     >"$work/ctest.log" 2>&1
+  grep -E "\[ RESULT \]" "$work/ctest.log" >"$work/gpu-results.log"
   tail -4 "$work/ctest.log"
 else
   grep -E "error|FAILED" "$work/cmake.log" | head -40
@@ -52,6 +55,14 @@ timeout 120 kprof demo 2>&1 | tee "$work/demo.log"
 timeout 60 kprof devices >"$work/devices.log" 2>&1
 timeout 60 kprof doctor >"$work/doctor.log" 2>&1
 
+step "benchmark: counter sweep"
+timeout "${COUNTER_BENCH_TIMEOUT:-300}" python3 bench/counter_sweep.py \
+  --json "$work/figures/counter_sweep.json" 2>&1 | tee "$work/bench-counters.log"
+
+step "benchmark: seed sweep"
+timeout 150 python3 bench/seed_sweep.py --json "$work/figures/seed_sweep.json" 2>&1 |
+  tee "$work/bench.log"
+
 step "examples"
 cmake --install build/h200 --prefix build/h200-prefix >/dev/null 2>&1
 for ex in examples/cpp/*/; do
@@ -69,10 +80,6 @@ for py in examples/python/*.py; do
   echo "--- $py"
   timeout 120 python3 "$py" 2>&1 | tee "$work/example-$(basename "$py" .py).log"
 done
-
-step "benchmark: seed sweep"
-timeout 150 python3 bench/seed_sweep.py --json "$work/figures/seed_sweep.json" 2>&1 |
-  tee "$work/bench.log"
 
 pack
 echo "figures:"; ls "$work/figures"

@@ -238,9 +238,11 @@ def test_demo_profiles_and_writes_results(tmp_path):
     assert document
     written = sorted(p.name for p in tmp_path.glob("d-*.csv"))
     assert written == [
+        "d-configs-demo.csv",
         "d-processed_data-demo.csv",
         "d-profiled_data-demo.csv",
         "d-records-demo.csv",
+        "d-runs-demo.csv",
         "d-session-demo.csv",
     ]
 

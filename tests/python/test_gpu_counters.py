@@ -127,26 +127,35 @@ def test_three_counters_tell_compute_from_memory_bound(throughput):
     assert table["softmax"][1] > table["softmax"][0]
 
 
-def test_fusion_saves_a_third_of_the_traffic(kernel_replay, range_replay):
-    figures = {}
-    for mode, values in (("kernel", kernel_replay), ("range", range_replay)):
+def test_fusion_saves_a_third_of_the_traffic(kernel_replay, range_replay, ncu):
+    """Range replay counts a region's whole traffic: two kernels against one, 1.5x. Kernel
+    replay flushes the L2 between the two kernels, as Nsight Compute does, so the first one's
+    last writes go to DRAM during the flush and count nowhere: there kprof must agree with
+    ncu, not with the theory."""
+
+    def ratio(values):
         unfused = values[("unfused", READ)] + values[("unfused", WRITE)]
         fused = values[("addcmul", READ)] + values[("addcmul", WRITE)]
-        figures[mode] = {"unfused_bytes": unfused, "fused_bytes": fused, "ratio": unfused / fused}
+        return {"unfused_bytes": unfused, "fused_bytes": fused, "ratio": unfused / fused}
+
+    figures = {"range": ratio(range_replay), "kernel": ratio(kernel_replay), "ncu": ratio(ncu)}
     record("counters_fusion", figures)
-    for mode, values in (("kernel", kernel_replay), ("range", range_replay)):
-        assert figures[mode]["ratio"] == pytest.approx(1.5, rel=0.02), figures
+    assert figures["range"]["ratio"] == pytest.approx(1.5, rel=0.02), figures
+    assert figures["kernel"]["ratio"] == pytest.approx(figures["ncu"]["ratio"], rel=0.02), figures
+    for values in (kernel_replay, range_replay):
         assert values[("addcmul", READ)] / (12 * N_FUSION) == pytest.approx(1, abs=0.01)
 
 
 def test_both_replay_modes_agree(kernel_replay, range_replay):
+    """On regions of one kernel; a region of several kernels differs by the flushes between
+    its kernels (see the fusion test)."""
     figures = {
         f"{name} {m}": {"kernel": kernel_replay[(name, m)], "range": range_replay[(name, m)]}
         for name in NAMES
         for m in (READ, WRITE, DURATION)
     }
     record("counters_replay_modes", figures)
-    for name in NAMES:
+    for name in ("scale", "matmul16", "softmax", "addcmul"):
         for m, tolerance in ((READ, 0.02), (WRITE, 0.05)):
             k, r = kernel_replay[(name, m)], range_replay[(name, m)]
             assert r / k == pytest.approx(1, abs=tolerance), (name, m, k, r)
