@@ -24,9 +24,9 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
-import subprocess
 import sys
-import time
+
+from wall_clock import child_wall, timed
 
 SIZES = (512, 1024, 2048, 4096)
 RUNS = 10
@@ -98,18 +98,6 @@ def profiled(torch, inputs, which, metrics, replay):
             torch.mul(x, 2.0, out=y)
 
     return small()
-
-
-def timed(fn, *args):
-    t0 = time.perf_counter()
-    out = fn(*args)
-    return time.perf_counter() - t0, out
-
-
-def child_wall(cmd):
-    t0 = time.perf_counter()
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return time.perf_counter() - t0
 
 
 _NCU_CACHE: dict[tuple[str, tuple[str, ...]], float | None] = {}

@@ -29,8 +29,15 @@ detail::SweepHooks progress_hooks(const Options& options, const Sweep& sweep) {
                                " run(s) (until the 95% interval is within " +
                                fixed(100 * options.stopping->rel_half_width, 2) + "% of the mean)"
                          : std::to_string(s.runs) + " run(s)";
+    // Counters: the replay mode and the passes each measurement costs, known before the first
+    // run.
+    const std::string counters =
+        s.backend == "cupti-activity"
+            ? std::string()
+            : ", replay_mode=" + s.replay_mode + ", " + std::to_string(s.passes) +
+                  (s.passes == 1 ? " pass" : " passes");
     log_line("[kprof] profiling " + std::to_string(sweep.size()) + " config(s) x " + runs + " on " +
-             s.gpu + " (" + s.backend + ", cache_control=" + s.cache_control + ")");
+             s.gpu + " (" + s.backend + counters + ", cache_control=" + s.cache_control + ")");
   };
   hooks.config_end = [&sweep, &options](const ConfigInfo& c) {
     std::string params = sweep.config(c.config).to_string();

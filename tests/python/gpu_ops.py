@@ -21,20 +21,7 @@ def make_ops(torch):
     }
 
 
-def main():
-    """Child of the ncu comparison: every op RUNS times inside its kprof NVTX range."""
-    import kprof
-    import torch
-
-    ops = make_ops(torch)
-    for op in ops.values():  # warm-up outside any range: not profiled
-        op()
-    for name in sys.argv[1:]:
-        for _ in range(RUNS):
-            with kprof.annotate(name):
-                ops[name]()
-    torch.cuda.synchronize()
-
-
 if __name__ == "__main__":
-    main()
+    from gpu_reference import run_ops_in_ranges
+
+    run_ops_in_ranges(make_ops, sys.argv[1:], RUNS)

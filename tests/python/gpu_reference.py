@@ -109,6 +109,22 @@ def ncu_kernel_durations_ns(child_args, ranges, cache_control="all", timeout=300
     return [k[metric] for k in kernels]
 
 
+def run_ops_in_ranges(make_ops, names, runs):
+    """The child process an ncu comparison profiles: each named op `runs` times inside its
+    kprof NVTX range, after a warm-up of every op outside any range (not profiled)."""
+    import kprof
+    import torch
+
+    ops = make_ops(torch)
+    for op in ops.values():
+        op()
+    for name in names:
+        for _ in range(runs):
+            with kprof.annotate(name):
+                ops[name]()
+    torch.cuda.synchronize()
+
+
 def record(name, figures):
     """Keep figures for docs/validation.md when KPROF_VALIDATION_DIR is set."""
     folder = os.environ.get("KPROF_VALIDATION_DIR")

@@ -1,0 +1,58 @@
+"""Tutorial step 7: record the clock and temperature every run, with collectors.
+
+30 runs of an fp16 4096 matmul, with the thermal guard off and then on ("auto"). Two RUN-scope
+collectors read NVML (through ctypes, no extra package) before every run: the SM clock and the
+GPU temperature. kprof also records, per run, the clock and temperature it reads itself
+(MeasuredClock, Temperature) and flags runs whose clock fell below 75% of the rated clock.
+"""
+
+import ctypes
+
+import kprof
+import torch
+
+nvml = ctypes.CDLL("libnvidia-ml.so.1")
+nvml.nvmlInit_v2()
+handle = ctypes.c_void_p()
+nvml.nvmlDeviceGetHandleByIndex_v2(torch.cuda.current_device(), ctypes.byref(handle))
+
+
+def nvml_uint(function, *args):
+    value = ctypes.c_uint()
+    result = getattr(nvml, function)(handle, *args, ctypes.byref(value))
+    return value.value if result == 0 else float("nan")
+
+
+def sm_clock_mhz():
+    return nvml_uint("nvmlDeviceGetClockInfo", 1)  # NVML_CLOCK_SM
+
+
+def temperature_c():
+    return nvml_uint("nvmlDeviceGetTemperature", 0)  # NVML_TEMPERATURE_GPU
+
+
+a, b = (torch.randn(4096, 4096, device="cuda", dtype=torch.float16) for _ in range(2))
+collectors = [
+    ("SMClockMHz", sm_clock_mhz, kprof.CollectionScope.RUN),
+    ("TemperatureC", temperature_c, kprof.CollectionScope.RUN),
+]
+
+for mode in ("off", "auto"):
+
+    @kprof.analyze.kernel(runs=30, thermal_mode=mode, info_collectors=collectors)
+    def matmul():
+        with kprof.annotate("matmul"):
+            a @ b
+
+    results = matmul()
+    raw = results.raw_dataframe()
+    raw["us"] = raw["Value"] / 1e3
+    print(f"thermal_mode={mode!r}: session clock source {results.session['clock_source']!r}")
+    print(
+        raw[["Run", "us", "SMClockMHz", "TemperatureC", "MeasuredClock", "Throttled"]].to_string(
+            index=False
+        )
+    )
+    print(raw[["us", "SMClockMHz", "TemperatureC"]].corr().round(2).to_string())
+    row = results.to_dataframe().iloc[0]
+    print(f"mean {row['AvgValue'] / 1e3:.1f} us, throttled runs: {row['ThrottledRuns']}")
