@@ -1,6 +1,7 @@
 #include "core/engine.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -10,6 +11,7 @@
 #include <optional>
 #include <set>
 #include <thread>
+#include <unordered_map>
 #include <utility>
 
 #include "core/aggregate.hpp"
@@ -75,6 +77,7 @@ class InfoStore {
   }
 
   void call(CollectionScope scope, std::size_t config, int run, const std::string& annotation) {
+    if (muted_) return;
     for (const InfoCollector& c : options_.info_collectors) {
       if (c.scope != scope) continue;
       InfoValue v;
@@ -99,6 +102,9 @@ class InfoStore {
     }
   }
 
+  // Range replay: the passes after the first repeat runs whose values are already kept.
+  void mute(bool muted) { muted_ = muted; }
+
   std::vector<InfoValue> take() {
     std::lock_guard lock(mutex_);
     return std::move(values_);
@@ -122,6 +128,7 @@ class InfoStore {
   std::mutex mutex_;
   std::vector<InfoValue> values_;
   std::set<std::string> warned_;
+  std::atomic<bool> muted_{false};
 };
 
 // NVBench's throttle detection: a run whose SM clock fell below `threshold` of the rated one.
@@ -300,9 +307,17 @@ class Sweeper {
     auto& tracker = RegionTracker::instance();
     tracker.begin_run(0, 0);
     call_body(body, 0, 0);
+    // Regions nest through their parents; annotations open around the whole profile are in
+    // the paths but are no regions.
+    const std::vector<RegionRun> regions = tracker.end_run();
+    std::unordered_map<RegionId, RegionId> parent;
+    for (const RegionRun& r : regions) parent[r.id] = r.parent;
     int depth = 1;
-    for (const RegionRun& r : tracker.end_run())
-      depth = std::max(depth, 1 + static_cast<int>(std::count(r.path.begin(), r.path.end(), '/')));
+    for (const RegionRun& r : regions) {
+      int d = 1;
+      for (RegionId p = r.parent; p != kNoRegion && parent.contains(p); p = parent[p]) ++d;
+      depth = std::max(depth, d);
+    }
     backend_.discard();
     return depth;
   }
@@ -324,23 +339,25 @@ class Sweeper {
     backend_.begin_session(depth);
     std::vector<std::vector<std::string>> paths;  // the first pass's regions, per unit
     std::size_t end = first;
+    std::size_t used = 0;
     bool done = false;
     for (int pass = 0; !done; ++pass) {
       backend_.begin_pass();
       if (pass == 0) {
-        std::size_t used = 0, widest = 0;
         do {
           const auto [c, r] = units[end++];
           if (r == 0) begin_config(c);
           paths.push_back(run_once(body, c, r));
           ++current_runs_;
           used += paths.back().size();
-          widest = std::max(widest, paths.back().size());
+          widest_run_ = std::max(widest_run_, paths.back().size());
           if (r + 1 == options_.runs) end_config(StopReason::runs);
-        } while (end < units.size() && used + widest <= capacity);
+        } while (end < units.size() && used + widest_run_ <= capacity);
       } else {
+        info_.mute(true);
         for (std::size_t u = first; u < end; ++u)
           replay_once(body, units[u].first, units[u].second, paths[u - first], pass);
+        info_.mute(false);
       }
       done = backend_.end_pass();
     }
@@ -554,6 +571,7 @@ class Sweeper {
   double config_paused_ = 0;
   bool collect_failed_ = false;
   bool counter_clocks_ = false;
+  std::size_t widest_run_ = 0;  // range replay: the most regions one run opened so far
 };
 
 // Aggregates what a failed sweep measured. Derived metrics and normalization may not hold on

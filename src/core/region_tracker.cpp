@@ -70,8 +70,12 @@ RegionId RegionTracker::open(std::string_view name) {
       check_unique();
       id = next_id_.fetch_add(1);
     }
-    if (t_is_profiling_thread && range_hooks_.opened)
-      range_hooks_.opened(id, path, t_stack.size() + 1);
+    if (t_is_profiling_thread && range_hooks_.opened) {
+      // Annotations opened before the profile began are not regions: they do not count.
+      const auto outer = std::count_if(t_stack.begin(), t_stack.end(),
+                                       [](const OpenRegion& r) { return r.id != kNoRegion; });
+      range_hooks_.opened(id, path, static_cast<std::size_t>(outer) + 1);
+    }
     std::lock_guard lock(mutex_);
     RegionId parent = t_stack.empty() ? kNoRegion : t_stack.back().id;
     runs_.push_back({id, parent, path, config_, run_, false, false});

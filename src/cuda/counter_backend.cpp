@@ -89,12 +89,14 @@ void CounterBackend::start(const Options& options) {
       if (metrics_[i] == kClockMetric) clock_index_ = static_cast<int>(i);
     }
     attribution_->log_launches(true);
-    if (user_replay())
+    if (user_replay()) {
       RegionTracker::instance().set_range_hooks(
           {[this](RegionId id, const std::string& path, std::size_t depth) {
              on_region_open(id, path, depth);
            },
            [this](RegionId id) { on_region_close(id); }});
+      hooks_installed_ = true;
+    }
   } catch (...) {
     stop();
     throw;
@@ -102,7 +104,8 @@ void CounterBackend::start(const Options& options) {
 }
 
 void CounterBackend::stop() noexcept {
-  RegionTracker::instance().set_range_hooks({});
+  if (hooks_installed_) RegionTracker::instance().set_range_hooks({});
+  hooks_installed_ = false;
   in_pass_ = false;
   if (profiler_ != nullptr && options_.verbosity == Verbosity::debug) log_costs();
   profiler_.reset();  // stops a pass in flight, disables the range profiler
@@ -144,6 +147,7 @@ void CounterBackend::drain_kernel_session() {
   profiler_->end_pass();  // kernel replay: every pass ran inside the kernel launches
   const std::vector<RangeValues> ranges = profiler_->decode();
   const std::vector<LaunchAttribution::Launch> launches = attribution_->take_launches();
+  attribution_->correlations().clear();  // only the activity backend reads them
   attribution_->rethrow_problem();
   std::vector<Measurement> measured = kernel_measurements(ranges, launches);
   std::move(measured.begin(), measured.end(), std::back_inserter(drained_));
@@ -166,13 +170,19 @@ void CounterBackend::after_run() {
   const std::size_t run = logged - std::min(logged, logged_before_run_);
   logged_before_run_ = logged;
   while (capacity_ < kMaxCapacity && run * 4 > capacity_) capacity_ *= 2;
-  if (logged + 2 * run <= capacity_) return;
+  // The open session holds what it was created for, whatever the next one will hold.
+  if (logged + 2 * run <= profiler_->max_ranges()) return;
   drain_kernel_session();
 }
 
 std::vector<Measurement> CounterBackend::collect() {
   if (profiler_ == nullptr) throw CudaError("kprof internal error: collect() before start()");
-  if (user_replay()) return range_measurements(profiler_->decode());
+  if (user_replay()) {
+    // A session whose passes did not all run (a failure mid-sweep) holds nothing usable.
+    if (!session_complete_) return {};
+    session_complete_ = false;
+    return range_measurements(profiler_->decode());
+  }
   drain_kernel_session();
   return std::exchange(drained_, {});
 }
@@ -194,11 +204,11 @@ std::vector<Measurement> CounterBackend::kernel_measurements(
                            " kernel launches; kernels launched without a launch API kprof "
                            "watches cannot be attributed (try replay_mode='range')");
   }
+  // Auto ranges come back in launch order; their names are not relied on (whether they
+  // restart at "0" in each session of one enabled profiler is not documented).
   std::vector<Measurement> out;
   for (std::size_t i = 0; i < ranges.size(); ++i) {
-    const LaunchAttribution::Launch& launch =
-        launches[range_index(ranges[i].name, i) < launches.size() ? range_index(ranges[i].name, i)
-                                                                  : i];
+    const LaunchAttribution::Launch& launch = launches[i];
     if (launch.region == kNoRegion) continue;
     out.push_back(measurement(launch.region, launch.kernel, i, ranges[i].values));
   }
@@ -225,6 +235,8 @@ Measurement CounterBackend::measurement(RegionId region, std::string mangled, st
 
 void CounterBackend::begin_session(int depth) {
   profiler_->begin_session(RangeProfiler::Mode::user_replay, capacity_, depth);
+  session_depth_ = depth;
+  session_complete_ = false;
   pass_ = -1;
   first_pass_regions_.clear();
   first_pass_paths_.clear();
@@ -245,7 +257,8 @@ void CounterBackend::begin_pass() {
 bool CounterBackend::end_pass() {
   in_pass_ = false;
   check_pass_launches();
-  return profiler_->end_pass();
+  session_complete_ = profiler_->end_pass();
+  return session_complete_;
 }
 
 void CounterBackend::discard() {
@@ -254,6 +267,13 @@ void CounterBackend::discard() {
 
 void CounterBackend::on_region_open(RegionId id, const std::string& path, std::size_t depth) {
   if (!in_pass_) return;
+  if (depth > static_cast<std::size_t>(session_depth_))
+    throw MeasurementError("replay_mode='range': annotation '" + path + "' is nested " +
+                           std::to_string(depth) + " deep, deeper than the " +
+                           std::to_string(session_depth_) +
+                           " levels found in the first config, which the range profiler was "
+                           "set up for; every config must nest its annotations as deep as the "
+                           "first");
   if (depth == 1 && options_.cache_control == CacheControl::all) flush_.flush_and_wait();
   const std::size_t n = opened_in_pass_++;
   range_of_[id] = n;
@@ -276,7 +296,9 @@ void CounterBackend::on_region_close(RegionId id) {
 // range are parts of one measurement.
 void CounterBackend::check_pass_launches() {
   std::vector<std::vector<std::string>> kernels(opened_in_pass_);
-  for (const LaunchAttribution::Launch& l : attribution_->take_launches()) {
+  const std::vector<LaunchAttribution::Launch> launches = attribution_->take_launches();
+  attribution_->correlations().clear();  // only the activity backend reads them
+  for (const LaunchAttribution::Launch& l : launches) {
     const auto it = range_of_.find(l.region);
     if (it != range_of_.end()) kernels[it->second].push_back(l.graph ? "(graph)" : l.kernel);
   }
@@ -317,7 +339,7 @@ std::vector<Measurement> CounterBackend::range_measurements(
   std::vector<Measurement> out;
   for (std::size_t i = 0; i < ranges.size(); ++i) {
     const std::size_t n = range_index(ranges[i].name, first_pass_regions_.size());
-    if (n >= first_pass_regions_.size() || !launched[n]) continue;
+    if (n >= first_pass_regions_.size() || n >= launched.size() || !launched[n]) continue;
     std::string kernels;
     for (const std::string& k : first_pass_kernels_[n])
       kernels += (kernels.empty() ? "" : "|") +

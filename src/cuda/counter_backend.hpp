@@ -84,6 +84,9 @@ class CounterBackend final : public Backend {
   // Range replay: the n-th region opened in a pass is range "n" in every pass.
   static constexpr std::size_t kNoRange = static_cast<std::size_t>(-1);
   bool in_pass_ = false;
+  bool hooks_installed_ = false;
+  bool session_complete_ = false;  // every pass of the current session has run
+  int session_depth_ = 1;          // nesting levels the session profiles
   int pass_ = 0;
   std::size_t opened_in_pass_ = 0;
   std::vector<RegionId> first_pass_regions_;                  // range n -> its region

@@ -75,6 +75,14 @@ TEST(Options, RangeReplayNeedsAFixedNumberOfRuns) {
   range.metrics = {"dram__bytes_read.sum"};
   range.runs = 3;
   EXPECT_NO_THROW(range.validate());
+  range.ignore_kernels = {"warmup"};
+  try {
+    range.validate();
+    FAIL() << "no error";
+  } catch (const OptionError& e) {
+    EXPECT_EQ(e.option(), "ignore_kernel_list");
+  }
+  range.ignore_kernels.clear();
   range.stopping = StoppingRule{};
   try {
     range.validate();

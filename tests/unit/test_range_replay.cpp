@@ -126,6 +126,33 @@ TEST(RangeReplay, NestedRegionsKeepTheirOwnValues) {
     EXPECT_EQ(rec.value, rec.annotation == "outer" ? 1 : 2) << rec.annotation;
 }
 
+TEST(RangeReplay, CollectorsAreCalledForTheFirstPassOnly) {
+  ScriptedReplayBackend gpu(/*passes=*/4, /*capacity=*/100);
+  int annotation_calls = 0, run_calls = 0;
+  Options o = quiet(2);
+  o.info_collectors = {
+      {"a", CollectionScope::annotation,
+       [&](const CollectorCall&) -> InfoResult { return double(++annotation_calls); }},
+      {"r", CollectionScope::run,
+       [&](const CollectorCall&) -> InfoResult { return double(++run_calls); }}};
+  Results r = detail::run_sweep(gpu, o, Sweep(), [&](std::size_t, int) { Annotation a("work"); });
+  EXPECT_EQ(annotation_calls, 2);  // once per run, not once per pass
+  EXPECT_EQ(run_calls, 2);
+  EXPECT_EQ(r.info().size(), 4u);
+}
+
+TEST(RangeReplay, AnnotationsOpenBeforeTheProfileDoNotDeepenItsRegions) {
+  ScriptedReplayBackend gpu(/*passes=*/2, /*capacity=*/100);
+  Annotation around("script");  // outside the profile: no region, no range
+  detail::run_sweep(gpu, quiet(1), Sweep(), [&](std::size_t, int) {
+    Annotation outer("outer");
+    Annotation inner("inner");
+  });
+  EXPECT_EQ(gpu.session_depths, std::vector<int>{2});
+  // outer and inner in the unmeasured call and in each of the two passes
+  EXPECT_EQ(gpu.depths, (std::vector<int>{1, 2, 1, 2, 1, 2}));
+}
+
 TEST(RangeReplay, APassThatOpensOtherAnnotationsIsAnError) {
   ScriptedReplayBackend gpu(/*passes=*/3, /*capacity=*/100);
   int calls = 0;
