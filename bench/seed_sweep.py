@@ -63,10 +63,22 @@ def sweep_events(torch, inputs, scratch):
     return [s.elapsed_time(e) for s, e in times]
 
 
-def sweep_kprof(torch, inputs):
+# kprof's defaults, then without what each part of its work costs: the thermal guard's and
+# the run context's NVML readings, and the L2 flush.
+VARIANTS = {
+    "kprof": {},
+    "kprof, thermal off": {"thermal_mode": "off"},
+    "kprof, cache none": {"cache_control": "none"},
+    "kprof, both off": {"thermal_mode": "off", "cache_control": "none"},
+}
+
+
+def sweep_kprof(torch, inputs, **options):
     import kprof
 
-    @kprof.analyze.kernel(configs=SIZES, runs=RUNS, verbosity=kprof.VerbosityLevel.SILENT)
+    @kprof.analyze.kernel(
+        configs=SIZES, runs=RUNS, verbosity=kprof.VerbosityLevel.SILENT, **options
+    )
     def matmul(n):
         a, b = inputs[n]
         with kprof.annotate("matmul"):
@@ -124,6 +136,11 @@ def main():
     kprof_runs = [timed(sweep_kprof, torch, inputs) for _ in range(3)]
     kprof_wall = min(t for t, _ in kprof_runs)
     kernels = len(kprof_runs[0][1].records_dataframe())
+    variants = {
+        name: min(timed(lambda o=options: sweep_kprof(torch, inputs, **o))[0] for _ in range(3))
+        for name, options in VARIANTS.items()
+        if options
+    }
     ncu = ncu_added(args.skip_ncu)
 
     figures = {
@@ -134,6 +151,9 @@ def main():
         "events_added_ms_per_kernel": 1e3 * (events - plain) / kernels,
         "kprof_added_ms_per_kernel": 1e3 * (kprof_wall - plain) / kernels,
         "kprof_over_events_ms_per_kernel": 1e3 * (kprof_wall - events) / kernels,
+        "variants_added_ms_per_kernel": {
+            name: 1e3 * (wall - plain) / kernels for name, wall in variants.items()
+        },
         "ncu_added_s": ncu,
         "ncu_added_ms_per_kernel": None if ncu is None else 1e3 * ncu / kernels,
     }
@@ -144,6 +164,8 @@ def main():
     print(f"{'plain':8} {plain:8.3f} {'-':>16}")
     print(f"{'events':8} {events:8.3f} {figures['events_added_ms_per_kernel']:16.3f}")
     print(f"{'kprof':8} {kprof_wall:8.3f} {figures['kprof_added_ms_per_kernel']:16.3f}")
+    for name, wall in variants.items():
+        print(f"  {name:20} {wall:8.3f} {1e3 * (wall - plain) / kernels:10.3f}")
     if ncu is not None:
         print(f"{'ncu':8} {plain + ncu:8.3f} {figures['ncu_added_ms_per_kernel']:16.3f}")
         print(f"ncu adds {figures['ncu_added_over_kprof_added']:.0f}x the time kprof adds")

@@ -49,6 +49,38 @@ Check timing_check(const TimingOutcome& t) {
   return c;
 }
 
+// A measured read off by more than this factor either way means the counters are wrong.
+constexpr double kCounterTolerance = 1.25;
+
+// The permission as far as the driver's settings tell, then (with a probe) a measurement.
+Check counters_check(const SystemInfo& sys, bool gpu,
+                     const std::function<CounterOutcome()>& probe) {
+  const std::string perm = sys.counter_permission.empty() ? "unknown" : sys.counter_permission;
+  if (!gpu) return {CheckStatus::skip, "counters", "permission " + perm + ", but no GPU"};
+  if (perm.rfind("no", 0) == 0)
+    return {CheckStatus::fail, "counters",
+            "permission " + perm +
+                " (run as root, or load the driver with NVreg_RestrictProfilingToAdminUsers=0)"};
+  if (!probe) return {CheckStatus::ok, "counters", "permission " + perm};
+  const CounterOutcome o = probe();
+  switch (o.kind) {
+    case CounterOutcome::Kind::measured: {
+      const double ratio = o.read_bytes / o.expected_bytes;
+      const bool plausible = ratio >= 1 / kCounterTolerance && ratio <= kCounterTolerance;
+      return {plausible ? CheckStatus::ok : CheckStatus::fail, "counters",
+              "a kernel reading " + format_bytes(static_cast<std::int64_t>(o.expected_bytes)) +
+                  " measured " + format_bytes(static_cast<std::int64_t>(o.read_bytes)) +
+                  " of DRAM reads (range profiler, 1 pass)" +
+                  (plausible ? "" : ": not plausible, counter values cannot be trusted here")};
+    }
+    case CounterOutcome::Kind::denied:
+      return {CheckStatus::fail, "counters", one_line(o.message)};
+    case CounterOutcome::Kind::error:
+      break;
+  }
+  return {CheckStatus::fail, "counters", one_line(o.message)};
+}
+
 Check versions_check(const SystemInfo& sys) {
   Check c{CheckStatus::ok, "CUDA versions", ""};
   const int driver_major = sys.driver_version / 1000, runtime_major = sys.runtime_version / 1000;
@@ -126,8 +158,42 @@ TimingOutcome run_timing_probe() {
   return t;
 }
 
+CounterOutcome run_counter_probe() {
+  constexpr std::size_t kElements = std::size_t{1} << 20;
+  CounterOutcome o;
+  o.expected_bytes = 4.0 * kElements;
+  try {
+    demo::Kernels kernels(kElements);
+    Options options;
+    options.runs = 1;
+    options.verbosity = Verbosity::silent;
+    options.metrics = {"dram__bytes_read.sum"};
+    const Results results = profile(options, [&] {
+      Annotation a("doctor-counters");
+      kernels.scale(kElements);
+    });
+    for (const Row& row : results.rows()) {
+      if (row.metric == "dram__bytes_read.sum") {
+        o.kind = CounterOutcome::Kind::measured;
+        o.read_bytes = row.mean;
+        return o;
+      }
+    }
+    o.message = "the profile returned no dram__bytes_read.sum";
+  } catch (const CounterPermissionError& e) {
+    o.kind = CounterOutcome::Kind::denied;
+    o.message = e.what();
+  } catch (const Error& e) {
+    o.message = std::string(e.kind()) + ": " + e.what();
+  } catch (const std::exception& e) {
+    o.message = std::string("internal error: ") + e.what();
+  }
+  return o;
+}
+
 std::vector<Check> doctor_checks(const SystemInfo& sys, const std::function<TimingOutcome()>& probe,
-                                 const EnvFn& env) {
+                                 const EnvFn& env,
+                                 const std::function<CounterOutcome()>& counter_probe) {
   std::vector<Check> checks;
   const auto add = [&](CheckStatus s, std::string name, std::string detail) {
     checks.push_back({s, std::move(name), std::move(detail)});
@@ -186,23 +252,7 @@ std::vector<Check> doctor_checks(const SystemInfo& sys, const std::function<Timi
     add(CheckStatus::skip, kTimingCheck, gpu ? "needs CUPTI" : "needs a GPU");
   }
 
-  // Counters are not measured in this version: report the permission only.
-  const std::string& perm = sys.counter_permission;
-  const std::string later = "; hardware counters arrive in a later kprof version";
-  if (!gpu) {
-    add(CheckStatus::skip, "counters",
-        "permission " + (perm.empty() ? std::string("unknown") : perm) + ", but no GPU" + later);
-  } else if (perm.rfind("yes", 0) == 0) {
-    add(CheckStatus::ok, "counters", "permission " + perm + later);
-  } else if (perm.rfind("no", 0) == 0) {
-    add(CheckStatus::fail, "counters",
-        "permission " + perm +
-            " (run as root, or load the driver with NVreg_RestrictProfilingToAdminUsers=0)" +
-            later);
-  } else {
-    add(CheckStatus::skip, "counters",
-        "permission " + (perm.empty() ? std::string("unknown") : perm) + later);
-  }
+  checks.push_back(counters_check(sys, gpu, counter_probe));
 
   if (!sys.built_with_cuda) {
     add(CheckStatus::skip, "NVTX", "needs a build with CUDA");
@@ -247,7 +297,7 @@ int command_doctor(const ParsedArgs&, std::ostream& out, std::ostream&) {
   const SystemInfo sys = query_system();
   out << "kprof " << version() << " doctor on " << (sys.host.empty() ? "this host" : sys.host)
       << "\n\n";
-  return print_checks(doctor_checks(sys, run_timing_probe, process_env), out);
+  return print_checks(doctor_checks(sys, run_timing_probe, process_env, run_counter_probe), out);
 }
 
 }  // namespace kprof::cli

@@ -122,13 +122,27 @@ inline constexpr double kProbeSpinUs = 10.0;
 // Annotation. Never throws.
 TimingOutcome run_timing_probe();
 
+// What the doctor's counter probe (DRAM bytes of one kernel, from the range profiler) gave.
+struct CounterOutcome {
+  enum class Kind { measured, denied, error } kind = Kind::error;
+  double expected_bytes = 0;  // what the kernel reads
+  double read_bytes = 0;      // kind == measured
+  std::string message;        // otherwise
+};
+
+// Runs the real counter probe: dram__bytes_read.sum of y = 2x over 1 Mi floats, 1 run.
+// Never throws.
+CounterOutcome run_counter_probe();
+
 // A CuptiBusyError's message on one line, with the holder's name added when the message lacks it.
 std::string cupti_busy_message(const std::string& message, const std::string& holder);
 
-// The checklist for `sys`. `probe` runs only when a GPU is visible. `env` reads environment
-// variables (NVTX_INJECTION64_PATH, CUDA_VISIBLE_DEVICES).
+// The checklist for `sys`. `probe` runs only when a GPU is visible, `counter_probe` (when
+// given) only when the process may read counters as far as can be told. `env` reads
+// environment variables (NVTX_INJECTION64_PATH, CUDA_VISIBLE_DEVICES).
 std::vector<Check> doctor_checks(const SystemInfo& sys, const std::function<TimingOutcome()>& probe,
-                                 const EnvFn& env);
+                                 const EnvFn& env,
+                                 const std::function<CounterOutcome()>& counter_probe = {});
 // The name of the check whose status decides doctor's exit code.
 inline constexpr const char* kTimingCheck = "timing";
 // Prints the checklist and a verdict; returns the exit code (kExitOk when timing works).

@@ -392,8 +392,7 @@ TEST(CliDoctor, EverythingWorksExits0) {
             "a 10 us spin kernel measured 10.4 us (1 run, L2 flushed, cupti-activity)");
   EXPECT_EQ(find_check(checks, "GPU visible").detail, "1 GPU, device 0: NVIDIA H200 (cc 9.0)");
   EXPECT_EQ(find_check(checks, "CUPTI").detail, "13.0.1 loads");
-  EXPECT_TRUE(contains(find_check(checks, "counters").detail, "permission yes (root)"));
-  EXPECT_TRUE(contains(find_check(checks, "counters").detail, "later kprof version"));
+  EXPECT_EQ(find_check(checks, "counters").detail, "permission yes (root)");  // no probe given
   std::ostringstream out;
   EXPECT_EQ(print_checks(checks, out), kExitOk);
   EXPECT_EQ(lines(out.str()).back(), "kprof can time kernels on this machine.");
@@ -470,6 +469,40 @@ TEST(CliDoctor, VersionsAndDevices) {
   EXPECT_EQ(find_check(checks, "GPU visible").status, CheckStatus::fail);
   EXPECT_EQ(find_check(checks, "GPU visible").detail,
             "the NVIDIA driver shows no CUDA device (CUDA_VISIBLE_DEVICES=7)");
+}
+
+TEST(CliDoctor, TheCounterProbeSaysWhatItMeasured) {
+  auto counters = [](CounterOutcome o) {
+    return find_check(doctor_checks(
+                          h200(), [] { return measured(10); }, env_of({}), [&] { return o; }),
+                      "counters");
+  };
+  CounterOutcome read;
+  read.kind = CounterOutcome::Kind::measured;
+  read.expected_bytes = 4 << 20;
+  read.read_bytes = 4.0 * (1 << 20) + 2048;
+  Check c = counters(read);
+  EXPECT_EQ(c.status, CheckStatus::ok) << c.detail;
+  EXPECT_TRUE(contains(c.detail, "a kernel reading 4 MiB measured")) << c.detail;
+  read.read_bytes = 0;  // a counter that reads nothing is broken, not fast
+  c = counters(read);
+  EXPECT_EQ(c.status, CheckStatus::fail);
+  EXPECT_TRUE(contains(c.detail, "not plausible")) << c.detail;
+  CounterOutcome denied;
+  denied.kind = CounterOutcome::Kind::denied;
+  denied.message = "cuptiRangeProfilerEnable failed: ...\nrun as root";
+  c = counters(denied);
+  EXPECT_EQ(c.status, CheckStatus::fail);
+  EXPECT_TRUE(contains(c.detail, "run as root")) << c.detail;
+  SystemInfo restricted = h200();
+  restricted.counter_permission = "no: restricted to admin users";
+  int probes = 0;
+  c = find_check(
+      doctor_checks(
+          restricted, [] { return measured(10); }, env_of({}), [&] { return ++probes, read; }),
+      "counters");
+  EXPECT_EQ(probes, 0);  // known to fail: not tried
+  EXPECT_EQ(c.status, CheckStatus::fail);
 }
 
 TEST(CliDoctor, CountersAndNvtxDoNotDecideTheExitCode) {
