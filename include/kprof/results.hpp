@@ -37,7 +37,8 @@ struct SessionInfo {
   std::string thermal_mode;  // "auto", "manual" or "off"
   // Where the runs' SM clock (RunInfo::sm_clock_khz) comes from: "counters" (the counter
   // gpc__cycles_elapsed.avg.per_second of the run's kernels), "nvml" (NVML readings before and
-  // after the run), or "" when nothing could read it.
+  // after the run), "probe kernel" (where NVML cannot read it: a kernel that counts SM cycles
+  // against the GPU's timer before and after the run), or "" when nothing could read it.
   std::string clock_source;
   // Share of compute_clock_khz below which a run's measured SM clock counts as throttled.
   double throttle_threshold = std::numeric_limits<double>::quiet_NaN();

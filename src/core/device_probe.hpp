@@ -37,6 +37,7 @@ struct DeviceReading {
   std::optional<double> sm_clock_khz;
   std::optional<int> temperature_c;
   std::optional<std::uint64_t> clock_event_reasons;
+  bool clock_from_kernel = false;  // sm_clock_khz measured by a probe kernel, not read from NVML
 };
 
 class DeviceProbe : public TemperatureSource {

@@ -475,6 +475,7 @@ class Sweeper {
   // Where the runs' SM clock came from (SessionInfo::clock_source).
   std::string clock_source() const {
     if (counter_clocks_) return "counters";
+    if (kernel_clocks_) return "probe kernel";
     const bool nvml = std::any_of(runs_.begin(), runs_.end(),
                                   [](const RunInfo& r) { return !std::isnan(r.sm_clock_khz); });
     return nvml ? "nvml" : "";
@@ -497,6 +498,8 @@ class Sweeper {
     const double seconds = now_() - t0;
     auto regions = tracker.end_run();
     if (device_ != nullptr) readings.push_back(device_->read());
+    for (const DeviceReading& reading : readings)
+      kernel_clocks_ = kernel_clocks_ || (reading.clock_from_kernel && reading.sm_clock_khz);
     runs_.push_back(
         run_info(c, r, seconds, pause, readings, session_, options_.throttle_threshold));
     if (c == 0 && r == 0) check_baseline_exists(regions);
@@ -571,6 +574,7 @@ class Sweeper {
   double config_paused_ = 0;
   bool collect_failed_ = false;
   bool counter_clocks_ = false;
+  bool kernel_clocks_ = false;  // a clock reading came from the probe kernel
   std::size_t widest_run_ = 0;  // range replay: the most regions one run opened so far
 };
 

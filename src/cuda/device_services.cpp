@@ -6,6 +6,7 @@
 #include <string>
 
 #include "api/gpu.hpp"
+#include "cuda/clock_probe.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/nvml.hpp"
 #include "kprof/errors.hpp"
@@ -25,13 +26,20 @@ std::string describe(int ordinal, const std::string& bus) {
 
 class NvmlProbe final : public DeviceProbe {
  public:
-  explicit NvmlProbe(const std::string& bus) : device_(bus) {}
+  // `clock`: measures the clock where NVML cannot read it; may be null.
+  explicit NvmlProbe(const std::string& bus, std::unique_ptr<ClockProbe> clock = nullptr)
+      : device_(bus), clock_(std::move(clock)) {}
   std::string unavailable() const override { return device_.error(); }
   std::optional<int> margin_c() override { return device_.margin_c(); }
   std::optional<int> temperature_c() override { return device_.temperature_c(); }
   DeviceReading read() override {
     DeviceReading r;
-    if (const auto mhz = device_.sm_clock_mhz()) r.sm_clock_khz = 1000.0 * *mhz;
+    if (const auto mhz = device_.sm_clock_mhz()) {
+      r.sm_clock_khz = 1000.0 * *mhz;
+    } else if (clock_ != nullptr) {
+      r.sm_clock_khz = clock_->measure_khz();
+      r.clock_from_kernel = r.sm_clock_khz.has_value();
+    }
     r.temperature_c = device_.temperature_c();
     r.clock_event_reasons = device_.clock_event_reasons();
     return r;
@@ -39,7 +47,21 @@ class NvmlProbe final : public DeviceProbe {
 
  private:
   nvml::Device device_;
+  std::unique_ptr<ClockProbe> clock_;
 };
+
+// The probe kernel only where it costs little: with durations alone. Under the range
+// profiler's kernel replay every kernel is a profiled range (tens of ms), and counters give
+// the clock there anyway (gpc__cycles_elapsed.avg.per_second).
+std::unique_ptr<ClockProbe> clock_probe_for(const Options& options) {
+  const bool durations = options.metrics.size() == 1 && options.metrics.front() == kDurationMetric;
+  if (!durations || options.replay_mode != ReplayMode::kernel) return nullptr;
+  try {
+    return std::make_unique<ClockProbe>();
+  } catch (const Error&) {
+    return nullptr;
+  }
+}
 
 class NvmlClockSetter final : public ClockSetter {
  public:
@@ -85,7 +107,7 @@ DeviceServices make_device_services(const Options& options) {
   int current = 0;
   check_cuda(cudaGetDevice(&current), "cudaGetDevice");
   const std::string bus = pci_bus_id(current);
-  auto probe = std::make_unique<NvmlProbe>(bus);
+  auto probe = std::make_unique<NvmlProbe>(bus, clock_probe_for(options));
   if (probe->unavailable().empty())
     s.device = std::move(probe);
   else

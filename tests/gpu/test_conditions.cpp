@@ -36,9 +36,10 @@ TEST(Nvml, FindsTheProfiledDeviceByPciBusIdAndReadsIt) {
   ASSERT_TRUE(reading.temperature_c.has_value());
   ASSERT_TRUE(reading.clock_event_reasons.has_value());
   const auto margin = services.device->margin_c();
-  std::printf("[ RESULT ] NVML: SM clock %.0f MHz, %d C, margin %s C, reasons 0x%llx\n",
-              *reading.sm_clock_khz / 1000, *reading.temperature_c,
-              margin ? std::to_string(*margin).c_str() : "n/a",
+  std::printf("[ RESULT ] NVML: SM clock %.0f MHz (%s), %d C, margin %s C, reasons 0x%llx\n",
+              *reading.sm_clock_khz / 1000,
+              reading.clock_from_kernel ? "probe kernel: NVML had none" : "NVML",
+              *reading.temperature_c, margin ? std::to_string(*margin).c_str() : "n/a",
               static_cast<unsigned long long>(*reading.clock_event_reasons));
   EXPECT_GT(*reading.sm_clock_khz, 0);
   EXPECT_GT(*reading.temperature_c, 0);

@@ -721,6 +721,9 @@ TEST(RunContext, TheClockSourceSaysNvmlOrNothing) {
   EXPECT_EQ(detail::run_sweep(gpu, quiet(1), Sweep(), body, {}, services).session().clock_source,
             "nvml");
   EXPECT_EQ(detail::run_sweep(gpu, quiet(1), Sweep(), body).session().clock_source, "");
+  nvml.readings.front().clock_from_kernel = true;  // NVML had no clock: a probe kernel had
+  EXPECT_EQ(detail::run_sweep(gpu, quiet(1), Sweep(), body, {}, services).session().clock_source,
+            "probe kernel");
 }
 
 }  // namespace
