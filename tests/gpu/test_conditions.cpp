@@ -12,6 +12,7 @@
 #include "api/gpu.hpp"
 #include "cuda/nvml.hpp"
 #include "gpu_test_support.hpp"
+#include "cuda/clock_probe.hpp"
 #include "kprof/demo.hpp"
 #include "test_kernels.hpp"
 
@@ -44,6 +45,23 @@ TEST(Nvml, FindsTheProfiledDeviceByPciBusIdAndReadsIt) {
   EXPECT_GT(*reading.sm_clock_khz, 0);
   EXPECT_GT(*reading.temperature_c, 0);
   EXPECT_LT(*reading.temperature_c, 120);
+}
+
+// The probe kernel against the rated clock: a busy H200 runs at its rated 1980 MHz; an idle
+// one ramps up within the probe's 30 us, so anything between 200 MHz and 1.2x rated is sane.
+TEST(Nvml, AProbeKernelMeasuresTheSmClock) {
+  check(cudaFree(nullptr), "cudaFree");
+  kprof::detail::ClockProbe probe;
+  kprof::demo::Kernels kernels(1024);
+  kernels.spin(2000);  // keep the GPU busy: the probe runs right after
+  const auto khz = probe.measure_khz();
+  int rated = 0;
+  check(cudaDeviceGetAttribute(&rated, cudaDevAttrClockRate, 0), "cudaDeviceGetAttribute");
+  ASSERT_TRUE(khz.has_value());
+  std::printf("[ RESULT ] probe kernel: SM clock %.0f MHz after a 2 ms kernel (rated %d MHz)\n",
+              *khz / 1000, rated / 1000);
+  EXPECT_GT(*khz, 200e3);
+  EXPECT_LT(*khz, 1.2 * rated);
 }
 
 TEST(Nvml, AThermalDeviceThatDoesNotExistIsAnOptionError) {
