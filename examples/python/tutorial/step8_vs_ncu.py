@@ -25,8 +25,8 @@ def make_ops():
     h, g = a.half(), b.half()
     return {
         "scale": lambda: torch.mul(x, 2.0, out=y),
-        "matmul fp32": lambda: a @ b,
-        "matmul fp16": lambda: h @ g,
+        "matmul_fp32": lambda: a @ b,
+        "matmul_fp16": lambda: h @ g,
     }
 
 
