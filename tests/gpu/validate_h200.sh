@@ -9,7 +9,14 @@
 #   4. bench/counter_sweep.py (hardware counters, both replay modes, vs ncu) and
 #      bench/seed_sweep.py (kprof vs CUDA events vs ncu)
 # Everything lands in $OUT/validation.tar.gz (logs, figures, recordings); a summary is printed.
+#
+#   bash tests/gpu/validate_h200.sh [all|tests|examples|bench]
+# "tests" runs step 1 and the Python GPU tests but the examples; "examples" the examples and
+# tutorial steps (tests/python/test_gpu_examples.py) and step 3; "bench" step 4. Each fits one
+# device call of 10 minutes.
 set -u
+parts=${1:-all}
+runs() { [ "$parts" = all ] || [ "$parts" = "$1" ]; }
 out=${OUT:-kprof-out}
 work=$out/validation
 mkdir -p "$work/figures" "$work/recordings"
@@ -26,43 +33,56 @@ step environment
   python3 -c 'import torch, sys; print(sys.version.split()[0], "torch", torch.__version__)'
 } 2>&1 | tee "$work/env.log"
 
+if runs tests; then
 step "C++ build and tests"
 if cmake --preset default -B build/h200 -DCMAKE_CUDA_ARCHITECTURES=90 >"$work/cmake.log" 2>&1 &&
    cmake --build build/h200 -j16 >>"$work/cmake.log" 2>&1; then
-  (cd build/h200 && ctest -L 'unit|gpu' --output-on-failure -j1 --timeout 120) \
-    >"$work/ctest.log" 2>&1
+  (cd build/h200 && ctest -L unit -j8 --output-on-failure &&
+     ctest -L gpu -V -j1 --timeout 180) >"$work/ctest.log" 2>&1
   grep -E "\[ RESULT \]" "$work/ctest.log" >"$work/gpu-results.log"
   tail -4 "$work/ctest.log"
 else
   grep -E "error|FAILED" "$work/cmake.log" | head -40
 fi
 
-step "Python install (offline) and GPU tests"
+fi
+
+step "Python install (offline)"
 rm -rf /tmp/kp
-if python3 -m pip install -q --no-build-isolation --no-deps --target /tmp/kp . \
-     >"$work/pip.log" 2>&1; then
-  export PYTHONPATH=/tmp/kp PATH=/tmp/kp/bin:$PATH
+python3 -m pip install -q --no-build-isolation --no-deps --target /tmp/kp . \
+  >"$work/pip.log" 2>&1 || tail -30 "$work/pip.log"
+export PYTHONPATH=/tmp/kp PATH=/tmp/kp/bin:$PATH
+
+if runs tests; then
+step "Python GPU tests"
   KPROF_VALIDATION_DIR=$work/figures KPROF_RECORD_DIR=$work/recordings \
-    timeout 600 python3 -m pytest -m gpu -q -p no:cacheprovider tests/python \
-    >"$work/pytest-gpu.log" 2>&1
+    timeout 420 python3 -m pytest -m gpu -q -p no:cacheprovider tests/python \
+    --ignore=tests/python/test_gpu_examples.py >"$work/pytest-gpu.log" 2>&1
   tail -15 "$work/pytest-gpu.log"
   cp "$work"/figures/h200_*.json "$work/recordings/" 2>/dev/null
-else
-  tail -30 "$work/pip.log"
 fi
+
+if runs examples; then
+step "Python examples and tutorial steps"
+  KPROF_VALIDATION_DIR=$work/figures timeout 420 python3 -m pytest -m gpu -q \
+    -p no:cacheprovider tests/python/test_gpu_examples.py >"$work/pytest-examples.log" 2>&1
+  tail -15 "$work/pytest-examples.log"
 
 step "kprof demo"
 timeout 120 kprof demo 2>&1 | tee "$work/demo.log"
 timeout 60 kprof devices >"$work/devices.log" 2>&1
-timeout 60 kprof doctor >"$work/doctor.log" 2>&1
+timeout 120 kprof doctor 2>&1 | tee "$work/doctor.log"
+fi
 
+if runs bench; then
 step "benchmark: counter sweep"
 timeout "${COUNTER_BENCH_TIMEOUT:-300}" python3 bench/counter_sweep.py \
   --json "$work/figures/counter_sweep.json" 2>&1 | tee "$work/bench-counters.log"
 
 step "benchmark: seed sweep"
-timeout 150 python3 bench/seed_sweep.py --json "$work/figures/seed_sweep.json" 2>&1 |
+timeout 200 python3 bench/seed_sweep.py --json "$work/figures/seed_sweep.json" 2>&1 |
   tee "$work/bench.log"
+fi
 
 pack
 echo "figures:"; ls "$work/figures"
