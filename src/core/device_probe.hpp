@@ -46,6 +46,9 @@ class DeviceProbe : public TemperatureSource {
   // probe works.
   virtual std::string unavailable() const = 0;
   virtual DeviceReading read() = 0;
+  // The reading after a run. A probe may measure more there than before it (the clock the
+  // run's kernels left the GPU at); by default the same as read().
+  virtual DeviceReading read_after_run() { return read(); }
 };
 
 // Locks and unlocks the SM clock of one GPU. Never called by tests on a real GPU: tests

@@ -497,7 +497,7 @@ class Sweeper {
     call_body(body, c, r);
     const double seconds = now_() - t0;
     auto regions = tracker.end_run();
-    if (device_ != nullptr) readings.push_back(device_->read());
+    if (device_ != nullptr) readings.push_back(device_->read_after_run());
     for (const DeviceReading& reading : readings)
       kernel_clocks_ = kernel_clocks_ || (reading.clock_from_kernel && reading.sm_clock_khz);
     runs_.push_back(

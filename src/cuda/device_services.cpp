@@ -34,14 +34,19 @@ class NvmlProbe final : public DeviceProbe {
   std::optional<int> temperature_c() override { return device_.temperature_c(); }
   DeviceReading read() override {
     DeviceReading r;
-    if (const auto mhz = device_.sm_clock_mhz()) {
-      r.sm_clock_khz = 1000.0 * *mhz;
-    } else if (clock_ != nullptr) {
+    if (const auto mhz = device_.sm_clock_mhz()) r.sm_clock_khz = 1000.0 * *mhz;
+    r.temperature_c = device_.temperature_c();
+    r.clock_event_reasons = device_.clock_event_reasons();
+    return r;
+  }
+  // After the run, where NVML has no clock, the probe kernel measures it: queued behind the
+  // run's work, it sees the clock the run left the GPU at (before a run the GPU idles).
+  DeviceReading read_after_run() override {
+    DeviceReading r = read();
+    if (!r.sm_clock_khz && clock_ != nullptr) {
       r.sm_clock_khz = clock_->measure_khz();
       r.clock_from_kernel = r.sm_clock_khz.has_value();
     }
-    r.temperature_c = device_.temperature_c();
-    r.clock_event_reasons = device_.clock_event_reasons();
     return r;
   }
 
