@@ -82,10 +82,13 @@ void CounterBackend::start(const Options& options) {
     metrics_ = collected_metrics();
     profiler_ = std::make_unique<RangeProfiler>(metrics_);
     const metrics::MetricCatalog catalog = metrics::catalog(profiler_->chip());
+    const std::vector<std::string> wanted = metrics::expand(options.metrics);
     units_.clear();
+    reported_.clear();
     clock_index_ = -1;
     for (std::size_t i = 0; i < metrics_.size(); ++i) {
       units_.push_back(short_unit(catalog.describe_brief(metrics_[i]).unit));
+      reported_.push_back(std::find(wanted.begin(), wanted.end(), metrics_[i]) != wanted.end());
       if (metrics_[i] == kClockMetric) clock_index_ = static_cast<int>(i);
     }
     attribution_->log_launches(true);
@@ -222,11 +225,9 @@ Measurement CounterBackend::measurement(RegionId region, std::string mangled, st
   m.kernel = mangled.empty() ? std::string("(unnamed kernel)") : names_.demangled(mangled);
   m.mangled = std::move(mangled);
   m.order = order;
-  const std::vector<std::string> wanted = metrics::expand(options_.metrics);
   for (std::size_t k = 0; k < metrics_.size() && k < values.size(); ++k) {
     if (static_cast<int>(k) == clock_index_) m.sm_clock_hz = values[k];
-    if (std::find(wanted.begin(), wanted.end(), metrics_[k]) != wanted.end())
-      m.values.push_back({metrics_[k], values[k], units_[k]});
+    if (reported_[k]) m.values.push_back({metrics_[k], values[k], units_[k]});
   }
   return m;
 }

@@ -71,6 +71,7 @@ class CounterBackend final : public Backend {
   Options options_;
   std::vector<std::string> metrics_;  // what the profiler collects, in its order
   std::vector<std::string> units_;    // per metric
+  std::vector<bool> reported_;        // per metric: asked for (else collected for the clock)
   int clock_index_ = -1;              // kClockMetric's position in metrics_, or -1
   L2Flush flush_;
   CuptiSubscriber subscriber_;
