@@ -240,7 +240,8 @@ def make_settings(
     collectors = normalize(info_collectors)
     settings = Settings(
         runs=runs_,  # type: ignore[arg-type]
-        metrics=_names("metrics", metrics, "metric names"),
+        # "set:NAME" stands for its members from here on (derive_metric takes one value each).
+        metrics=list(_core.metric_expand(_names("metrics", metrics, "metric names"))),
         derive_metric=derive_metric,
         normalize_against=normalize_against,
         verbosity=level,

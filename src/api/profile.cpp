@@ -9,6 +9,7 @@
 #include "core/engine.hpp"
 #include "kprof/errors.hpp"
 #include "kprof/log.hpp"
+#include "kprof/metrics.hpp"
 
 namespace kprof {
 namespace {
@@ -31,11 +32,11 @@ detail::SweepHooks progress_hooks(const Options& options, const Sweep& sweep) {
                          : std::to_string(s.runs) + " run(s)";
     // Counters: the replay mode and the passes each measurement costs, known before the first
     // run.
-    const std::string counters =
-        s.backend == "cupti-activity"
-            ? std::string()
-            : ", replay_mode=" + s.replay_mode + ", " + std::to_string(s.passes) +
-                  (s.passes == 1 ? " pass" : " passes");
+    const std::string counters = s.backend == "cupti-activity"
+                                     ? std::string()
+                                     : ", replay_mode=" + s.replay_mode + ", " +
+                                           std::to_string(s.passes) +
+                                           (s.passes == 1 ? " pass" : " passes");
     log_line("[kprof] profiling " + std::to_string(sweep.size()) + " config(s) x " + runs + " on " +
              s.gpu + " (" + s.backend + counters + ", cache_control=" + s.cache_control + ")");
   };
@@ -63,8 +64,12 @@ std::string output_prefix(const Options& options) {
 
 }  // namespace
 
-Results profile(const Options& options, const Sweep& sweep, const BenchmarkFn& fn) {
-  options.validate();
+Results profile(const Options& given, const Sweep& sweep, const BenchmarkFn& fn) {
+  given.validate();
+  // Metric sets stand for their members from here on: rows, records and derived metrics
+  // name real metrics.
+  Options options = given;
+  options.metrics = metrics::expand(given.metrics);
   auto backend = detail::make_gpu_backend(options);
   detail::DeviceServices device = detail::make_device_services(options);
   detail::SweepServices services;

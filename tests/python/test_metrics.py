@@ -154,6 +154,26 @@ def test_analyze_kernel_checks_sets_before_any_gpu_work():
             kprof.analyze.kernel(metrics=["dram__bytes_red.sum"])
 
 
+def test_a_set_stands_for_its_members_in_derive_metric():
+    members = metrics.expand(["set:occupancy"])  # 4 metrics
+    assert len(members) == 4
+
+    def target():
+        pass
+
+    def four(duration, active, per_cycle, peak):
+        return active / peak
+
+    def one(value):
+        return value
+
+    kprof.analyze.kernel(metrics=["set:occupancy"], derive_metric=four)(target)
+    with pytest.raises(errors.OptionError) as info:
+        kprof.analyze.kernel(metrics=["set:occupancy"], derive_metric=one)(target)
+    assert "4 metric values" in str(info.value)
+    assert members[1] in str(info.value)
+
+
 @needs_cupti
 def test_command_line_works_offline():
     result = subprocess.run(
