@@ -408,6 +408,15 @@ def test_record_for_gpu_free_tests(demo):
 
     save(per_kernel(), "per-kernel")
 
+    # Hardware counters (range profiler, kernel replay, 1 pass), for the front ends' units.
+    counters = kprof.analyze.kernel(
+        configs=configs,
+        runs=3,
+        metrics=["gpu__time_duration.sum", "dram__bytes_read.sum", "dram__bytes_write.sum"],
+        verbosity=SILENT,
+    )(body)
+    save(counters(), "counters")
+
 
 # --- kernels from other libraries ---------------------------------------------------------------
 
