@@ -3,11 +3,11 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <utility>
 
+#include "core/range_passes.hpp"
 #include "core/region_tracker.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/device_facts.hpp"
@@ -29,14 +29,6 @@ std::string short_unit(const std::string& unit) {
   if (unit == "percent") return "%";
   if (unit == "byte/second") return "B/s";
   return unit;
-}
-
-std::size_t range_index(const std::string& name, std::size_t fallback) {
-  const std::string_view last = std::string_view(name).substr(
-      name.find_last_of('/') == std::string::npos ? 0 : name.find_last_of('/') + 1);
-  std::size_t n = fallback;
-  const auto [end, error] = std::from_chars(last.data(), last.data() + last.size(), n);
-  return error == std::errc() && end == last.data() + last.size() ? n : fallback;
 }
 
 }  // namespace
@@ -196,16 +188,7 @@ std::vector<Measurement> CounterBackend::kernel_measurements(
   if (ranges.size() != launches.size()) {
     const bool graph = std::any_of(launches.begin(), launches.end(),
                                    [](const LaunchAttribution::Launch& l) { return l.graph; });
-    if (graph)
-      throw MeasurementError(
-          "replay_mode='kernel' cannot tell which kernels of a CUDA graph launch belong to which "
-          "annotation (the range profiler returned " +
-          std::to_string(ranges.size()) + " kernel ranges for " + std::to_string(launches.size()) +
-          " launches); profile graphs with replay_mode='range'");
-    throw MeasurementError("the range profiler returned " + std::to_string(ranges.size()) +
-                           " kernel ranges for " + std::to_string(launches.size()) +
-                           " kernel launches; kernels launched without a launch API kprof "
-                           "watches cannot be attributed (try replay_mode='range')");
+    throw MeasurementError(unpaired_auto_ranges(ranges.size(), launches.size(), graph));
   }
   // Auto ranges come back in launch order; their names are not relied on (whether they
   // restart at "0" in each session of one enabled profiler is not documented).
@@ -281,7 +264,7 @@ void CounterBackend::on_region_open(RegionId id, const std::string& path, std::s
   if (pass_ == 0) {
     first_pass_regions_.push_back(id);
     first_pass_paths_.push_back(path);
-    parent_range_.push_back(open_ranges_.empty() ? kNoRange : open_ranges_.back());
+    parent_range_.push_back(open_ranges_.empty() ? kNoParentRange : open_ranges_.back());
   }
   open_ranges_.push_back(n);
   profiler_->push_range(std::to_string(n));
@@ -308,16 +291,14 @@ void CounterBackend::check_pass_launches() {
     first_pass_kernels_ = std::move(kernels);
     return;
   }
-  for (std::size_t n = 0; n < first_pass_kernels_.size(); ++n) {
-    const std::vector<std::string> none;
-    const std::vector<std::string>& now = n < kernels.size() ? kernels[n] : none;
-    if (now == first_pass_kernels_[n]) continue;
-    throw MeasurementError("replay_mode='range': in pass " + std::to_string(pass_ + 1) +
-                           " annotation '" + first_pass_paths_[n] + "' launched " +
-                           kernel_list(now) + ", in the first pass " +
-                           kernel_list(first_pass_kernels_[n]) +
-                           "; the benchmark must launch the same kernels in every pass");
-  }
+  const std::optional<std::size_t> changed = first_changed_range(first_pass_kernels_, kernels);
+  if (!changed || *changed >= first_pass_kernels_.size()) return;  // a new range: the engine
+  const std::size_t n = *changed;                                  // names it
+  throw MeasurementError("replay_mode='range': in pass " + std::to_string(pass_ + 1) +
+                         " annotation '" + first_pass_paths_[n] + "' launched " +
+                         kernel_list(n < kernels.size() ? kernels[n] : std::vector<std::string>{}) +
+                         ", in the first pass " + kernel_list(first_pass_kernels_[n]) +
+                         "; the benchmark must launch the same kernels in every pass");
 }
 
 std::string CounterBackend::kernel_list(const std::vector<std::string>& mangled) {
@@ -333,10 +314,7 @@ std::vector<Measurement> CounterBackend::range_measurements(
     const std::vector<RangeValues>& ranges) {
   // A range counts only when it, or a range nested in it, launched a kernel; the others are
   // reported by the engine as annotations that launched nothing.
-  std::vector<bool> launched(first_pass_kernels_.size(), false);
-  for (std::size_t n = first_pass_kernels_.size(); n-- > 0;)
-    if (!first_pass_kernels_[n].empty() || launched[n])
-      for (std::size_t p = n; p != kNoRange; p = parent_range_[p]) launched[p] = true;
+  const std::vector<bool> launched = ranges_with_kernels(first_pass_kernels_, parent_range_);
   std::vector<Measurement> out;
   for (std::size_t i = 0; i < ranges.size(); ++i) {
     const std::size_t n = range_index(ranges[i].name, first_pass_regions_.size());

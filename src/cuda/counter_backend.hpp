@@ -83,7 +83,6 @@ class CounterBackend final : public Backend {
   std::vector<Measurement> drained_;   // kernel replay: sessions decoded before collect()
 
   // Range replay: the n-th region opened in a pass is range "n" in every pass.
-  static constexpr std::size_t kNoRange = static_cast<std::size_t>(-1);
   bool in_pass_ = false;
   bool hooks_installed_ = false;
   bool session_complete_ = false;  // every pass of the current session has run

@@ -1,0 +1,34 @@
+// The bookkeeping of the range profiler's sessions that needs no GPU: which ranges measured
+// something, whether a later pass repeated the first, how a range's name gives its index, and
+// what to say when auto ranges and launches do not pair up. Used by src/cuda/counter_backend.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kprof::detail {
+
+inline constexpr std::size_t kNoParentRange = static_cast<std::size_t>(-1);
+
+// Range n measured something when it, or a range nested in it, launched a kernel.
+// `kernels[n]`: the kernels range n launched itself; `parent[n]`: the range it is nested in,
+// or kNoParentRange.
+std::vector<bool> ranges_with_kernels(const std::vector<std::vector<std::string>>& kernels,
+                                      const std::vector<std::size_t>& parent);
+
+// The first range whose kernels in a later pass differ from the first pass's (a range the
+// later pass did not reach launched none), or nothing when the passes agree.
+std::optional<std::size_t> first_changed_range(const std::vector<std::vector<std::string>>& first,
+                                               const std::vector<std::vector<std::string>>& later);
+
+// The index of a user range named by kprof ("3"; nested, CUPTI joins the names: "1/3"): its
+// innermost component, or `fallback` when that is not a number.
+std::size_t range_index(const std::string& name, std::size_t fallback);
+
+// The MeasurementError text for a kernel-replay session whose auto ranges (one per kernel)
+// do not pair up with the launches kprof saw.
+std::string unpaired_auto_ranges(std::size_t ranges, std::size_t launches, bool graph_launched);
+
+}  // namespace kprof::detail

@@ -1,0 +1,51 @@
+// The range profiler's session bookkeeping, without a GPU (src/core/range_passes.hpp).
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "core/range_passes.hpp"
+
+using kprof::detail::first_changed_range;
+using kprof::detail::kNoParentRange;
+using kprof::detail::range_index;
+using kprof::detail::ranges_with_kernels;
+using kprof::detail::unpaired_auto_ranges;
+using Kernels = std::vector<std::vector<std::string>>;
+
+TEST(RangePasses, ARangeMeasuresWhatItOrARangeInsideItLaunched) {
+  // 0: outer, with 1 and 2 nested in it, 3 nested in 2; 4: top level, nothing launched.
+  const Kernels kernels = {{}, {"k1"}, {}, {"k3"}, {}};
+  const std::vector<std::size_t> parent = {kNoParentRange, 0, 0, 2, kNoParentRange};
+  EXPECT_EQ(ranges_with_kernels(kernels, parent),
+            (std::vector<bool>{true, true, true, true, false}));
+  EXPECT_EQ(ranges_with_kernels({{}, {}}, {kNoParentRange, 0}), (std::vector<bool>{false, false}));
+}
+
+TEST(RangePasses, LaterPassesMustLaunchWhatTheFirstDid) {
+  const Kernels first = {{"scale"}, {"mul", "add"}};
+  EXPECT_EQ(first_changed_range(first, first), std::nullopt);
+  EXPECT_EQ(first_changed_range(first, {{"scale"}, {"mul"}}), 1u);       // one kernel fewer
+  EXPECT_EQ(first_changed_range(first, {{"add"}, {"mul", "add"}}), 0u);  // another kernel
+  EXPECT_EQ(first_changed_range(first, {{"scale"}}), 1u);  // range 1 not reached: none launched
+  EXPECT_EQ(first_changed_range({{}}, {{}, {}}), std::nullopt);  // an extra empty range
+}
+
+TEST(RangePasses, ARangesIndexIsItsInnermostName) {
+  EXPECT_EQ(range_index("3", 99), 3u);
+  EXPECT_EQ(range_index("1/3", 99), 3u);
+  EXPECT_EQ(range_index("0/12/7", 99), 7u);
+  EXPECT_EQ(range_index("step", 99), 99u);
+  EXPECT_EQ(range_index("1/", 99), 99u);
+  EXPECT_EQ(range_index("3x", 99), 99u);
+  EXPECT_EQ(range_index("", 99), 99u);
+}
+
+TEST(RangePasses, UnpairedAutoRangesSayWhatToDo) {
+  const std::string graph = unpaired_auto_ranges(0, 1, true);
+  EXPECT_NE(graph.find("CUDA graph"), std::string::npos) << graph;
+  EXPECT_NE(graph.find("replay_mode='range'"), std::string::npos) << graph;
+  const std::string other = unpaired_auto_ranges(3, 4, false);
+  EXPECT_NE(other.find("3 kernel ranges for 4 launches"), std::string::npos) << other;
+  EXPECT_NE(other.find("replay_mode='range'"), std::string::npos) << other;
+}
