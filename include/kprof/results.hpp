@@ -36,9 +36,9 @@ struct SessionInfo {
   // Measurement conditions (docs/conditions.md).
   std::string thermal_mode;  // "auto", "manual" or "off"
   // Where the runs' SM clock (RunInfo::sm_clock_khz) comes from: "counters" (the counter
-  // gpc__cycles_elapsed.avg.per_second of the run's kernels), "nvml" (NVML readings before and
-  // after the run), "probe kernel" (where NVML cannot read it: a kernel that counts SM cycles
-  // against the GPU's timer before and after the run), or "" when nothing could read it.
+  // gpc__cycles_elapsed.avg.per_second of the run's kernels), "nvml" (NVML's reading after the
+  // run), "probe kernel" (where NVML cannot read it: a kernel that counts SM cycles against the
+  // GPU's timer after the run), or "" when nothing could read it.
   std::string clock_source;
   // Share of compute_clock_khz below which a run's measured SM clock counts as throttled.
   double throttle_threshold = std::numeric_limits<double>::quiet_NaN();
@@ -76,16 +76,17 @@ struct Sample {
 };
 
 // What happened around one run of the benchmark function: its time, the thermal guard's pause
-// before it, and the GPU's state as NVML reported it (read before and after the run).
+// before it, and the GPU's state after it (NVML, or counters when they were collected).
 struct RunInfo {
   std::size_t config = 0;
   int run = 0;
   double seconds = 0;  // wall time of the benchmark call
   double pause_s = 0;  // the thermal guard's pause before the run
-  // Mean SM clock (kHz) of the readings not taken while the GPU was idle; NaN without NVML.
+  // SM clock (kHz): the mean of the run's kernels' clocks (counters), or the reading after the
+  // run unless the GPU idled then (NVML, probe kernel); NaN when nothing could tell.
   double sm_clock_khz = std::numeric_limits<double>::quiet_NaN();
-  double temperature_c = std::numeric_limits<double>::quiet_NaN();  // highest reading
-  std::int64_t clock_event_reasons = -1;  // NVML clock event (throttle) reasons, OR; -1 unknown
+  double temperature_c = std::numeric_limits<double>::quiet_NaN();
+  std::int64_t clock_event_reasons = -1;  // NVML clock event (throttle) reasons; -1 unknown
   // sm_clock_khz < throttle_threshold * compute_clock_khz; unset when either is unknown.
   std::optional<bool> throttled;
 };

@@ -344,10 +344,11 @@ class ProfileResults:
     def runs_dataframe(self) -> pd.DataFrame:
         """One row per run of the benchmark function (kprof only): ``Config`` (index into
         the sweep), ``Run``, ``Seconds`` (wall time of the call), ``ThermalPause`` (seconds the
-        thermal guard paused before it), ``MeasuredClock`` (kHz; the mean of NVML's readings
-        before and after the run, readings taken while the GPU idled left out),
-        ``Temperature`` (degrees C, the highest reading), ``ClockEventReasons`` (NVML's clock
-        event / throttle reason bits, OR of the readings), ``Throttled`` (``MeasuredClock``
+        thermal guard paused before it), ``MeasuredClock`` (kHz; with counters the mean clock
+        of the run's kernels, else NVML's reading after the run, or a probe kernel's where NVML
+        has none; NaN when the GPU idled then; ``session["clock_source"]`` says which),
+        ``Temperature`` (degrees C), ``ClockEventReasons`` (NVML's clock event / throttle
+        reason bits), ``Throttled`` (``MeasuredClock``
         below the threshold share of ``ComputeClock``, 75% by default, NVBench's rule), then
         the parameter columns. NaN / ``<NA>`` where NVML could not read."""
         r = self._core.runs_columns()

@@ -489,8 +489,9 @@ class Sweeper {
     const double pause = thermal_ ? thermal_->before_run() : 0;
     config_paused_ += pause;
     info_.call(CollectionScope::run, c, r, "");
+    // One reading per run, just after it: before a run the GPU idles, so that reading said
+    // nothing about the run's clock and only cost NVML calls (~7 per run with the guard's).
     std::vector<DeviceReading> readings;
-    if (device_ != nullptr) readings.push_back(device_->read());
     backend_.before_run();
     tracker.begin_run(c, r);
     const double t0 = now_();

@@ -84,7 +84,7 @@ TEST(Nvml, ReadingsCostLittleNextToARun) {
       std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() /
       kReads;
   std::printf(
-      "[ RESULT ] NVML reading + margin: %.1f us each (two readings and one margin per "
+      "[ RESULT ] NVML reading + margin: %.1f us each (one reading and one margin per "
       "run)\n",
       us);
   EXPECT_LT(us, 5000);
