@@ -40,10 +40,13 @@ class NvmlProbe final : public DeviceProbe {
     return r;
   }
   // After the run, where NVML has no clock, the probe kernel measures it: queued behind the
-  // run's work, it sees the clock the run left the GPU at (before a run the GPU idles).
+  // run's work, it sees the clock the run left the GPU at. Not when NVML says the GPU already
+  // idles: the clock is then ramping down (or up again for the probe) and says nothing about
+  // the run, as NVML's own reading would not.
   DeviceReading read_after_run() override {
     DeviceReading r = read();
-    if (!r.sm_clock_khz && clock_ != nullptr) {
+    const bool idle = r.clock_event_reasons && (*r.clock_event_reasons & kReasonGpuIdle);
+    if (!r.sm_clock_khz && !idle && clock_ != nullptr) {
       r.sm_clock_khz = clock_->measure_khz();
       r.clock_from_kernel = r.sm_clock_khz.has_value();
     }
