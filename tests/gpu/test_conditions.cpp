@@ -32,7 +32,10 @@ TEST(Nvml, FindsTheProfiledDeviceByPciBusIdAndReadsIt) {
   ASSERT_TRUE(services.device) << services.device_unavailable;
   EXPECT_FALSE(services.thermal);  // the profiled device is the one watched
   EXPECT_FALSE(services.clocks);   // only for clock_control=base
-  // After a run: where NVML has no SM clock (the H200 VM), the probe kernel measures it.
+  // After a run (a 5 ms kernel still running): where NVML has no SM clock (the H200 VM), the
+  // probe kernel measures it.
+  kprof::demo::Kernels kernels(1024);
+  kernels.spin(5000);
   const auto reading = services.device->read_after_run();
   ASSERT_TRUE(reading.sm_clock_khz.has_value());
   ASSERT_TRUE(reading.temperature_c.has_value());
