@@ -109,10 +109,11 @@ TEST(Conditions, AProfileRecordsTheClockTemperatureAndReasonsOfEveryRun) {
     EXPECT_TRUE(run.throttled.has_value());
   }
   const kprof::Row& row = duration_row(results, "spin");
-  std::printf("[ RESULT ] MeasuredClock %.0f MHz (rated %lld MHz), %.1f C, %g throttled runs\n",
-              row.measured_clock_khz / 1000,
-              static_cast<long long>(results.session().compute_clock_khz / 1000), row.temperature_c,
-              row.throttled_runs);
+  std::printf(
+      "[ RESULT ] MeasuredClock %.0f MHz from %s (rated %lld MHz), %.1f C, %g throttled runs\n",
+      row.measured_clock_khz / 1000, results.session().clock_source.c_str(),
+      static_cast<long long>(results.session().compute_clock_khz / 1000), row.temperature_c,
+      row.throttled_runs);
   EXPECT_GT(row.measured_clock_khz, 0);
   EXPECT_EQ(row.runs_done, 5);
   EXPECT_EQ(row.stopped_by, "runs");
