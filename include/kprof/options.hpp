@@ -130,6 +130,8 @@ struct Options {
   int runs = 1;  // runs per config, unless `stopping` is set
   // Set: each config runs until this rule stops it, and `runs` is not used.
   std::optional<StoppingRule> stopping;
+  // Metric names of the GPU's chip, or "set:NAME" for a metric set (kprof/metrics.hpp). The
+  // duration alone is measured from activity records; any other list by the range profiler.
   std::vector<std::string> metrics = {std::string(kDurationMetric)};
   CacheControl cache_control = CacheControl::all;
   ClockControl clock_control = ClockControl::none;
