@@ -55,7 +55,7 @@ const std::vector<Command>& commands() {
        "Exit code 0 when the profile ran, 2 without a usable GPU, 1 when it failed.",
        {{"--runs", "N", "runs per configuration (default 10)"},
         {"--csv", "PREFIX",
-         "also write PREFIX{profiled_data,processed_data,records,session}-demo.csv"},
+         "also write PREFIX{profiled_data,processed_data,records,session,configs,runs}-demo.csv"},
         {"--json", "PATH", "also write everything measured to one JSON file"}},
        command_demo},
       {"metrics",
