@@ -4,8 +4,10 @@
 #include <cstdio>
 #include <filesystem>
 #include <limits>
+#include <optional>
 #include <ostream>
 
+#include "cli/command_metrics.hpp"
 #include "cli/commands.hpp"
 #include "kprof/annotate.hpp"
 #include "kprof/demo.hpp"
@@ -106,12 +108,30 @@ std::vector<DerivedValue> demo_derive(const std::vector<DemoCase>& cases,
   return {DerivedValue{"bandwidth", gbps, "GB/s"}};
 }
 
+std::vector<std::string> demo_metrics(const std::optional<std::string>& list) {
+  // The duration comes first: the bandwidth is derived from it.
+  std::vector<std::string> metrics = {std::string(kDurationMetric)};
+  if (list)
+    for (const std::string& m : split_list(*list))
+      if (m != kDurationMetric) metrics.push_back(m);
+  return metrics;
+}
+
 int command_demo(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   // Everything the command line can get wrong is rejected before any GPU work.
   const int runs = args.has("--runs") ? parse_positive_int("--runs", *args.get("--runs"), kMaxRuns)
                                       : kDemoDefaultRuns;
   if (const auto prefix = args.get("--csv")) check_output_dir("--csv", *prefix, true);
   if (const auto path = args.get("--json")) check_output_dir("--json", *path, false);
+  Options options;
+  options.runs = runs;
+  options.cache_control = CacheControl::all;
+  options.metrics = demo_metrics(args.get("--metrics"));
+  try {
+    options.validate();  // unknown sets, and with a GPU unknown names, before any GPU work
+  } catch (const OptionError& e) {
+    throw UsageError(std::string("--metrics: ") + e.what());
+  }
 
   const SystemInfo sys = query_system();
   if (const std::string reason = no_gpu_reason(sys); !reason.empty()) {
@@ -121,9 +141,6 @@ int command_demo(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
 
   const std::vector<DemoCase> cases = demo_cases();
   const Sweep sweep = demo_sweep(cases);
-  Options options;
-  options.runs = runs;
-  options.cache_control = CacheControl::all;
   options.derive = [cases](const std::vector<double>& values, std::size_t config) {
     return demo_derive(cases, values, config);
   };

@@ -151,6 +151,9 @@ const char* to_string(CheckStatus s);
 
 // --- demo ----------------------------------------------------------------------------------
 
+// The demo's metrics: the duration, then the comma-separated names or sets of --metrics.
+std::vector<std::string> demo_metrics(const std::optional<std::string>& list);
+
 struct DemoCase {
   std::string op;  // "scale", "add" or "fma": the annotation and the kernel
   std::int64_t n = 0;

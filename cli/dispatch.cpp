@@ -56,7 +56,10 @@ const std::vector<Command>& commands() {
        {{"--runs", "N", "runs per configuration (default 10)"},
         {"--csv", "PREFIX",
          "also write PREFIX{profiled_data,processed_data,records,session,configs,runs}-demo.csv"},
-        {"--json", "PATH", "also write everything measured to one JSON file"}},
+        {"--json", "PATH", "also write everything measured to one JSON file"},
+        {"--metrics", "LIST",
+         "hardware counters to measure too, comma-separated names or sets (set:memory); "
+         "`kprof metrics --sets` lists the sets"}},
        command_demo},
       {"metrics",
        "the hardware counters of a chip: search, describe, metric sets, pass counts (no GPU "

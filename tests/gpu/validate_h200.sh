@@ -72,6 +72,8 @@ step "kprof demo"
 timeout 120 kprof demo 2>&1 | tee "$work/demo.log"
 timeout 60 kprof devices >"$work/devices.log" 2>&1
 timeout 120 kprof doctor 2>&1 | tee "$work/doctor.log"
+timeout 240 kprof demo --runs 3 --metrics dram__bytes_read.sum,dram__bytes_write.sum 2>&1 |
+  tee "$work/demo-counters.log"
 fi
 
 if runs bench; then

@@ -179,8 +179,8 @@ TEST(Cli, UnknownOptionNamesItTheClosestAndTheValidOnes) {
   ASSERT_EQ(l.size(), 2u) << o.err;
   EXPECT_EQ(l[0],
             "kprof demo: unknown option '--runz' (did you mean '--runs'?); valid options: "
-            "--runs N, --csv PREFIX, --json PATH, --help");
-  EXPECT_EQ(l[1], "usage: kprof demo [--runs N] [--csv PREFIX] [--json PATH]");
+            "--runs N, --csv PREFIX, --json PATH, --metrics LIST, --help");
+  EXPECT_EQ(l[1], "usage: kprof demo [--runs N] [--csv PREFIX] [--json PATH] [--metrics LIST]");
 }
 
 TEST(Cli, CommandsWithoutOptionsRejectAny) {
@@ -530,6 +530,23 @@ TEST(CliDoctor, BuiltWithoutCuda) {
 }
 
 // --- demo: its sweep and derived metric --------------------------------------------------------
+
+TEST(CliDemo, MetricsComeAfterTheDurationTheBandwidthNeeds) {
+  EXPECT_EQ(demo_metrics(std::nullopt), std::vector<std::string>{"gpu__time_duration.sum"});
+  EXPECT_EQ(demo_metrics("set:memory, sm__throughput.avg.pct_of_peak_sustained_elapsed"),
+            (std::vector<std::string>{"gpu__time_duration.sum", "set:memory",
+                                      "sm__throughput.avg.pct_of_peak_sustained_elapsed"}));
+  EXPECT_EQ(demo_metrics("gpu__time_duration.sum"),
+            std::vector<std::string>{"gpu__time_duration.sum"});
+}
+
+TEST(CliDemo, AnUnknownMetricSetIsAUsageErrorBeforeAnyGpuWork) {
+  const auto o = kprof::testing::kprof_cli({"demo", "--metrics", "set:memroy"});
+  EXPECT_EQ(o.code, kExitUsage);
+  EXPECT_TRUE(contains(o.err, "--metrics: metrics='set:memroy' is not valid")) << o.err;
+  EXPECT_TRUE(contains(o.err, "'set:memory'")) << o.err;
+  EXPECT_TRUE(contains(o.err, "usage: kprof demo")) << o.err;
+}
 
 TEST(CliDemo, SweepsScaleAndAddOverFourSizesThenFma) {
   const auto cases = demo_cases();
