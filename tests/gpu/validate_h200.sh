@@ -10,8 +10,8 @@
 #      bench/seed_sweep.py (kprof vs CUDA events vs ncu)
 # Everything lands in $OUT/validation.tar.gz (logs, figures, recordings); a summary is printed.
 #
-#   bash tests/gpu/validate_h200.sh [all|tests|examples|bench]
-# "tests" runs step 1 and the Python GPU tests but the examples; "examples" the examples and
+#   bash tests/gpu/validate_h200.sh [all|cpp|python|examples|bench]
+# "cpp" runs step 1; "python" the Python GPU tests but the examples; "examples" the examples and
 # tutorial steps (tests/python/test_gpu_examples.py) and step 3; "bench" step 4. Each fits one
 # device call of 10 minutes.
 set -u
@@ -33,7 +33,7 @@ step environment
   python3 -c 'import torch, sys; print(sys.version.split()[0], "torch", torch.__version__)'
 } 2>&1 | tee "$work/env.log"
 
-if runs tests; then
+if runs cpp; then
 step "C++ build and tests"
 if cmake --preset default -B build/h200 -DCMAKE_CUDA_ARCHITECTURES=90 >"$work/cmake.log" 2>&1 &&
    cmake --build build/h200 -j16 >>"$work/cmake.log" 2>&1; then
@@ -53,7 +53,7 @@ python3 -m pip install -q --no-build-isolation --no-deps --target /tmp/kp . \
   >"$work/pip.log" 2>&1 || tail -30 "$work/pip.log"
 export PYTHONPATH=/tmp/kp PATH=/tmp/kp/bin:$PATH
 
-if runs tests; then
+if runs python; then
 step "Python GPU tests"
   KPROF_VALIDATION_DIR=$work/figures KPROF_RECORD_DIR=$work/recordings \
     timeout 420 python3 -m pytest -m gpu -q -p no:cacheprovider tests/python \
