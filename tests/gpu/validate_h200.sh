@@ -47,11 +47,13 @@ fi
 
 fi
 
+if [ "$parts" != cpp ]; then
 step "Python install (offline)"
 rm -rf /tmp/kp
 python3 -m pip install -q --no-build-isolation --no-deps --target /tmp/kp . \
   >"$work/pip.log" 2>&1 || tail -30 "$work/pip.log"
 export PYTHONPATH=/tmp/kp PATH=/tmp/kp/bin:$PATH
+fi
 
 if runs python; then
 step "Python GPU tests"
