@@ -62,6 +62,8 @@ class Backend {
   virtual std::size_t session_capacity() const { return 0; }
   // Starts a session whose regions nest at most `depth` deep.
   virtual void begin_session(int /*depth*/) {}
+  // How many times a session of `depth` nesting levels runs its work (for progress messages).
+  virtual int passes_per_session(int depth) const { return depth; }
   virtual void begin_pass() {}
   // Returns true when every pass of the session has run; collect() then decodes it.
   virtual bool end_pass() { return true; }

@@ -341,8 +341,13 @@ class Sweeper {
     std::size_t end = first;
     std::size_t used = 0;
     bool done = false;
+    const int passes = backend_.passes_per_session(depth);
     for (int pass = 0; !done; ++pass) {
       backend_.begin_pass();
+      if (pass > 0)  // the first pass reports its runs as any sweep does
+        say(options_, Verbosity::info,
+            "range replay: pass " + std::to_string(pass + 1) + " of " + std::to_string(passes) +
+                " over " + std::to_string(end - first) + " run(s)");
       if (pass == 0) {
         do {
           const auto [c, r] = units[end++];

@@ -47,6 +47,10 @@ class CounterBackend final : public Backend {
   bool collects_per_config() const override { return false; }
   std::size_t session_capacity() const override { return capacity_; }
   void begin_session(int depth) override;
+  // CUPTI repeats every pass once per nesting level.
+  int passes_per_session(int depth) const override {
+    return profiler_ ? profiler_->passes() * depth : depth;
+  }
   void begin_pass() override;
   bool end_pass() override;
   void discard() override;

@@ -12,6 +12,7 @@
 #include "core/region_tracker.hpp"
 #include "kprof/annotate.hpp"
 #include "kprof/errors.hpp"
+#include "kprof/log.hpp"
 #include "scripted_backend.hpp"
 
 using namespace kprof;
@@ -59,6 +60,7 @@ class ScriptedReplayBackend : public detail::Backend {
     pass_ = -1;
   }
   void begin_pass() override { ++pass_; }
+  int passes_per_session(int) const override { return passes_; }
   bool end_pass() override { return pass_ + 1 == passes_; }
 
   std::vector<int> session_depths;  // one per session
@@ -124,6 +126,20 @@ TEST(RangeReplay, NestedRegionsKeepTheirOwnValues) {
   ASSERT_EQ(r.records().size(), 2u);
   for (const Record& rec : r.records())  // outer was opened first, inner second
     EXPECT_EQ(rec.value, rec.annotation == "outer" ? 1 : 2) << rec.annotation;
+}
+
+TEST(RangeReplay, EachLaterPassIsSaidAtInfo) {
+  ScriptedReplayBackend gpu(/*passes=*/3, /*capacity=*/100);
+  std::vector<std::string> lines;
+  set_log_sink([&](std::string_view l) {
+    if (l.find("range replay") != std::string_view::npos) lines.emplace_back(l);
+  });
+  Options o = quiet(2);
+  o.verbosity = Verbosity::info;
+  detail::run_sweep(gpu, o, Sweep(), [&](std::size_t, int) { Annotation a("work"); });
+  set_log_sink(nullptr);
+  EXPECT_EQ(lines, (std::vector<std::string>{"[kprof] range replay: pass 2 of 3 over 2 run(s)",
+                                             "[kprof] range replay: pass 3 of 3 over 2 run(s)"}));
 }
 
 TEST(RangeReplay, CollectorsAreCalledForTheFirstPassOnly) {
