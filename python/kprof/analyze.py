@@ -316,7 +316,7 @@ def kernel(
     Every option is checked before any GPU work, most when the decorator is built, the configs
     when the function is called: an invalid value raises :class:`kprof.errors.OptionError`
     (also a ``ValueError``) naming the option, the value and what is valid; a capability this
-    build lacks raises :class:`kprof.errors.UnsupportedError`; configs that do not fit the
+    build or device lacks raises :class:`kprof.errors.UnsupportedError`; configs that do not fit the
     function raise :class:`kprof.errors.ConfigError`.
 
     Args:
@@ -362,9 +362,13 @@ def kernel(
             options the core received.
         metrics: Metrics to collect. The default, ``gpu__time_duration.sum`` (kernel duration
             in ns), comes from CUPTI's activity records: no replay, no special permission,
-            negligible overhead. Hardware counters (any other Nsight Compute metric name) need
-            the range-profiler backend, which this build does not have:
-            :class:`kprof.errors.UnsupportedError`.
+            negligible overhead. Any other list (Nsight Compute's metric names, such as
+            ``dram__bytes_read.sum`` or ``sm__throughput.avg.pct_of_peak_sustained_elapsed``,
+            or metric sets, ``"set:memory"``) is measured in this process by CUPTI's range
+            profiler, in as many passes as the list needs (``Passes``); durations are then
+            the counter ``gpu__time_duration.sum``. Reading counters may need permission:
+            :class:`kprof.errors.CounterPermissionError` says what to do. See
+            docs/metrics.md.
         ignore_kernel_list: Kernel names not measured, matched exactly against the mangled
             name, the demangled name or the demangled name without its parameter list. For
             helper kernels inside a region (fills, copies) that should not count.
@@ -380,9 +384,13 @@ def kernel(
             kernel sees when its inputs were not just written. ``"none"`` leaves caches warm,
             which flatters small inputs that fit in L2 but is closer to back-to-back kernels
             in a real pipeline.
-        replay_mode: ``"kernel"`` (default): each kernel is measured on its own (durations
-            need no replay). ``"range"`` replays whole annotations for counters needing many
-            passes; it belongs to the range-profiler backend, not in this build.
+        replay_mode: With hardware counters: ``"kernel"`` (default, as Nsight Compute): CUPTI
+            replays each kernel once per pass; values per kernel, combined per annotation.
+            ``"range"``: each annotation is one range and the function runs once per pass
+            (plus once, unmeasured, to learn how annotations nest); values per annotation,
+            nested annotations and the gaps between kernels included. Range replay needs a
+            fixed ``runs`` and a function that repeats the same work every call. Durations
+            alone in kernel mode need no replay.
         thermal_mode: The thermal guard, nsight-python's: before every run it reads the
             GPU's thermal headroom (NVML's T.Limit, degrees C before the GPU slows itself
             down) and, when it is at or below ``thermal_wait``, pauses until it is back at
