@@ -40,6 +40,10 @@ struct SessionInfo {
   // run), "probe kernel" (where NVML cannot read it: a kernel that counts SM cycles against the
   // GPU's timer after the run), or "" when nothing could read it.
   std::string clock_source;
+  // Wall time spent inside CUPTI's range profiler during the profile: its calls (enable,
+  // sessions, passes, decoding, evaluation) and the launch calls in which it replays kernels.
+  // What counters cost at the least; NaN without counters.
+  double profiler_seconds = std::numeric_limits<double>::quiet_NaN();
   // Share of compute_clock_khz below which a run's measured SM clock counts as throttled.
   double throttle_threshold = std::numeric_limits<double>::quiet_NaN();
   // The stopping rule; stop_rel_half_width is NaN (and runs > 0) when every config ran `runs`

@@ -39,6 +39,7 @@ nb::dict session_dict(const kprof::SessionInfo& s) {
   d["started_at"] = s.started_at;
   d["thermal_mode"] = s.thermal_mode;
   d["clock_source"] = s.clock_source;
+  d["profiler_seconds"] = s.profiler_seconds;
   d["throttle_threshold"] = s.throttle_threshold;
   d["stop_rel_half_width"] = s.stop_rel_half_width;
   d["stop_min_runs"] = s.stop_min_runs;
@@ -75,6 +76,7 @@ kprof::SessionInfo session_from_dict(const nb::dict& d) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   s.thermal_mode = get_or<std::string>(d, "thermal_mode", "");
   s.clock_source = get_or<std::string>(d, "clock_source", "");
+  s.profiler_seconds = get_or<double>(d, "profiler_seconds", nan);
   s.throttle_threshold = get_or<double>(d, "throttle_threshold", nan);
   s.stop_rel_half_width = get_or<double>(d, "stop_rel_half_width", nan);
   s.stop_min_runs = get_or<int>(d, "stop_min_runs", 0);

@@ -109,7 +109,10 @@ class ProfileResults:
         control, passes, runs, metrics, versions, start time, and the conditions:
         ``clock_control``, ``thermal_mode``, ``throttle_threshold`` and the stopping rule
         (``stop_rel_half_width``, ``stop_min_runs``, ``stop_max_runs``, ``stop_time_budget_s``;
-        NaN / 0 with a fixed number of runs, and ``runs`` is 0 when a rule decided)."""
+        NaN / 0 with a fixed number of runs, and ``runs`` is 0 when a rule decided);
+        ``clock_source`` (where ``MeasuredClock`` came from: ``"counters"``, ``"nvml"``,
+        ``"probe kernel"`` or empty) and ``profiler_seconds`` (wall time inside CUPTI's range
+        profiler with counters, NaN without)."""
         return dict(self._core.session)
 
     @property

@@ -69,6 +69,10 @@ class Backend {
   virtual bool end_pass() { return true; }
   // Forgets what was launched since the last collect() (a call that is not measured).
   virtual void discard() {}
+
+  // Wall time the last profile spent inside CUPTI's range profiler (SessionInfo); NaN for a
+  // backend without it. Valid after stop().
+  virtual double profiler_seconds() const { return std::numeric_limits<double>::quiet_NaN(); }
 };
 
 }  // namespace kprof::detail

@@ -692,6 +692,7 @@ Results run_sweep(Backend& backend, const Options& options, const Sweep& sweep, 
     report_conditions(options, session, conditions, sweeper.thermal());
   }
   clocks.reset();
+  session.profiler_seconds = backend.profiler_seconds();
   const Conditions kept = conditions;
   try {
     return aggregate(session, sweep, records, options, std::move(conditions));

@@ -35,6 +35,7 @@ bool same(const SessionInfo& a, const SessionInfo& b) {
                     s.started_at, s.thermal_mode, s.clock_source, s.stop_min_runs, s.stop_max_runs);
   };
   return tie(a) == tie(b) && same(a.throttle_threshold, b.throttle_threshold) &&
+         same(a.profiler_seconds, b.profiler_seconds) &&
          same(a.stop_rel_half_width, b.stop_rel_half_width) &&
          same(a.stop_time_budget_s, b.stop_time_budget_s);
 }

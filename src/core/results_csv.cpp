@@ -307,6 +307,7 @@ std::vector<Column<SessionInfo>> session_columns() {
           field("started_at", &S::started_at),
           field("thermal_mode", &S::thermal_mode),
           field("clock_source", &S::clock_source),
+          field("profiler_seconds", &S::profiler_seconds),
           field("throttle_threshold", &S::throttle_threshold),
           field("stop_rel_half_width", &S::stop_rel_half_width),
           field("stop_min_runs", &S::stop_min_runs),
@@ -317,8 +318,9 @@ std::vector<Column<SessionInfo>> session_columns() {
 // Session lines added after the first files were written: a file without them reads with the
 // defaults.
 bool session_line_added_later(const std::string& name) {
-  for (const char* n : {"thermal_mode", "throttle_threshold", "stop_rel_half_width",
-                        "stop_min_runs", "stop_max_runs", "stop_time_budget_s", "clock_source"})
+  for (const char* n :
+       {"thermal_mode", "throttle_threshold", "stop_rel_half_width", "stop_min_runs",
+        "stop_max_runs", "stop_time_budget_s", "clock_source", "profiler_seconds"})
     if (name == n) return true;
   return false;
 }

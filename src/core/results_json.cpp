@@ -44,6 +44,7 @@ constexpr auto session_fields = [](auto& s, auto&& f) {
   f("started_at", s.started_at);
   f("thermal_mode", s.thermal_mode);
   f("clock_source", s.clock_source);
+  f("profiler_seconds", s.profiler_seconds);
   f("throttle_threshold", s.throttle_threshold);
   f("stop_rel_half_width", s.stop_rel_half_width);
   f("stop_min_runs", s.stop_min_runs);
@@ -145,8 +146,9 @@ constexpr auto info_stat_fields = [](auto& v, auto&& f) {
 // `where`: "session", "rows", or "document" for the tables.
 bool added_later(std::string_view where, std::string_view name) {
   using List = std::initializer_list<std::string_view>;
-  const List session{"thermal_mode",  "throttle_threshold", "stop_rel_half_width", "stop_min_runs",
-                     "stop_max_runs", "stop_time_budget_s", "clock_source"};
+  const List session{"thermal_mode",  "throttle_threshold", "stop_rel_half_width",
+                     "stop_min_runs", "stop_max_runs",      "stop_time_budget_s",
+                     "clock_source",  "profiler_seconds"};
   const List rows{"runs_done",     "stopped_by",     "measured_clock_khz",
                   "temperature_c", "throttled_runs", "info"};
   const List document{"configs", "runs", "info"};

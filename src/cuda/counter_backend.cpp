@@ -102,7 +102,13 @@ void CounterBackend::stop() noexcept {
   if (hooks_installed_) RegionTracker::instance().set_range_hooks({});
   hooks_installed_ = false;
   in_pass_ = false;
-  if (profiler_ != nullptr && options_.verbosity == Verbosity::debug) log_costs();
+  if (profiler_ != nullptr) {
+    const RangeProfiler::Costs& c = profiler_->costs();
+    profiler_seconds_ =
+        c.enable_s + c.session_s + c.start_s + c.stop_s + c.ranges_s + c.decode_s + c.evaluate_s +
+        (user_replay() || attribution_ == nullptr ? 0.0 : attribution_->launch_seconds());
+    if (options_.verbosity == Verbosity::debug) log_costs();
+  }
   profiler_.reset();  // stops a pass in flight, disables the range profiler
   subscriber_.unsubscribe();
   if (attribution_ != nullptr) {

@@ -54,6 +54,7 @@ class CounterBackend final : public Backend {
   void begin_pass() override;
   bool end_pass() override;
   void discard() override;
+  double profiler_seconds() const override { return profiler_seconds_; }
 
  private:
   // The metrics the profiler collects: the user's, plus the clock when it costs no pass.
@@ -77,6 +78,7 @@ class CounterBackend final : public Backend {
   std::vector<std::string> units_;    // per metric
   std::vector<bool> reported_;        // per metric: asked for (else collected for the clock)
   int clock_index_ = -1;              // kClockMetric's position in metrics_, or -1
+  double profiler_seconds_ = std::numeric_limits<double>::quiet_NaN();  // of the last profile
   L2Flush flush_;
   CuptiSubscriber subscriber_;
   std::unique_ptr<LaunchAttribution> attribution_;  // kept after stop(), see ActivityBackend

@@ -1,6 +1,7 @@
 #include "cuda/launch_attribution.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <thread>
 #include <utility>
 
@@ -22,6 +23,7 @@ struct ThreadLaunch {
   bool flush_handled = false;
   bool flushing = false;  // inside the flush kernel's own launch: no flush for it
   std::size_t logged = static_cast<std::size_t>(-1);  // this launch's place in the launch log
+  std::chrono::steady_clock::time_point entered;      // when the outermost launch API began
 };
 
 thread_local ThreadLaunch t_launch;
@@ -67,6 +69,7 @@ void LaunchAttribution::on_enter(CUpti_CallbackDomain domain, CUpti_CallbackId c
   ThreadLaunch& t = t_launch;
   if (t.session != session_) t = ThreadLaunch{session_};
   if (t.depth++ == 0) {
+    t.entered = std::chrono::steady_clock::now();
     t.region = RegionTracker::instance().attribute_launch();
     t.flush_handled = false;
     t.logged = logging_.load(std::memory_order_acquire) ? log_launch(t.region, domain, cbid, cb)
@@ -104,8 +107,8 @@ void LaunchAttribution::flush_before(CUpti_CallbackId cbid, const CUpti_Callback
       return;  // reported as a missed flush when the launch succeeds
     case L2Flush::Outcome::failed:
       t.flush_handled = true;
-      note_problem(true, std::string("cuMemsetD8Async (L2 flush before a measured kernel, "
-                                     "cache_control=all) failed: ") +
+      note_problem(true, std::string("the L2 flush kernel (before a measured kernel, "
+                                     "cache_control=all) could not be launched: ") +
                              driver_error_name(flush_->last_error()));
       return;
   }
@@ -115,6 +118,10 @@ void LaunchAttribution::on_exit(CUpti_CallbackDomain domain, const CUpti_Callbac
   ThreadLaunch& t = t_launch;
   if (t.session != session_ || t.depth == 0) return;  // began before this subscription
   if (--t.depth != 0) return;
+  launch_ns_.fetch_add(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                           std::chrono::steady_clock::now() - t.entered)
+                           .count(),
+                       std::memory_order_relaxed);
   // A measured kernel that ran with a warm L2 under cache_control=all would be a wrong number
   // that looks right: say so instead. A failed launch ran nothing; the user sees its error.
   if (t.region != kNoRegion && flush_ != nullptr && !t.flush_handled &&

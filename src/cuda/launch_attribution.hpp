@@ -42,6 +42,9 @@ class LaunchAttribution {
   // The launches logged since the previous call.
   std::vector<Launch> take_launches();
   std::size_t launches_logged() const;
+  // Wall time spent inside the launch APIs since this object was made (under kernel replay,
+  // where CUPTI replays and profiles each kernel within its launch call).
+  double launch_seconds() const noexcept { return 1e-9 * static_cast<double>(launch_ns_.load()); }
 
   // Problems seen inside callbacks since the last call, which cannot throw there: a flush that
   // failed (CudaError) or a measured launch that got no flush (MeasurementError). Throws the
@@ -80,6 +83,7 @@ class LaunchAttribution {
   Problem problem_;
   std::uint64_t problem_count_ = 0;
   std::atomic<bool> logging_{false};
+  std::atomic<std::int64_t> launch_ns_{0};
   mutable std::mutex launches_mutex_;
   std::vector<Launch> launches_;
 };
