@@ -4,6 +4,7 @@
 // each pass repeats the first, and keep a region's values to itself.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -215,6 +216,34 @@ TEST(Engine, ABackendThatCollectsOnceIsCollectedWhenTheSweepEnds) {
     ruled.launch("k", 5);
   });
   EXPECT_EQ(ruled.collects, 2);  // the rule checks each config
+}
+
+}  // namespace
+
+namespace {
+
+class TimedProfiler : public kprof::testing::ScriptedBackend {
+ public:
+  double profiler_seconds() const override { return 1.25; }
+};
+
+TEST(Engine, TheSessionSaysHowLongTheProfileSpentInsideTheProfiler) {
+  TimedProfiler gpu;
+  Options o = quiet(1);
+  o.replay_mode = ReplayMode::kernel;
+  o.metrics = {"gpu__time_duration.sum"};
+  Results r = detail::run_sweep(gpu, o, Sweep(), [&](std::size_t, int) {
+    Annotation a("k");
+    gpu.launch("k", 5);
+  });
+  EXPECT_DOUBLE_EQ(r.session().profiler_seconds, 1.25);
+  EXPECT_DOUBLE_EQ(Results::from_json(r.to_json()).session().profiler_seconds, 1.25);
+  kprof::testing::ScriptedBackend plain;  // activity records: no profiler
+  Results d = detail::run_sweep(plain, o, Sweep(), [&](std::size_t, int) {
+    Annotation a("k");
+    plain.launch("k", 5);
+  });
+  EXPECT_TRUE(std::isnan(d.session().profiler_seconds));
 }
 
 }  // namespace
