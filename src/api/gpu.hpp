@@ -11,6 +11,13 @@
 
 namespace kprof::detail {
 
+// Whether CUPTI's activity records measure `options` (the duration alone, kernel replay);
+// anything else takes the range profiler.
+inline bool activity_records_measure(const Options& options) {
+  return options.metrics.size() == 1 && options.metrics.front() == kDurationMetric &&
+         options.replay_mode == ReplayMode::kernel;
+}
+
 // The backend that measures `options` on the current CUDA device. Throws NoGpuError when no
 // GPU or driver can be used, UnsupportedError for options this build cannot measure.
 std::unique_ptr<Backend> make_gpu_backend(const Options& options);

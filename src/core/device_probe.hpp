@@ -40,6 +40,11 @@ struct DeviceReading {
   bool clock_from_kernel = false;  // sm_clock_khz measured by a probe kernel, not read from NVML
 };
 
+// Whether NVML flagged the GPU idle when `r` was taken (its clock then says nothing of a run).
+inline bool taken_idle(const DeviceReading& r) {
+  return r.clock_event_reasons && (*r.clock_event_reasons & kReasonGpuIdle);
+}
+
 class DeviceProbe : public TemperatureSource {
  public:
   // Why nothing can be read ("libnvidia-ml.so.1 could not be loaded: ..."); empty when the

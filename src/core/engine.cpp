@@ -152,8 +152,7 @@ RunInfo run_info(std::size_t config, int run, double seconds, double pause,
   // low, and a reading of 0 (seen on the H200 VM) is no reading at all.
   std::vector<double> busy;
   for (const DeviceReading& r : readings) {
-    const bool idle = r.clock_event_reasons && (*r.clock_event_reasons & kReasonGpuIdle);
-    if (r.sm_clock_khz && *r.sm_clock_khz > 0 && !idle) busy.push_back(*r.sm_clock_khz);
+    if (r.sm_clock_khz && *r.sm_clock_khz > 0 && !taken_idle(r)) busy.push_back(*r.sm_clock_khz);
     if (r.temperature_c && !(info.temperature_c >= *r.temperature_c))
       info.temperature_c = *r.temperature_c;
     if (r.clock_event_reasons)

@@ -101,7 +101,6 @@ void CounterBackend::start(const Options& options) {
 void CounterBackend::stop() noexcept {
   if (hooks_installed_) RegionTracker::instance().set_range_hooks({});
   hooks_installed_ = false;
-  in_pass_ = false;
   if (profiler_ != nullptr) {
     const RangeProfiler::Costs& c = profiler_->costs();
     profiler_seconds_ =
@@ -241,11 +240,9 @@ void CounterBackend::begin_pass() {
   open_ranges_.clear();
   (void)attribution_->take_launches();  // launches between passes belong to no range
   profiler_->start_pass();
-  in_pass_ = true;
 }
 
 bool CounterBackend::end_pass() {
-  in_pass_ = false;
   check_pass_launches();
   session_complete_ = profiler_->end_pass();
   return session_complete_;
@@ -256,7 +253,7 @@ void CounterBackend::discard() {
 }
 
 void CounterBackend::on_region_open(RegionId id, const std::string& path, std::size_t depth) {
-  if (!in_pass_) return;
+  if (!in_user_pass()) return;
   if (depth > static_cast<std::size_t>(session_depth_))
     throw MeasurementError("replay_mode='range': annotation '" + path + "' is nested " +
                            std::to_string(depth) + " deep, deeper than the " +
@@ -277,7 +274,7 @@ void CounterBackend::on_region_open(RegionId id, const std::string& path, std::s
 }
 
 void CounterBackend::on_region_close(RegionId id) {
-  if (!in_pass_ || !range_of_.contains(id)) return;
+  if (!in_user_pass() || !range_of_.contains(id)) return;
   if (!open_ranges_.empty()) open_ranges_.pop_back();
   profiler_->pop_range();
 }

@@ -70,6 +70,8 @@ class CounterBackend final : public Backend {
   void on_region_open(RegionId id, const std::string& path, std::size_t depth);
   void on_region_close(RegionId id);
   void check_pass_launches();
+  // Range replay: a pass is running, so regions opening now are ranges.
+  bool in_user_pass() const { return profiler_ != nullptr && profiler_->in_pass(); }
   void log_costs() const noexcept;
   std::string kernel_list(const std::vector<std::string>& mangled);
 
@@ -89,7 +91,6 @@ class CounterBackend final : public Backend {
   std::vector<Measurement> drained_;   // kernel replay: sessions decoded before collect()
 
   // Range replay: the n-th region opened in a pass is range "n" in every pass.
-  bool in_pass_ = false;
   bool hooks_installed_ = false;
   bool session_complete_ = false;  // every pass of the current session has run
   int session_depth_ = 1;          // nesting levels the session profiles

@@ -45,8 +45,7 @@ class NvmlProbe final : public DeviceProbe {
   // the run, as NVML's own reading would not.
   DeviceReading read_after_run() override {
     DeviceReading r = read();
-    const bool idle = r.clock_event_reasons && (*r.clock_event_reasons & kReasonGpuIdle);
-    if (!r.sm_clock_khz && !idle && clock_ != nullptr) {
+    if (!r.sm_clock_khz && !taken_idle(r) && clock_ != nullptr) {
       r.sm_clock_khz = clock_->measure_khz();
       r.clock_from_kernel = r.sm_clock_khz.has_value();
     }
@@ -62,8 +61,7 @@ class NvmlProbe final : public DeviceProbe {
 // profiler's kernel replay every kernel is a profiled range (tens of ms), and counters give
 // the clock there anyway (gpc__cycles_elapsed.avg.per_second).
 std::unique_ptr<ClockProbe> clock_probe_for(const Options& options) {
-  const bool durations = options.metrics.size() == 1 && options.metrics.front() == kDurationMetric;
-  if (!durations || options.replay_mode != ReplayMode::kernel) return nullptr;
+  if (!activity_records_measure(options)) return nullptr;
   try {
     return std::make_unique<ClockProbe>();
   } catch (const Error&) {

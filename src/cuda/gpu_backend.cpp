@@ -13,10 +13,6 @@
 namespace kprof::detail {
 namespace {
 
-bool durations_only(const Options& options) {
-  return options.metrics.size() == 1 && options.metrics.front() == kDurationMetric;
-}
-
 void require_gpu() {
   int count = 0;
   check_cuda(cudaGetDeviceCount(&count), "cudaGetDeviceCount");
@@ -27,8 +23,7 @@ void require_gpu() {
 
 std::unique_ptr<Backend> make_gpu_backend(const Options& options) {
   require_gpu();
-  if (durations_only(options) && options.replay_mode == ReplayMode::kernel)
-    return std::make_unique<ActivityBackend>(options);
+  if (activity_records_measure(options)) return std::make_unique<ActivityBackend>(options);
   return std::make_unique<CounterBackend>(options);
 }
 
