@@ -17,6 +17,7 @@
 #include "core/aggregate.hpp"
 #include "core/clock_lock.hpp"
 #include "core/option_checks.hpp"
+#include "core/paced_reading.hpp"
 #include "core/record_builder.hpp"
 #include "core/region_tracker.hpp"
 #include "core/stopping.hpp"
@@ -277,8 +278,9 @@ class Sweeper {
     ThermalGuard::Log debug;
     if (says(options_, Verbosity::debug))
       debug = [](const std::string& line) { log_line("[kprof] " + line); };
+    thermal_source_.emplace(*services.thermal, now_);
     thermal_.emplace(
-        thermal_settings(options_), *services.thermal, now_,
+        thermal_settings(options_), *thermal_source_, now_,
         [this](double s) {
           sleep_(s);
           poll_interrupt();
@@ -323,7 +325,8 @@ class Sweeper {
 
   // Every (config, run) of the sweep, pass-major: a session runs as many of them as its
   // counter data holds once per pass, so the profiler's fixed costs are paid once per session
-  // rather than once per run (../shared COSTS: ~2.5 ms per pass, ~240 ms per first Start).
+  // rather than once per run (measured on the H200: ~2.5 ms per pass, ~240 ms per first Start;
+  // docs/metrics.md).
   void run_passes(const RunBody& body, int depth) {
     std::vector<std::pair<std::size_t, int>> units;
     for (std::size_t c = 0; c < sweep_.size(); ++c)
@@ -493,8 +496,8 @@ class Sweeper {
     const double pause = thermal_ ? thermal_->before_run() : 0;
     config_paused_ += pause;
     info_.call(CollectionScope::run, c, r, "");
-    // One reading per run, just after it: before a run the GPU idles, so that reading said
-    // nothing about the run's clock and only cost NVML calls (~7 per run with the guard's).
+    // The reading is taken just after the run (before it, the GPU idles and its clock says
+    // nothing about the run), paced: a run shortly after another shares its reading.
     std::vector<DeviceReading> readings;
     backend_.before_run();
     tracker.begin_run(c, r);
@@ -502,7 +505,8 @@ class Sweeper {
     call_body(body, c, r);
     const double seconds = now_() - t0;
     auto regions = tracker.end_run();
-    if (device_ != nullptr) readings.push_back(device_->read_after_run());
+    if (device_ != nullptr)
+      readings.push_back(device_reading_.get([this] { return device_->read_after_run(); }));
     for (const DeviceReading& reading : readings)
       kernel_clocks_ = kernel_clocks_ || (reading.clock_from_kernel && reading.sm_clock_khz);
     runs_.push_back(
@@ -568,6 +572,8 @@ class Sweeper {
   std::function<double()> now_;
   std::function<void(double)> sleep_;
   DeviceProbe* device_ = nullptr;
+  PacedReading<DeviceReading> device_reading_{now_};
+  std::optional<PacedTemperature> thermal_source_;
   std::optional<ThermalGuard> thermal_;
   std::vector<Record> records_;
   std::vector<ConfigInfo> configs_;

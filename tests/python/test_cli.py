@@ -239,6 +239,7 @@ def test_demo_profiles_and_writes_results(tmp_path):
     written = sorted(p.name for p in tmp_path.glob("d-*.csv"))
     assert written == [
         "d-configs-demo.csv",
+        "d-info-demo.csv",
         "d-processed_data-demo.csv",
         "d-profiled_data-demo.csv",
         "d-records-demo.csv",

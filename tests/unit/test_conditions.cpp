@@ -13,6 +13,7 @@
 
 #include "core/aggregate.hpp"
 #include "core/engine.hpp"
+#include "core/paced_reading.hpp"
 #include "kprof/annotate.hpp"
 #include "kprof/errors.hpp"
 #include "kprof/log.hpp"
@@ -70,6 +71,15 @@ class ScriptedProbe : public detail::DeviceProbe {
   }
   std::optional<int> temperature_c() override { return 70; }
 };
+
+// Services reading `probe` after every run: on a clock that stands still a reading costs
+// nothing, so no run shares another's (PacedReading).
+detail::SweepServices read_every_run(detail::DeviceProbe& probe) {
+  detail::SweepServices services;
+  services.device = &probe;
+  services.now_s = [] { return 0.0; };
+  return services;
+}
 
 detail::DeviceReading reading(double mhz, int celsius, std::uint64_t reasons) {
   return {1000 * mhz, celsius, reasons};
@@ -242,8 +252,7 @@ TEST(RunContext, ClockTemperatureAndReasonsAreKeptPerRunAndSummarisedPerRow) {
   ScriptedProbe nvml;
   // One reading per run, just after it.
   nvml.readings = {reading(1980, 45, detail::kReasonSwPowerCap), reading(1800, 47, 0)};
-  detail::SweepServices services;
-  services.device = &nvml;
+  detail::SweepServices services = read_every_run(nvml);
   Results r = detail::run_sweep(
       gpu, quiet(2), Sweep(),
       [&](std::size_t, int) {
@@ -264,13 +273,70 @@ TEST(RunContext, ClockTemperatureAndReasonsAreKeptPerRunAndSummarisedPerRow) {
   EXPECT_DOUBLE_EQ(r.session().throttle_threshold, 0.75);
 }
 
+// A probe whose every reading costs 2 ms (NVML on a virtualised GPU), runs of 10 ms: a reading
+// is read anew once the last one is 50 ms old (100 times its cost would be 200 ms).
+TEST(RunContext, SlowReadingsAreSharedByTheRunsThatFollowThem) {
+  RatedBackend gpu;
+  double now = 0;
+  struct SlowProbe : ScriptedProbe {
+    double* now = nullptr;
+    detail::DeviceReading read() override {
+      *now += 0.002;
+      return ScriptedProbe::read();
+    }
+  } slow;
+  slow.readings = {reading(1980, 60, 0), reading(1980, 61, 0), reading(1980, 62, 0)};
+  slow.now = &now;
+  detail::SweepServices services;
+  services.device = &slow;
+  services.now_s = [&] { return now; };
+  Results r = detail::run_sweep(
+      gpu, quiet(12), Sweep(),
+      [&](std::size_t, int) {
+        now += 0.01;
+        Annotation a("k");
+        gpu.launch("k", 1);
+      },
+      {}, services);
+  // Read after runs 0 (t=10 ms), 5 (62 ms, 52 ms after) and 10 (114 ms).
+  EXPECT_EQ(slow.next, 3u);
+  std::vector<double> temperatures;
+  for (const RunInfo& run : r.run_info()) temperatures.push_back(run.temperature_c);
+  EXPECT_EQ(temperatures, (std::vector<double>{60, 60, 60, 60, 60, 61, 61, 61, 61, 61, 62, 62}));
+}
+
+TEST(PacedReading, ACheapReadingIsTakenEveryTime) {
+  double now = 0;
+  detail::PacedReading<int> paced([&] { return now; });
+  int reads = 0;
+  for (int i = 0; i < 5; ++i) {
+    now += 1e-6;
+    paced.get([&] { return ++reads; });
+  }
+  EXPECT_EQ(reads, 5);
+}
+
+TEST(PacedReading, AReadingIsKeptForAHundredTimesItsCost) {
+  double now = 0;
+  detail::PacedReading<int> paced([&] { return now; });
+  int reads = 0;
+  const auto read = [&] {
+    now += 1e-4;  // 0.1 ms: kept for 10 ms
+    return ++reads;
+  };
+  EXPECT_EQ(paced.get(read), 1);
+  now = 0.0095;
+  EXPECT_EQ(paced.get(read), 1);
+  now = 0.0101;
+  EXPECT_EQ(paced.get(read), 2);
+}
+
 TEST(RunContext, RunsBelowTheThresholdAreFlaggedCountedAndWarned) {
   RatedBackend gpu;
   ScriptedProbe nvml;
   // 1200 MHz < 75% of 1980 MHz (1485): throttled; 1500 is not.
   nvml.readings = {reading(1200, 88, detail::kReasonHwThermalSlowdown), reading(1500, 80, 0)};
-  detail::SweepServices services;
-  services.device = &nvml;
+  detail::SweepServices services = read_every_run(nvml);
   Options o = quiet(3);
   o.verbosity = Verbosity::info;
   LogCapture log;
@@ -293,8 +359,7 @@ TEST(RunContext, IdleOrZeroReadingsGiveNoClockAndNoThrottleFlag) {
   ScriptedProbe nvml;
   // Seen on the H200 VM: NVML answers an SM clock of 0; or the GPU idled when it was read.
   nvml.readings = {reading(0, 40, 0), reading(345, 41, detail::kReasonGpuIdle)};
-  detail::SweepServices services;
-  services.device = &nvml;
+  detail::SweepServices services = read_every_run(nvml);
   Options o = quiet(2);
   o.verbosity = Verbosity::info;
   LogCapture log;
@@ -316,8 +381,7 @@ TEST(RunContext, ThresholdZeroFlagsNothing) {
   RatedBackend gpu;
   ScriptedProbe nvml;
   nvml.readings = {reading(100, 90, 0)};
-  detail::SweepServices services;
-  services.device = &nvml;
+  detail::SweepServices services = read_every_run(nvml);
   Options o = quiet(1);
   o.throttle_threshold = 0;
   Results r = detail::run_sweep(
@@ -653,8 +717,7 @@ TEST(ConditionResults, ADemoShapedProfileWritesAndReadsEveryFile) {
   RatedBackend gpu;
   ScriptedProbe nvml;
   nvml.readings = {reading(0, 33, 0), reading(0, 34, 0)};
-  detail::SweepServices services;
-  services.device = &nvml;
+  detail::SweepServices services = read_every_run(nvml);
   services.thermal = &nvml;
   Options o = quiet(3);
   Sweep sweep = Sweep::list({"op", "n"}, {{"scale", 1 << 20}, {"add", 1 << 20}, {"fma", 1 << 22}});
@@ -686,8 +749,7 @@ TEST(RunContext, AClockCountedByTheGpuReplacesNvmlReadings) {
   RatedBackend gpu;
   ScriptedProbe nvml;
   nvml.readings = {reading(1980, 40, 0)};  // NVML says full speed around every run
-  detail::SweepServices services;
-  services.device = &nvml;
+  detail::SweepServices services = read_every_run(nvml);
   Results r = detail::run_sweep(
       gpu, quiet(2), Sweep(),
       [&](std::size_t, int run) {
@@ -709,8 +771,7 @@ TEST(RunContext, TheClockSourceSaysNvmlOrNothing) {
   RatedBackend gpu;
   ScriptedProbe nvml;
   nvml.readings = {reading(1980, 40, 0)};
-  detail::SweepServices services;
-  services.device = &nvml;
+  detail::SweepServices services = read_every_run(nvml);
   auto body = [&](std::size_t, int) {
     Annotation a("k");
     gpu.launch("k", 1);
