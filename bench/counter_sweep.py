@@ -14,9 +14,10 @@ ncu runs the unprofiled sweep in a child process with the same metrics and NVTX 
 CUPTI's floor is measured in the same profile: the wall time kprof spent inside the range
 profiler (its calls, and in kernel replay the launch calls in which CUPTI replays each kernel:
 session["profiler_seconds"]), plus in range replay the sweep's own work once more per extra
-pass. kprof's own share is what the profile added beyond that floor. The estimate from
-COSTS.md (kernel replay 12 ms per kernel at 1 pass, 70 ms at more; range replay 0.25 s per
-session plus, per pass, 2.5 ms and 1 ms per region) is printed next to it.
+pass. kprof's own share is what the profile added beyond that floor. What a standalone
+CUPTI program measured on the H200 without PyTorch (kernel replay 12 ms per kernel at 1 pass,
+70 ms at more; range replay 0.25 s per session plus, per pass, 2.5 ms and 1 ms per region) is
+printed next to it.
 
 Run on a GPU:  python3 bench/counter_sweep.py [--json out.json] [--skip-ncu] [--only a,b,c]
 """
@@ -132,7 +133,8 @@ def measured_floor_s(results, replay, passes, plain_s):
 
 
 def floor_s(replay, passes, kernels, plain_s):
-    """CUPTI's own cost for this sweep as COSTS.md estimates it (H200, without PyTorch)."""
+    """CUPTI's own cost for this sweep as a standalone CUPTI program measured it (H200, no
+    PyTorch)."""
     if replay == "kernel":
         return kernels * (0.012 if passes == 1 else 0.070)
     per_region = 0.001 if passes > 1 else 20e-6
@@ -150,7 +152,7 @@ def measure(torch, inputs, key, replay, skip_ncu):
     row.update({"plain_s": base, "kprof_s": wall, "kprof_added_s": added})
     row["floor_s"] = measured_floor_s(results, replay, passes, base)
     row["added_over_floor"] = added / row["floor_s"]
-    row["costs_md_floor_s"] = floor_s(replay, passes, kernels, base)
+    row["standalone_floor_s"] = floor_s(replay, passes, kernels, base)
     ncu = None if skip_ncu else ncu_added(which, metrics)
     row["ncu_added_s"] = ncu
     row["ncu_over_kprof"] = None if ncu is None else ncu / max(added, 1e-9)
@@ -185,7 +187,7 @@ def main():
             print(
                 f"{key} {replay:6} kernels {r['kernels']:5} passes {r['passes']} | "
                 f"kprof added {r['kprof_added_s']:7.2f} s (CUPTI {r['floor_s']:6.2f} s, "
-                f"{r['added_over_floor']:.2f}x; COSTS.md {r['costs_md_floor_s']:.2f} s) | "
+                f"{r['added_over_floor']:.2f}x; standalone {r['standalone_floor_s']:.2f} s) | "
                 f"ncu added {ncu} s | ncu/kprof {ratio}" + (f" (goal >= {goal}x)" if goal else ""),
                 flush=True,
             )

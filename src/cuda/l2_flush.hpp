@@ -13,6 +13,12 @@
 // that added ~17 MB of DRAM writes to every kernel and made a 20 us softmax 12% slower than
 // under Nsight Compute, whose flush leaves the L2 clean (docs/validation.md). A read leaves
 // only clean lines: the user's dirty lines are written back during the flush.
+//
+// Under the range profiler's kernel replay the flush kernel is itself a profiled range (~12 ms
+// on the H200), which doubles what kernel replay costs. Running it in a context of its own,
+// which the profiler does not see, made kernel replay 1.5x faster but added ~1.1 MB of DRAM
+// writes and ~1.5% of duration to every measured kernel (the switch back to the measured
+// context; docs/validation.md, 2026-11-30): the flush stays in the launch's context.
 #pragma once
 
 #include <cuda.h>

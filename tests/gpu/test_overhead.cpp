@@ -1,6 +1,6 @@
 // What kprof adds to the host side of a launch: wall time of many small launches with and
 // without a profile. Reported, loosely bounded: CUPTI's own floor is ~6-10 us per traced
-// kernel and ~30 us per L2 flush on the H200 (cupti-probe/COSTS.md).
+// kernel and ~30 us per L2 flush on the H200 (a standalone CUPTI program, no PyTorch).
 #include <gtest/gtest.h>
 
 #include <chrono>

@@ -159,3 +159,25 @@ def test_both_replay_modes_agree(kernel_replay, range_replay):
         for m, tolerance in ((READ, 0.02), (WRITE, 0.05)):
             k, r = kernel_replay[(name, m)], range_replay[(name, m)]
             assert r / k == pytest.approx(1, abs=tolerance), (name, m, k, r)
+
+
+CLOCK = "gpc__cycles_elapsed.avg.per_second"
+
+
+def test_the_counted_clock_matches_ncu(ops):
+    """The clock the counters give each run (MeasuredClock): kprof's and ncu's reading of the
+    same counter on the same kernels, neither locking the clocks."""
+    kprof_hz = profile(ops, "kernel", [DURATION, CLOCK])
+    names = ["scale", "matmul16"]
+    kernels = ncu_kernel_metrics([str(HERE / "counter_ops.py"), *names], names, [CLOCK])
+    figures = {}
+    for i, name in enumerate(names):
+        theirs = statistics.median(k[CLOCK] for k in kernels[i * RUNS : (i + 1) * RUNS])
+        ours = kprof_hz[(name, CLOCK)]
+        figures[name] = {"kprof_mhz": ours / 1e6, "ncu_mhz": theirs / 1e6}
+        print(
+            f"[ RESULT ] {name}: counted clock kprof {ours / 1e6:.0f} MHz, ncu {theirs / 1e6:.0f}"
+        )
+    record("counters_clock", figures)
+    for name, f in figures.items():
+        assert f["kprof_mhz"] == pytest.approx(f["ncu_mhz"], rel=0.05), name
