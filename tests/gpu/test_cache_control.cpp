@@ -1,7 +1,8 @@
 // cache_control=all gives every measured kernel a cold L2; none leaves it warm.
 //
 // A 1 MiB y = 2x fits the 60 MiB L2 many times over: warm, its input comes from L2; cold, from
-// HBM. On the H200 the probe measured 1.50 us warm and 2.18 us cold (a standalone CUPTI program, no PyTorch).
+// HBM. On the H200 the probe measured 1.50 us warm and 2.18 us cold (a standalone CUPTI program, no
+// PyTorch).
 #include <gtest/gtest.h>
 
 #include <cstdio>
