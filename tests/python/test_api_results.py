@@ -437,3 +437,22 @@ def test_recording_per_kernel():
     df = recording("per-kernel").to_dataframe()
     assert list(df["KernelIndex"]) == [0, 1]
     assert df["Kernel"].iloc[0] != df["Kernel"].iloc[1]
+
+
+def test_recording_counters():
+    """Hardware counters measured on the H200: the demo kernels read what their sizes say."""
+    res = recording("counters")
+    df = res.to_dataframe()
+    assert res.session["backend"] == "cupti-range-profiler"
+    assert res.session["clock_source"] == "counters"
+    units = dict(zip(df["Metric"], df["Unit"], strict=True))
+    assert units["dram__bytes_read.sum"] == "B" and units["gpu__time_duration.sum"] == "ns"
+    read = df[df["Metric"] == "dram__bytes_read.sum"].set_index(["Annotation", "n"])["AvgValue"]
+    for n in (1 << 20, 1 << 22):
+        assert read[("memory/scale", n)] == pytest.approx(4 * n, rel=0.02)  # y = a x: reads x
+        assert read[("memory/add", n)] == pytest.approx(8 * n, rel=0.02)  # z = x + y
+        assert read[("memory", n)] == pytest.approx(
+            read[("memory/scale", n)] + read[("memory/add", n)]
+        )
+    runs = res.runs_dataframe()
+    assert (runs["MeasuredClock"] > 0).all()

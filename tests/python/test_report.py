@@ -152,7 +152,8 @@ def test_page_shows_context_tables_and_plots(path, tmp_path):
     assert facts["GPU"].startswith("NVIDIA H200 (device 0), rated clocks: SM 1980 MHz")
     assert facts["host"] == s["host"]
     assert facts["date"] == s["started_at"]
-    assert facts["backend"] == "cupti-activity (replay kernel, 1 pass)"
+    assert facts["backend"] == f"{s['backend']} (replay {s['replay_mode']}, {s['passes']} pass)"
+    assert s["backend"] in ("cupti-activity", "cupti-range-profiler")
     assert facts["cache control"] == "all" and facts["clock control"] == "none"
     assert facts["runs"] == f"{s['runs']} per config"
     assert facts["versions"] == "kprof 0.1.0, CUDA driver 13.0, CUDA runtime 13.0, CUPTI 13.0.1"

@@ -5,11 +5,14 @@ collectors read NVML (through ctypes, no extra package) before every run: the SM
 GPU temperature. The counter gpc__cycles_elapsed.avg.per_second gives the clock the kernel
 itself ran at, which kprof also keeps per run (MeasuredClock, in kHz) to flag runs whose clock
 fell below 75% of the rated clock.
+
+Written the way nsight-python scripts are (`import kprof as nsight`,
+`nsight.experimental.collect`); MeasuredClock and Throttled are kprof's own columns.
 """
 
 import ctypes
 
-import kprof
+import kprof as nsight
 import torch
 
 nvml = ctypes.CDLL("libnvidia-ml.so.1")
@@ -24,42 +27,38 @@ def nvml_uint(function, *args):
     return value.value if result == 0 else float("nan")
 
 
-def sm_clock_mhz():
+@nsight.experimental.collect(scope=nsight.CollectionScope.RUN)
+def nvml_clock_mhz():
     return nvml_uint("nvmlDeviceGetClockInfo", 1)  # NVML_CLOCK_SM
 
 
+@nsight.experimental.collect(scope=nsight.CollectionScope.RUN)
 def temperature_c():
     return nvml_uint("nvmlDeviceGetTemperature", 0)  # NVML_TEMPERATURE_GPU
 
 
 a, b = (torch.randn(4096, 4096, device="cuda", dtype=torch.float16) for _ in range(2))
-collectors = [
-    ("SMClockMHz", sm_clock_mhz, kprof.CollectionScope.RUN),
-    ("TemperatureC", temperature_c, kprof.CollectionScope.RUN),
-]
 
 for mode in ("off", "auto"):
 
-    @kprof.analyze.kernel(
+    @nsight.analyze.kernel(
         metrics=["gpu__time_duration.sum", "gpc__cycles_elapsed.avg.per_second"],
         runs=30,
         thermal_mode=mode,
-        info_collectors=collectors,
+        info_collectors=[nvml_clock_mhz, temperature_c],
     )
     def matmul():
-        with kprof.annotate("matmul"):
+        with nsight.annotate("matmul"):
             a @ b
 
     results = matmul()
     raw = results.raw_dataframe()
     raw = raw[raw["Metric"] == "gpu__time_duration.sum"].copy()
     raw["us"] = raw["Value"] / 1e3
+    raw["counted_mhz"] = raw["MeasuredClock"] / 1e3
+    columns = ["us", "counted_mhz", "nvml_clock_mhz", "temperature_c"]
     print(f"thermal_mode={mode!r}: session clock source {results.session['clock_source']!r}")
-    print(
-        raw[["Run", "us", "SMClockMHz", "TemperatureC", "MeasuredClock", "Throttled"]].to_string(
-            index=False
-        )
-    )
-    print(raw[["us", "SMClockMHz", "TemperatureC"]].corr().round(2).to_string())
+    print(raw[["Run", *columns, "Throttled"]].round(1).to_string(index=False))
+    print(raw[columns].corr().round(2).to_string())
     row = results.to_dataframe().set_index("Metric").loc["gpu__time_duration.sum"]
-    print(f"mean {row['AvgValue'] / 1e3:.1f} us, throttled runs: {row['ThrottledRuns']}")
+    print(f"mean {row['AvgValue'] / 1e3:.1f} us, throttled runs: {int(row['ThrottledRuns'])}")
