@@ -8,80 +8,47 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "common.hpp"
 #include "core/aggregate.hpp"
+#include "core/result_fields.hpp"
 #include "kprof/options.hpp"
 
 namespace kprof::py {
 namespace {
 
+using namespace kprof::detail::fields;
+
+// A field as Python sees it: an unset optional is None.
+template <typename T>
+nb::object to_py(const T& v) {
+  return nb::cast(v);
+}
+template <typename T>
+nb::object to_py(const std::optional<T>& v) {
+  return v ? nb::cast(*v) : nb::none();
+}
+
 nb::dict session_dict(const kprof::SessionInfo& s) {
   nb::dict d;
-  d["gpu"] = s.gpu;
-  d["device"] = s.device;
-  d["host"] = s.host;
-  d["compute_clock_khz"] = s.compute_clock_khz;
-  d["memory_clock_khz"] = s.memory_clock_khz;
-  d["backend"] = s.backend;
-  d["replay_mode"] = s.replay_mode;
-  d["cache_control"] = s.cache_control;
-  d["clock_control"] = s.clock_control;
-  d["passes"] = s.passes;
-  d["runs"] = s.runs;
-  d["metrics"] = s.metrics;
-  d["kprof_version"] = s.kprof_version;
-  d["cuda_driver_version"] = s.cuda_driver_version;
-  d["cuda_runtime_version"] = s.cuda_runtime_version;
-  d["cupti_version"] = s.cupti_version;
-  d["started_at"] = s.started_at;
-  d["thermal_mode"] = s.thermal_mode;
-  d["clock_source"] = s.clock_source;
-  d["profiler_seconds"] = s.profiler_seconds;
-  d["throttle_threshold"] = s.throttle_threshold;
-  d["stop_rel_half_width"] = s.stop_rel_half_width;
-  d["stop_min_runs"] = s.stop_min_runs;
-  d["stop_max_runs"] = s.stop_max_runs;
-  d["stop_time_budget_s"] = s.stop_time_budget_s;
+  session_fields(s, [&](const char* name, const auto& v) { d[name] = to_py(v); });
   return d;
 }
 
-template <typename T>
-T get_or(const nb::dict& d, const char* key, T fallback) {
-  if (!d.contains(key)) return fallback;
-  return nb::cast<T>(d[key]);
-}
-
+// A session from session_dict()'s keys; a key that is missing keeps SessionInfo's default,
+// but for the options, which default to kprof's.
 kprof::SessionInfo session_from_dict(const nb::dict& d) {
   kprof::SessionInfo s;
-  s.gpu = get_or<std::string>(d, "gpu", "");
-  s.device = get_or<int>(d, "device", -1);
-  s.host = get_or<std::string>(d, "host", "");
-  s.compute_clock_khz = get_or<std::int64_t>(d, "compute_clock_khz", 0);
-  s.memory_clock_khz = get_or<std::int64_t>(d, "memory_clock_khz", 0);
-  s.backend = get_or<std::string>(d, "backend", "");
-  s.replay_mode = get_or<std::string>(d, "replay_mode", "kernel");
-  s.cache_control = get_or<std::string>(d, "cache_control", "all");
-  s.clock_control = get_or<std::string>(d, "clock_control", "none");
-  s.passes = get_or<int>(d, "passes", 1);
-  s.runs = get_or<int>(d, "runs", 1);
-  s.metrics = get_or<std::vector<std::string>>(d, "metrics", {});
-  s.kprof_version = get_or<std::string>(d, "kprof_version", "");
-  s.cuda_driver_version = get_or<std::string>(d, "cuda_driver_version", "");
-  s.cuda_runtime_version = get_or<std::string>(d, "cuda_runtime_version", "");
-  s.cupti_version = get_or<std::string>(d, "cupti_version", "");
-  s.started_at = get_or<std::string>(d, "started_at", "");
-  const double nan = std::numeric_limits<double>::quiet_NaN();
-  s.thermal_mode = get_or<std::string>(d, "thermal_mode", "");
-  s.clock_source = get_or<std::string>(d, "clock_source", "");
-  s.profiler_seconds = get_or<double>(d, "profiler_seconds", nan);
-  s.throttle_threshold = get_or<double>(d, "throttle_threshold", nan);
-  s.stop_rel_half_width = get_or<double>(d, "stop_rel_half_width", nan);
-  s.stop_min_runs = get_or<int>(d, "stop_min_runs", 0);
-  s.stop_max_runs = get_or<int>(d, "stop_max_runs", 0);
-  s.stop_time_budget_s = get_or<double>(d, "stop_time_budget_s", nan);
+  s.replay_mode = "kernel";
+  s.cache_control = "all";
+  s.clock_control = "none";
+  session_fields(s, [&](const char* name, auto& field) {
+    if (d.contains(name)) field = nb::cast<std::decay_t<decltype(field)>>(d[name]);
+  });
   return s;
 }
 
@@ -95,86 +62,31 @@ nb::list sweep_points(const kprof::Sweep& sweep) {
   return points;
 }
 
-nb::dict records_columns(const kprof::Results& r) {
+// Items by column ({"value": [..], ...}): one list per field of `fields`, in its order.
+template <typename Item, typename Fields>
+nb::dict columns(const std::vector<Item>& items, Fields fields) {
   Columns c;
-  nb::list config = c.col("config"), run = c.col("run"), annotation = c.col("annotation"),
-           kernel = c.col("kernel"), kernel_index = c.col("kernel_index"), metric = c.col("metric"),
-           value = c.col("value"), unit = c.col("unit");
-  for (const auto& x : r.records()) {
-    config.append(x.config);
-    run.append(x.run);
-    annotation.append(x.annotation);
-    kernel.append(x.kernel);
-    kernel_index.append(x.kernel_index);
-    metric.append(x.metric);
-    value.append(x.value);
-    unit.append(x.unit);
+  std::vector<nb::list> lists;
+  const Item blank{};
+  fields(blank, [&](const char* name, const auto&) { lists.push_back(c.col(name)); });
+  for (const Item& item : items) {
+    std::size_t k = 0;
+    fields(item, [&](const char*, const auto& v) { lists[k++].append(to_py(v)); });
   }
   return c.dict;
 }
 
-nb::dict samples_columns(const kprof::Results& r) {
-  Columns c;
-  nb::list config = c.col("config"), run = c.col("run"), annotation = c.col("annotation"),
-           metric = c.col("metric"), value = c.col("value"), unit = c.col("unit"),
-           kernel = c.col("kernel"), kernel_index = c.col("kernel_index");
-  for (const auto& x : r.samples()) {
-    config.append(x.config);
-    run.append(x.run);
-    annotation.append(x.annotation);
-    metric.append(x.metric);
-    value.append(x.value);
-    unit.append(x.unit);
-    kernel.append(x.kernel);
-    kernel_index.append(x.kernel_index);
-  }
-  return c.dict;
-}
+// A row's fields but its info, which info_columns() spreads over columns of their own.
+constexpr auto row_fields_but_info = [](auto& r, auto&& f) {
+  row_fields(r, [&](const char* name, auto& v) {
+    if constexpr (!std::is_same_v<std::decay_t<decltype(v)>, std::vector<kprof::InfoStat>>)
+      f(name, v);
+  });
+};
 
-nb::dict rows_columns(const kprof::Results& r) {
-  Columns c;
-  nb::list annotation = c.col("annotation"), metric = c.col("metric"), config = c.col("config"),
-           kernel = c.col("kernel"), kernel_index = c.col("kernel_index"), mean = c.col("mean"),
-           stddev = c.col("stddev"), min = c.col("min"), max = c.col("max"),
-           median = c.col("median"), num_runs = c.col("num_runs"), ci95_lower = c.col("ci95_lower"),
-           ci95_upper = c.col("ci95_upper"), rel_stddev_pct = c.col("rel_stddev_pct"),
-           stable = c.col("stable"), unit = c.col("unit"),
-           normalized_against = c.col("normalized_against"),
-           normalization_value = c.col("normalization_value"), geomean = c.col("geomean"),
-           runs_done = c.col("runs_done"), stopped_by = c.col("stopped_by"),
-           measured_clock_khz = c.col("measured_clock_khz"), temperature_c = c.col("temperature_c"),
-           throttled_runs = c.col("throttled_runs");
-  for (const auto& x : r.rows()) {
-    runs_done.append(x.runs_done);
-    stopped_by.append(x.stopped_by);
-    measured_clock_khz.append(x.measured_clock_khz);
-    temperature_c.append(x.temperature_c);
-    throttled_runs.append(x.throttled_runs);
-    annotation.append(x.annotation);
-    metric.append(x.metric);
-    config.append(x.config);
-    kernel.append(x.kernel);
-    kernel_index.append(x.kernel_index);
-    mean.append(x.mean);
-    stddev.append(x.stddev);
-    min.append(x.min);
-    max.append(x.max);
-    median.append(x.median);
-    num_runs.append(x.num_runs);
-    ci95_lower.append(x.ci95_lower);
-    ci95_upper.append(x.ci95_upper);
-    rel_stddev_pct.append(x.rel_stddev_pct);
-    if (x.stable)
-      stable.append(nb::bool_(*x.stable));
-    else
-      stable.append(nb::none());
-    unit.append(x.unit);
-    normalized_against.append(x.normalized_against);
-    normalization_value.append(x.normalization_value);
-    geomean.append(x.geomean);
-  }
-  return c.dict;
-}
+nb::dict records_columns(const kprof::Results& r) { return columns(r.records(), record_fields); }
+nb::dict samples_columns(const kprof::Results& r) { return columns(r.samples(), sample_fields); }
+nb::dict rows_columns(const kprof::Results& r) { return columns(r.rows(), row_fields_but_info); }
 
 // The info collector columns of the rows, in order: [(name, numeric)], and per row the values:
 // numeric -> {name}_Avg/_Std/_Min/_Max floats; else {name}: a float, a str, or None.
@@ -230,56 +142,10 @@ nb::dict info_columns(const kprof::Results& r) {
 }
 
 nb::dict configs_columns(const kprof::Results& r) {
-  Columns c;
-  nb::list config = c.col("config"), runs = c.col("runs"), stopped_by = c.col("stopped_by"),
-           seconds = c.col("seconds");
-  for (const auto& x : r.config_info()) {
-    config.append(x.config);
-    runs.append(x.runs);
-    stopped_by.append(x.stopped_by);
-    seconds.append(x.seconds);
-  }
-  return c.dict;
+  return columns(r.config_info(), config_fields);
 }
-
-nb::dict runs_columns(const kprof::Results& r) {
-  Columns c;
-  nb::list config = c.col("config"), run = c.col("run"), seconds = c.col("seconds"),
-           pause_s = c.col("pause_s"), sm_clock_khz = c.col("sm_clock_khz"),
-           temperature_c = c.col("temperature_c"),
-           clock_event_reasons = c.col("clock_event_reasons"), throttled = c.col("throttled");
-  for (const auto& x : r.run_info()) {
-    config.append(x.config);
-    run.append(x.run);
-    seconds.append(x.seconds);
-    pause_s.append(x.pause_s);
-    sm_clock_khz.append(x.sm_clock_khz);
-    temperature_c.append(x.temperature_c);
-    clock_event_reasons.append(x.clock_event_reasons);
-    if (x.throttled)
-      throttled.append(nb::bool_(*x.throttled));
-    else
-      throttled.append(nb::none());
-  }
-  return c.dict;
-}
-
-nb::dict info_values_columns(const kprof::Results& r) {
-  Columns c;
-  nb::list name = c.col("name"), scope = c.col("scope"), config = c.col("config"),
-           run = c.col("run"), annotation = c.col("annotation"), value = c.col("value"),
-           text = c.col("text");
-  for (const auto& x : r.info()) {
-    name.append(x.name);
-    scope.append(x.scope);
-    config.append(x.config);
-    run.append(x.run);
-    annotation.append(x.annotation);
-    value.append(x.value);
-    text.append(x.text);
-  }
-  return c.dict;
-}
+nb::dict runs_columns(const kprof::Results& r) { return columns(r.run_info(), run_fields); }
+nb::dict info_values_columns(const kprof::Results& r) { return columns(r.info(), info_fields); }
 
 double float_or_nan(nb::handle v) {
   return v.is_none() ? std::numeric_limits<double>::quiet_NaN() : nb::cast<double>(v);

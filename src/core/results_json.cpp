@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "core/csv.hpp"
+#include "core/result_fields.hpp"
 #include "kprof/errors.hpp"
 #include "kprof/results.hpp"
 
@@ -18,128 +19,10 @@ namespace kprof {
 namespace {
 
 using Json = nlohmann::ordered_json;
+using namespace detail::fields;
 
 constexpr const char* kFormat = "kprof-results";
 constexpr int kVersion = 1;
-
-// The fields of each struct, in document order: the one list that writing and reading share.
-// `f(name, field)` is called with a const or mutable field, as `s` is.
-constexpr auto session_fields = [](auto& s, auto&& f) {
-  f("gpu", s.gpu);
-  f("device", s.device);
-  f("host", s.host);
-  f("compute_clock_khz", s.compute_clock_khz);
-  f("memory_clock_khz", s.memory_clock_khz);
-  f("backend", s.backend);
-  f("replay_mode", s.replay_mode);
-  f("cache_control", s.cache_control);
-  f("clock_control", s.clock_control);
-  f("passes", s.passes);
-  f("runs", s.runs);
-  f("metrics", s.metrics);
-  f("kprof_version", s.kprof_version);
-  f("cuda_driver_version", s.cuda_driver_version);
-  f("cuda_runtime_version", s.cuda_runtime_version);
-  f("cupti_version", s.cupti_version);
-  f("started_at", s.started_at);
-  f("thermal_mode", s.thermal_mode);
-  f("clock_source", s.clock_source);
-  f("profiler_seconds", s.profiler_seconds);
-  f("throttle_threshold", s.throttle_threshold);
-  f("stop_rel_half_width", s.stop_rel_half_width);
-  f("stop_min_runs", s.stop_min_runs);
-  f("stop_max_runs", s.stop_max_runs);
-  f("stop_time_budget_s", s.stop_time_budget_s);
-};
-
-constexpr auto record_fields = [](auto& r, auto&& f) {
-  f("config", r.config);
-  f("run", r.run);
-  f("annotation", r.annotation);
-  f("kernel", r.kernel);
-  f("kernel_index", r.kernel_index);
-  f("metric", r.metric);
-  f("value", r.value);
-  f("unit", r.unit);
-};
-
-constexpr auto sample_fields = [](auto& s, auto&& f) {
-  f("config", s.config);
-  f("run", s.run);
-  f("annotation", s.annotation);
-  f("metric", s.metric);
-  f("value", s.value);
-  f("unit", s.unit);
-  f("kernel", s.kernel);
-  f("kernel_index", s.kernel_index);
-};
-
-constexpr auto row_fields = [](auto& r, auto&& f) {
-  f("annotation", r.annotation);
-  f("metric", r.metric);
-  f("config", r.config);
-  f("kernel", r.kernel);
-  f("kernel_index", r.kernel_index);
-  f("mean", r.mean);
-  f("stddev", r.stddev);
-  f("min", r.min);
-  f("max", r.max);
-  f("median", r.median);
-  f("num_runs", r.num_runs);
-  f("ci95_lower", r.ci95_lower);
-  f("ci95_upper", r.ci95_upper);
-  f("rel_stddev_pct", r.rel_stddev_pct);
-  f("stable", r.stable);
-  f("unit", r.unit);
-  f("normalized_against", r.normalized_against);
-  f("normalization_value", r.normalization_value);
-  f("geomean", r.geomean);
-  f("runs_done", r.runs_done);
-  f("stopped_by", r.stopped_by);
-  f("measured_clock_khz", r.measured_clock_khz);
-  f("temperature_c", r.temperature_c);
-  f("throttled_runs", r.throttled_runs);
-  f("info", r.info);
-};
-
-constexpr auto config_fields = [](auto& c, auto&& f) {
-  f("config", c.config);
-  f("runs", c.runs);
-  f("stopped_by", c.stopped_by);
-  f("seconds", c.seconds);
-};
-
-constexpr auto run_fields = [](auto& r, auto&& f) {
-  f("config", r.config);
-  f("run", r.run);
-  f("seconds", r.seconds);
-  f("pause_s", r.pause_s);
-  f("sm_clock_khz", r.sm_clock_khz);
-  f("temperature_c", r.temperature_c);
-  f("clock_event_reasons", r.clock_event_reasons);
-  f("throttled", r.throttled);
-};
-
-constexpr auto info_fields = [](auto& v, auto&& f) {
-  f("name", v.name);
-  f("scope", v.scope);
-  f("config", v.config);
-  f("run", v.run);
-  f("annotation", v.annotation);
-  f("value", v.value);
-  f("text", v.text);
-};
-
-constexpr auto info_stat_fields = [](auto& v, auto&& f) {
-  f("name", v.name);
-  f("numeric", v.numeric);
-  f("value", v.value);
-  f("text", v.text);
-  f("mean", v.mean);
-  f("stddev", v.stddev);
-  f("min", v.min);
-  f("max", v.max);
-};
 
 // Fields and tables added after the first files were written: a document without them reads
 // with their defaults (empty tables, NaN, 0), so results saved by earlier versions still load.
