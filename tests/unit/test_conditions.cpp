@@ -72,6 +72,18 @@ class ScriptedProbe : public detail::DeviceProbe {
   std::optional<int> temperature_c() override { return 70; }
 };
 
+// A sweep of one config whose every run launches kernel "k" in region "k".
+Results sweep_one_kernel(ScriptedBackend& gpu, const Options& o,
+                         const detail::SweepServices& services) {
+  return detail::run_sweep(
+      gpu, o, Sweep(),
+      [&](std::size_t, int) {
+        Annotation a("k");
+        gpu.launch("k", 1);
+      },
+      {}, services);
+}
+
 // Services reading `probe` after every run: on a clock that stands still a reading costs
 // nothing, so no run shares another's (PacedReading).
 detail::SweepServices read_every_run(detail::DeviceProbe& probe) {
@@ -253,13 +265,7 @@ TEST(RunContext, ClockTemperatureAndReasonsAreKeptPerRunAndSummarisedPerRow) {
   // One reading per run, just after it.
   nvml.readings = {reading(1980, 45, detail::kReasonSwPowerCap), reading(1800, 47, 0)};
   detail::SweepServices services = read_every_run(nvml);
-  Results r = detail::run_sweep(
-      gpu, quiet(2), Sweep(),
-      [&](std::size_t, int) {
-        Annotation a("k");
-        gpu.launch("k", 1);
-      },
-      {}, services);
+  Results r = sweep_one_kernel(gpu, quiet(2), services);
   ASSERT_EQ(r.run_info().size(), 2u);
   const RunInfo& first = r.run_info()[0];
   EXPECT_DOUBLE_EQ(first.sm_clock_khz, 1980000);
@@ -340,13 +346,7 @@ TEST(RunContext, RunsBelowTheThresholdAreFlaggedCountedAndWarned) {
   Options o = quiet(3);
   o.verbosity = Verbosity::info;
   LogCapture log;
-  Results r = detail::run_sweep(
-      gpu, o, Sweep(),
-      [&](std::size_t, int) {
-        Annotation a("k");
-        gpu.launch("k", 1);
-      },
-      {}, services);
+  Results r = sweep_one_kernel(gpu, o, services);
   EXPECT_EQ(r.run_info()[0].throttled, true);
   EXPECT_EQ(r.run_info()[1].throttled, false);
   EXPECT_DOUBLE_EQ(row(r, "k", 0).throttled_runs, 1);
@@ -363,13 +363,7 @@ TEST(RunContext, IdleOrZeroReadingsGiveNoClockAndNoThrottleFlag) {
   Options o = quiet(2);
   o.verbosity = Verbosity::info;
   LogCapture log;
-  Results r = detail::run_sweep(
-      gpu, o, Sweep(),
-      [&](std::size_t, int) {
-        Annotation a("k");
-        gpu.launch("k", 1);
-      },
-      {}, services);
+  Results r = sweep_one_kernel(gpu, o, services);
   for (const RunInfo& run : r.run_info()) {
     EXPECT_TRUE(std::isnan(run.sm_clock_khz));
     EXPECT_FALSE(run.throttled.value_or(false));
@@ -384,13 +378,7 @@ TEST(RunContext, ThresholdZeroFlagsNothing) {
   detail::SweepServices services = read_every_run(nvml);
   Options o = quiet(1);
   o.throttle_threshold = 0;
-  Results r = detail::run_sweep(
-      gpu, o, Sweep(),
-      [&](std::size_t, int) {
-        Annotation a("k");
-        gpu.launch("k", 1);
-      },
-      {}, services);
+  Results r = sweep_one_kernel(gpu, o, services);
   EXPECT_FALSE(r.run_info()[0].throttled.has_value());
   EXPECT_TRUE(std::isnan(row(r, "k", 0).throttled_runs));
 }
@@ -404,13 +392,7 @@ TEST(RunContext, WithoutNvmlTheColumnsAreNaNAndItIsSaidOnce) {
   o.verbosity = Verbosity::info;
   LogCapture log;
   for (int i = 0; i < 2; ++i) {
-    Results r = detail::run_sweep(
-        gpu, o, Sweep(),
-        [&](std::size_t, int) {
-          Annotation a("k");
-          gpu.launch("k", 1);
-        },
-        {}, services);
+    Results r = sweep_one_kernel(gpu, o, services);
     EXPECT_TRUE(std::isnan(row(r, "k", 0).measured_clock_khz));
     EXPECT_TRUE(std::isnan(row(r, "k", 0).temperature_c));
     EXPECT_TRUE(std::isnan(row(r, "k", 0).throttled_runs));
@@ -471,13 +453,7 @@ TEST(ThermalInEngine, ACoolingTimeoutStopsTheSweepWithWhatWasMeasured) {
   o.thermal_mode = ThermalMode::manual;
   o.thermal.timeout_s = 10;
   try {
-    detail::run_sweep(
-        gpu, o, Sweep(),
-        [&](std::size_t, int) {
-          Annotation a("k");
-          gpu.launch("k", 1);
-        },
-        {}, services);
+    sweep_one_kernel(gpu, o, services);
     FAIL() << "no timeout";
   } catch (const CoolingTimeoutError& e) {
     ASSERT_TRUE(e.partial_results());
@@ -518,13 +494,7 @@ TEST(ThermalInEngine, AGpuWithoutHeadroomTurnsTheGuardOffAndSaysSo) {
   o.thermal_mode = ThermalMode::automatic;
   o.verbosity = Verbosity::info;
   LogCapture log;
-  detail::run_sweep(
-      gpu, o, Sweep(),
-      [&](std::size_t, int) {
-        Annotation a("k");
-        gpu.launch("k", 1);
-      },
-      {}, services);
+  sweep_one_kernel(gpu, o, services);
   // Said once per process: another test may have said it first.
   (void)log;
   EXPECT_EQ(no_margin.next_margin, 1u);  // asked once (supported()), never before a run
