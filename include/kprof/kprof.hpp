@@ -2,6 +2,7 @@
 #pragma once
 
 #include "kprof/annotate.hpp"
+#include "kprof/compare.hpp"
 #include "kprof/device.hpp"
 #include "kprof/errors.hpp"
 #include "kprof/log.hpp"

@@ -33,15 +33,14 @@ void bind_progress(nb::module_& m);
 // --- progress (progress.cpp) ---------------------------------------------------------------
 
 // The front end's progress observer of one _core.profile call (the one set by _set_progress),
-// active for the scope's lifetime; close(failed) is called on destruction. Needs the GIL.
+// active for the scope's lifetime: it hears of each measured run from the engine, and
+// close(failed) is called on destruction. Needs the GIL.
 class ProgressScope {
  public:
   ProgressScope();
   ~ProgressScope();
   ProgressScope(const ProgressScope&) = delete;
   ProgressScope& operator=(const ProgressScope&) = delete;
-  // After each run of the benchmark function. Needs the GIL.
-  void run_done(std::size_t config) const;
 
  private:
   PyObject* observer_;

@@ -24,14 +24,13 @@ nb::object run_profile(const kprof::Options& options, const std::vector<std::str
   ProgressScope progress;    // the front end's progress bar, if it set one (progress.cpp)
   InterruptPoll interrupts;  // Ctrl-C stops a long thermal pause (conditions.cpp)
 
-  kprof::BenchmarkFn body = [callable, &progress](const kprof::Config& config) {
+  kprof::BenchmarkFn body = [callable](const kprof::Config& config) {
     nb::gil_scoped_acquire gil;
     try {
       callable(config.index());
     } catch (nb::python_error& e) {
       stash_and_throw(e, "benchmark");
     }
-    progress.run_done(config.index());
   };
 
   std::optional<kprof::Results> results;

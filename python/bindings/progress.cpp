@@ -4,8 +4,9 @@
 // kprof._core._set_progress(observer) hands an object to the next _core.profile call. While
 // that profile runs:
 //   observer.line(text)        receives each line the core logs (instead of sys.stdout);
-//   observer.run_done(config)  is called after each run of the benchmark function, with the
-//                              config's index;
+//   observer.run_done(config)  is called after each measured run, with the config's index
+//                              (the engine's count: range replay's other calls of the
+//                              benchmark function are not runs);
 //   observer.close(failed)     is called once when the profile returns (False) or raises (True).
 // Everything runs on the profiling thread with the GIL held; an exception raised by the
 // observer is reported as unraisable and never disturbs the profile.
@@ -13,6 +14,7 @@
 #include <string>
 
 #include "common.hpp"
+#include "core/engine.hpp"
 
 namespace kprof::py {
 namespace {
@@ -44,18 +46,20 @@ ProgressScope::ProgressScope() : observer_(g_next), uncaught_(std::uncaught_exce
   g_next = nullptr;
   previous_ = g_active;
   g_active = observer_;
+  if (observer_)
+    kprof::detail::set_run_observer([this](std::size_t config, int) {
+      nb::gil_scoped_acquire gil;
+      notify(observer_, "run_done", nb::int_(config));
+    });
 }
 
 ProgressScope::~ProgressScope() {
   g_active = previous_;
   if (!observer_) return;
+  kprof::detail::set_run_observer(nullptr);
   const bool failed = std::uncaught_exceptions() > uncaught_;
   notify(observer_, "close", nb::bool_(failed));
   Py_DECREF(observer_);
-}
-
-void ProgressScope::run_done(std::size_t config) const {
-  if (observer_) notify(observer_, "run_done", nb::int_(config));
 }
 
 bool deliver_log_line(const std::string& line) {

@@ -33,8 +33,16 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 std::mutex g_once_mutex;
 std::set<std::string> g_said;
 
-std::mutex g_poll_mutex;
+std::mutex g_front_end_mutex;
 std::function<void()> g_interrupt_poll;
+std::function<void(std::size_t, int)> g_run_observer;
+
+// A copy of a front end's hook, taken under the lock, so that it is called without it.
+template <typename Fn>
+Fn front_end_hook(const Fn& hook) {
+  std::lock_guard lock(g_front_end_mutex);
+  return hook;
+}
 
 std::string fixed(double v, int decimals) {
   char buf[64];
@@ -293,12 +301,7 @@ class Sweeper {
   }
 
   static void poll_interrupt() {
-    std::function<void()> poll;
-    {
-      std::lock_guard lock(g_poll_mutex);
-      poll = g_interrupt_poll;
-    }
-    if (poll) poll();
+    if (const auto poll = front_end_hook(g_interrupt_poll)) poll();
   }
 
   // --- range replay: the benchmark runs once per pass ---------------------------------------
@@ -522,6 +525,7 @@ class Sweeper {
       hooks_.progress(
           {c, sweep_.size(), r + 1, planned, now_() - started_, options_.stopping.has_value()});
     }
+    if (const auto observer = front_end_hook(g_run_observer)) observer(c, r);
     return paths;
   }
 
@@ -654,8 +658,13 @@ void log_once(const std::string& key, const std::string& line) {
 }
 
 void set_interrupt_poll(std::function<void()> poll) {
-  std::lock_guard lock(g_poll_mutex);
+  std::lock_guard lock(g_front_end_mutex);
   g_interrupt_poll = std::move(poll);
+}
+
+void set_run_observer(std::function<void(std::size_t config, int run)> observer) {
+  std::lock_guard lock(g_front_end_mutex);
+  g_run_observer = std::move(observer);
 }
 
 Results run_sweep(Backend& backend, const Options& options, const Sweep& sweep, const RunBody& body,

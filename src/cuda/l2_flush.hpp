@@ -18,7 +18,11 @@
 // on the H200), which doubles what kernel replay costs. Running it in a context of its own,
 // which the profiler does not see, made kernel replay 1.5x faster but added ~1.1 MB of DRAM
 // writes and ~1.5% of duration to every measured kernel (the switch back to the measured
-// context; docs/validation.md, 2026-11-30): the flush stays in the launch's context.
+// context; docs/validation.md, 2026-11-30). Two other ways failed too: a copy-engine read of
+// the buffer into pinned host memory is no kernel, but it does not evict the L2 (the measured
+// kernel wrote back more stale lines than with no flush at all), and green contexts are not
+// supported on the H200 VM (cuGreenCtxCreate: CUDA_ERROR_NOT_SUPPORTED). The flush stays in the
+// launch's context.
 #pragma once
 
 #include <cuda.h>

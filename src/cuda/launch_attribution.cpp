@@ -67,7 +67,10 @@ void CUPTIAPI LaunchAttribution::callback(void* userdata, CUpti_CallbackDomain d
 void LaunchAttribution::on_enter(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
                                  const CUpti_CallbackData& cb) {
   ThreadLaunch& t = t_launch;
-  if (t.session != session_) t = ThreadLaunch{session_};
+  if (t.session != session_) {
+    t = ThreadLaunch{};
+    t.session = session_;
+  }
   if (t.depth++ == 0) {
     t.entered = std::chrono::steady_clock::now();
     t.region = RegionTracker::instance().attribute_launch();

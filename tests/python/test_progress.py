@@ -316,3 +316,25 @@ def test_debug_logs_every_run_of_a_real_profile(capsys):
     bench()
     out = capsys.readouterr().out
     assert out.count("[kprof] bench: run ") == 3
+
+
+@pytest.mark.gpu
+def test_range_replay_counts_runs_not_calls(capsys):
+    """Range replay calls the benchmark once more to find the regions' nesting and once per
+    pass; the progress counts the measured runs only."""
+    k = kprof._core.DemoKernels(1 << 20)
+    metrics = ["sm__throughput.avg.pct_of_peak_sustained_elapsed", "dram__bytes_read.sum"]
+    calls = []
+
+    @kprof.analyze.kernel(configs=[1 << 19, 1 << 20], runs=3, metrics=metrics, replay_mode="range")
+    def bench(n):
+        calls.append(n)
+        with kprof.annotate("scale"):
+            k.scale(n)
+
+    results = bench()
+    passes = results.session["passes"]
+    assert len(calls) == 1 + passes * 6
+    assert (
+        capsys.readouterr().out.splitlines()[-1].startswith("[kprof] bench: 2 config(s), 6 run(s)")
+    )

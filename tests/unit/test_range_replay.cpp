@@ -104,6 +104,21 @@ TEST(RangeReplay, EveryRunRepeatsOncePerPassPassMajor) {
   EXPECT_EQ(r.run_info().size(), 4u);
 }
 
+TEST(RangeReplay, TheRunObserverHearsOfMeasuredRunsOnly) {
+  ScriptedReplayBackend gpu(/*passes=*/3, /*capacity=*/100);
+  std::vector<std::tuple<std::size_t, int>> observed;
+  int calls = 0;
+  detail::set_run_observer([&](std::size_t c, int run) { observed.emplace_back(c, run); });
+  detail::run_sweep(gpu, quiet(2), two_configs(), [&](std::size_t, int) {
+    ++calls;
+    Annotation a("work");
+  });
+  detail::set_run_observer(nullptr);
+  EXPECT_EQ(calls, 1 + 3 * 4);  // the depth call and three passes over four runs
+  const std::vector<std::tuple<std::size_t, int>> runs = {{0, 0}, {0, 1}, {1, 0}, {1, 1}};
+  EXPECT_EQ(observed, runs);
+}
+
 TEST(RangeReplay, ASweepLargerThanASessionRunsInSeveral) {
   ScriptedReplayBackend gpu(/*passes=*/2, /*capacity=*/3);
   int calls = 0;
