@@ -60,6 +60,8 @@ class Backend {
   virtual bool user_replay() const { return false; }
   // Regions one session can hold: the engine ends a session before it would overflow.
   virtual std::size_t session_capacity() const { return 0; }
+  // A run opened `regions` regions: later sessions make room for runs that wide.
+  virtual void fit_run(std::size_t /*regions*/) {}
   // Starts a session whose regions nest at most `depth` deep.
   virtual void begin_session(int /*depth*/) {}
   // How many times a session of `depth` nesting levels runs its work (for progress messages).

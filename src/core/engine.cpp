@@ -314,6 +314,7 @@ class Sweeper {
     // Regions nest through their parents; annotations open around the whole profile are in
     // the paths but are no regions.
     const std::vector<RegionRun> regions = tracker.end_run();
+    backend_.fit_run(regions.size());
     std::unordered_map<RegionId, RegionId> parent;
     for (const RegionRun& r : regions) parent[r.id] = r.parent;
     int depth = 1;
@@ -361,6 +362,7 @@ class Sweeper {
           ++current_runs_;
           used += paths.back().size();
           widest_run_ = std::max(widest_run_, paths.back().size());
+          backend_.fit_run(paths.back().size());
           if (r + 1 == options_.runs) end_config(StopReason::runs);
         } while (end < units.size() && used + widest_run_ <= capacity);
       } else {

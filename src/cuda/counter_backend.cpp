@@ -71,6 +71,7 @@ void CounterBackend::start(const Options& options) {
     subscriber_.enable(CUPTI_CB_DOMAIN_RUNTIME_API, runtime_launch_cbids());
     subscriber_.enable(CUPTI_CB_DOMAIN_DRIVER_API, driver_launch_cbids());
 
+    capacity_ = user_replay() ? kRangeReplaySessionRanges : kKernelReplaySessionRanges;
     metrics_ = collected_metrics();
     profiler_ = std::make_unique<RangeProfiler>(metrics_);
     const metrics::MetricCatalog catalog = metrics::catalog(profiler_->chip());
@@ -163,16 +164,21 @@ void CounterBackend::before_run() {
 }
 
 // A session is decoded before the next run could overflow it: room is kept for twice the
-// largest run seen, and the next session grows when one run needs more than a quarter.
+// largest run seen.
 void CounterBackend::after_run() {
   if (user_replay() || attribution_ == nullptr) return;
   const std::size_t logged = attribution_->launches_logged();
   const std::size_t run = logged - std::min(logged, logged_before_run_);
   logged_before_run_ = logged;
-  while (capacity_ < kMaxCapacity && run * 4 > capacity_) capacity_ *= 2;
+  fit_run(run);
   // The open session holds what it was created for, whatever the next one will hold.
   if (logged + 2 * run <= profiler_->max_ranges()) return;
   drain_kernel_session();
+}
+
+// The next session grows when one run needs more than a quarter of it.
+void CounterBackend::fit_run(std::size_t ranges) {
+  while (capacity_ < kMaxCapacity && ranges * 4 > capacity_) capacity_ *= 2;
 }
 
 std::vector<Measurement> CounterBackend::collect() {

@@ -31,6 +31,15 @@ namespace kprof::detail {
 // The counter that says which SM clock the kernels ran at.
 inline constexpr const char* kClockMetric = "gpc__cycles_elapsed.avg.per_second";
 
+// Ranges a session holds at first. The first cuptiRangeProfilerStart of a session costs time in
+// proportion to its counter data's capacity (H200: 0.16 s at 16 ranges, 1.0 s at 1,024, 14.6 s
+// at 16,384; docs/validation.md), and a later session on the same profiler ~10 ms, so that
+// small sessions win (1,000 ranges: 0.80 s in sessions of 64, 1.70 s in one of 1,024).
+// Range replay knows a run's width from the call that finds the nesting depth, before its
+// first session; kernel replay's first session must hold a first run of unknown width.
+inline constexpr std::size_t kRangeReplaySessionRanges = 64;
+inline constexpr std::size_t kKernelReplaySessionRanges = 1024;
+
 class CounterBackend final : public Backend {
  public:
   explicit CounterBackend(const Options& options);
@@ -46,6 +55,7 @@ class CounterBackend final : public Backend {
   bool user_replay() const override { return options_.replay_mode == ReplayMode::range; }
   bool collects_per_config() const override { return false; }
   std::size_t session_capacity() const override { return capacity_; }
+  void fit_run(std::size_t ranges) override;
   void begin_session(int depth) override;
   // CUPTI repeats every pass once per nesting level.
   int passes_per_session(int depth) const override {
@@ -86,7 +96,7 @@ class CounterBackend final : public Backend {
   std::unique_ptr<LaunchAttribution> attribution_;  // kept after stop(), see ActivityBackend
   std::unique_ptr<RangeProfiler> profiler_;
   KernelNames names_;
-  std::size_t capacity_ = 1024;        // ranges per session
+  std::size_t capacity_ = kKernelReplaySessionRanges;  // ranges per session
   std::size_t logged_before_run_ = 0;  // kernel replay: launches logged when the run began
   std::vector<Measurement> drained_;   // kernel replay: sessions decoded before collect()
 

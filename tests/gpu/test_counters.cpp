@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <utility>
 
 #include "gpu_test_support.hpp"
 #include "kprof/demo.hpp"
@@ -93,6 +94,31 @@ TEST(Counters, NestedRangesIncludeTheirInnerRanges) {
   print_rows("range replay, nested", r);
   EXPECT_NEAR(mean_of(r, "outer/inner", kRead) / (256 * kMiB), 1.0, 0.02);
   EXPECT_NEAR(mean_of(r, "outer", kRead) / (768 * kMiB), 1.0, 0.02);
+}
+
+// Range replay runs its sweep in sessions of a few dozen ranges (a session's first Start costs
+// in proportion to its capacity): 200 one-region runs take several sessions, and runs of 150
+// regions, wider than a first session, get sessions sized for them. Every run keeps its value.
+TEST(Counters, RangeReplaySweepsInSessionsSizedForTheRuns) {
+  constexpr std::size_t n = std::size_t{1} << 20;  // 4 MiB read per scale
+  kprof::demo::Kernels kernels(n);
+  for (const auto [regions, runs] : {std::pair{1, 100}, std::pair{150, 5}}) {
+    kprof::Sweep sweep;
+    sweep.axis("i", {std::int64_t{0}, std::int64_t{1}});
+    const kprof::Results r = kprof::profile(
+        counter_options({kRead}, kprof::ReplayMode::range, runs), sweep, [&](const kprof::Config&) {
+          for (int k = 0; k < regions; ++k) {
+            kprof::Annotation a("scale" + std::to_string(k));
+            kernels.scale(n);
+          }
+        });
+    ASSERT_EQ(r.rows().size(), 2u * static_cast<std::size_t>(regions)) << regions;
+    for (const auto& row : r.rows()) {
+      EXPECT_EQ(row.num_runs, static_cast<std::size_t>(runs)) << row.annotation;
+      EXPECT_NEAR(row.min / (4 * kMiB), 1.0, 0.05) << row.annotation;
+      EXPECT_NEAR(row.max / (4 * kMiB), 1.0, 0.05) << row.annotation;
+    }
+  }
 }
 
 TEST(Counters, MultiPassThroughputTellsComputeFromMemoryBound) {

@@ -4,6 +4,7 @@
 // each pass repeats the first, and keep a region's values to itself.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <tuple>
@@ -61,11 +62,18 @@ class ScriptedReplayBackend : public detail::Backend {
     pass_ = -1;
   }
   void begin_pass() override { ++pass_; }
+  // With `grows`, as the range profiler's backend does: room for four runs of the widest seen.
+  void fit_run(std::size_t regions) override {
+    fitted.push_back(regions);
+    if (grows) capacity_ = std::max(capacity_, 4 * regions);
+  }
   int passes_per_session(int) const override { return passes_; }
   bool end_pass() override { return pass_ + 1 == passes_; }
 
   std::vector<int> session_depths;  // one per session
   std::vector<int> depths;          // of every region opened in a pass
+  std::vector<std::size_t> fitted;  // fit_run's arguments
+  bool grows = false;
 
  private:
   int passes_;
@@ -117,6 +125,20 @@ TEST(RangeReplay, TheRunObserverHearsOfMeasuredRunsOnly) {
   EXPECT_EQ(calls, 1 + 3 * 4);  // the depth call and three passes over four runs
   const std::vector<std::tuple<std::size_t, int>> runs = {{0, 0}, {0, 1}, {1, 0}, {1, 1}};
   EXPECT_EQ(observed, runs);
+}
+
+TEST(RangeReplay, SessionsAreSizedByTheRunThatFindsTheNesting) {
+  ScriptedReplayBackend gpu(/*passes=*/2, /*capacity=*/2);
+  gpu.grows = true;
+  detail::run_sweep(gpu, quiet(2), two_configs(), [&](std::size_t, int) {
+    Annotation a("a");
+    Annotation b("b");
+    Annotation c("c");
+  });
+  // The depth call's 3 regions come first: the first session already holds 4 runs of 3.
+  ASSERT_FALSE(gpu.fitted.empty());
+  EXPECT_EQ(gpu.fitted.front(), 3u);
+  EXPECT_EQ(gpu.session_depths.size(), 1u);
 }
 
 TEST(RangeReplay, ASweepLargerThanASessionRunsInSeveral) {
