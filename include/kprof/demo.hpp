@@ -20,6 +20,9 @@ class Kernels {
   void scale(std::size_t n, float a = 2.0f);
   // z = x + y over n floats: memory bound, moves 12 bytes per element.
   void add(std::size_t n);
+  // z = x + a * x over n floats: scale then add fused into one kernel, y never written. Moves
+  // 8 bytes per element where scale and add move 20.
+  void scale_add(std::size_t n, float a = 2.0f);
   // Each thread runs `iterations` dependent FMAs on registers: compute bound, no traffic.
   void fma(std::size_t n, int iterations);
   // Busy-waits for `microseconds` on every SM: a kernel of known duration.

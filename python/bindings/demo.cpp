@@ -16,6 +16,8 @@ void bind_demo(nb::module_& m) {
            "y = a * x over n floats (memory bound, 8 bytes per element).")
       .def("add", &Kernels::add, nb::arg("n"), release(),
            "z = x + y over n floats (memory bound, 12 bytes per element).")
+      .def("scale_add", &Kernels::scale_add, nb::arg("n"), nb::arg("a") = 2.0f, release(),
+           "z = x + a * x over n floats: scale and add fused (8 bytes per element).")
       .def("fma", &Kernels::fma, nb::arg("n"), nb::arg("iterations"), release(),
            "n threads each run `iterations` dependent FMAs (compute bound).")
       .def("spin", &Kernels::spin, nb::arg("microseconds"), release(),

@@ -34,6 +34,11 @@ __global__ void add_kernel(const float* x, const float* y, float* z, std::size_t
   if (i < n) z[i] = x[i] + y[i];
 }
 
+__global__ void scale_add_kernel(const float* x, float* z, float a, std::size_t n) {
+  std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+  if (i < n) z[i] = x[i] + a * x[i];
+}
+
 __global__ void fma_kernel(const float* x, float* z, std::size_t n, int iterations) {
   std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
   if (i >= n) return;
@@ -132,6 +137,12 @@ void Kernels::scale(std::size_t n, float a) {
   impl_->check_size(n, "scale");
   scale_kernel<<<blocks_for(n), kBlock>>>(impl_->x, impl_->y, a, n);
   check_launch("scale_kernel");
+}
+
+void Kernels::scale_add(std::size_t n, float a) {
+  impl_->check_size(n, "scale_add");
+  scale_add_kernel<<<blocks_for(n), kBlock>>>(impl_->x, impl_->z, a, n);
+  check_launch("scale_add_kernel");
 }
 
 void Kernels::add(std::size_t n) {
