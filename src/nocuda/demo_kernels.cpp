@@ -10,6 +10,7 @@ Kernels::Kernels(std::size_t /*max_elements*/) { throw detail::built_without_cud
 Kernels::~Kernels() = default;
 void Kernels::scale(std::size_t, float) { throw detail::built_without_cuda(); }
 void Kernels::add(std::size_t) { throw detail::built_without_cuda(); }
+void Kernels::scale_add(std::size_t, float) { throw detail::built_without_cuda(); }
 void Kernels::fma(std::size_t, int) { throw detail::built_without_cuda(); }
 void Kernels::spin(double) { throw detail::built_without_cuda(); }
 void Kernels::synchronize() { throw detail::built_without_cuda(); }
