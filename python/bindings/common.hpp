@@ -45,6 +45,7 @@ class ProgressScope {
  private:
   PyObject* observer_;
   PyObject* previous_ = nullptr;
+  bool observing_ = false;  // this scope set the engine's run observer
   int uncaught_;
 };
 

@@ -46,8 +46,9 @@ ProgressScope::ProgressScope() : observer_(g_next), uncaught_(std::uncaught_exce
   g_next = nullptr;
   previous_ = g_active;
   g_active = observer_;
+  // Only this scope's profile calls the observer, and only while it runs, inside this scope.
   if (observer_)
-    kprof::detail::set_run_observer([this](std::size_t config, int) {
+    observing_ = kprof::detail::set_run_observer([this](std::size_t config, int) {
       nb::gil_scoped_acquire gil;
       notify(observer_, "run_done", nb::int_(config));
     });
@@ -55,8 +56,8 @@ ProgressScope::ProgressScope() : observer_(g_next), uncaught_(std::uncaught_exce
 
 ProgressScope::~ProgressScope() {
   g_active = previous_;
+  if (observing_) kprof::detail::set_run_observer(nullptr);
   if (!observer_) return;
-  kprof::detail::set_run_observer(nullptr);
   const bool failed = std::uncaught_exceptions() > uncaught_;
   notify(observer_, "close", nb::bool_(failed));
   Py_DECREF(observer_);

@@ -4,8 +4,9 @@
 The C++ core logs ``[kprof]`` lines: one when the sweep starts (configs, runs, GPU, backend)
 and one per finished config. Before a profile, the front end hands a :class:`ProgressDisplay`
 to the core (``kprof._core._set_progress``); during that profile the core gives it every log
-line instead of printing it, calls ``run_done(config)`` after each run of the benchmark
-function and ``close(failed)`` at the end, failure included. So the display shows each piece of
+line instead of printing it, calls ``run_done(config)`` after each measured run (not after the
+unmeasured calls and extra passes of hardware counters) and ``close(failed)`` at the end,
+failure included. So the display shows each piece of
 information once:
 
 - ``INFO`` in a terminal (``sys.stdout`` is a TTY): one bar redrawn in place with ``\\r``: the

@@ -48,12 +48,19 @@ class Backend {
 
   // Called before and after every run of the benchmark (a backend may open a session, or drain
   // a buffer that fills up).
-  virtual void before_run() {}
+  virtual void before_run(std::size_t /*config*/) {}
   virtual void after_run() {}
   // Whether the engine collects after every config (the activity flush costs ~0.6 ms), or only
   // when the sweep ends or a stopping rule needs the values (the range profiler's collection
   // ends a profiler session).
   virtual bool collects_per_config() const { return true; }
+
+  // Whether the engine calls the benchmark once per config, unmeasured, before the first run
+  // (range replay: to learn how deep the regions nest; counters: to size sessions for the runs).
+  virtual bool wants_unmeasured_calls() const { return user_replay(); }
+  // After the unmeasured call of `config`, which opened `regions` regions: forget what it
+  // launched.
+  virtual void unmeasured_call_done(std::size_t /*config*/, std::size_t /*regions*/) {}
 
   // --- user replay: the engine runs the benchmark once per pass ---------------------------
   // Whether this backend needs the engine to repeat the work once per pass (range replay).
@@ -69,8 +76,6 @@ class Backend {
   virtual void begin_pass() {}
   // Returns true when every pass of the session has run; collect() then decodes it.
   virtual bool end_pass() { return true; }
-  // Forgets what was launched since the last collect() (a call that is not measured).
-  virtual void discard() {}
 
   // Wall time the last profile spent inside CUPTI's range profiler (SessionInfo); NaN for a
   // backend without it. Valid after stop().

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <exception>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -207,9 +208,9 @@ class Sweeper {
   Sweeper& operator=(const Sweeper&) = delete;
 
   void run(const RunBody& body) {
-    // Range replay learns how deep the regions nest from one call that is not measured,
-    // before annotation-scope collectors listen.
-    const int depth = backend_.user_replay() ? nesting_depth(body) : 1;
+    // One call per config that is not measured, before annotation-scope collectors listen:
+    // range replay learns how deep the regions nest, and counters size the profiler's sessions.
+    const int depth = backend_.wants_unmeasured_calls() ? unmeasured_calls(body) : 1;
     if (info_.has(CollectionScope::annotation))
       RegionTracker::instance().set_open_listener(
           [this](const std::string& path, std::size_t config, int run) {
@@ -304,17 +305,41 @@ class Sweeper {
     if (const auto poll = front_end_hook(g_interrupt_poll)) poll();
   }
 
-  // --- range replay: the benchmark runs once per pass ---------------------------------------
+  // --- unmeasured calls, and range replay: the benchmark runs once per pass ------------------
 
-  // One call of config 0 that is not measured: how deep do its regions nest?
-  int nesting_depth(const RunBody& body) {
+  // One call per config that is not measured: how many regions do its runs open, and how deep
+  // do they nest? Returns the deepest nesting. A config whose call fails stops the calls; its
+  // error is raised when the sweep reaches it, so that the configs before it are measured.
+  int unmeasured_calls(const RunBody& body) {
     auto& tracker = RegionTracker::instance();
-    tracker.begin_run(0, 0);
-    call_body(body, 0, 0);
-    // Regions nest through their parents; annotations open around the whole profile are in
-    // the paths but are no regions.
-    const std::vector<RegionRun> regions = tracker.end_run();
-    backend_.fit_run(regions.size());
+    int depth = 1;
+    widths_.assign(sweep_.size(), 0);
+    for (std::size_t c = 0; c < sweep_.size(); ++c) {
+      tracker.begin_run(c, 0);
+      try {
+        call_body(body, c, 0);
+      } catch (...) {
+        backend_.unmeasured_call_done(c, tracker.end_run().size());
+        if (c == 0) throw;
+        failed_call_ = {c, std::current_exception()};
+        return depth;
+      }
+      const std::vector<RegionRun> regions = tracker.end_run();
+      widths_[c] = regions.size();
+      depth = std::max(depth, nesting(regions));
+      backend_.unmeasured_call_done(c, regions.size());
+    }
+    return depth;
+  }
+
+  // The sweep reached the config whose unmeasured call failed.
+  void raise_if_call_failed(std::size_t c) const {
+    if (failed_call_.second && c >= failed_call_.first) std::rethrow_exception(failed_call_.second);
+  }
+
+  // Regions nest through their parents; annotations open around the whole profile are in the
+  // paths but are no regions.
+  static int nesting(const std::vector<RegionRun>& regions) {
     std::unordered_map<RegionId, RegionId> parent;
     for (const RegionRun& r : regions) parent[r.id] = r.parent;
     int depth = 1;
@@ -323,14 +348,14 @@ class Sweeper {
       for (RegionId p = r.parent; p != kNoRegion && parent.contains(p); p = parent[p]) ++d;
       depth = std::max(depth, d);
     }
-    backend_.discard();
     return depth;
   }
 
   // Every (config, run) of the sweep, pass-major: a session runs as many of them as its
   // counter data holds once per pass, so the profiler's fixed costs are paid once per session
-  // rather than once per run (measured on the H200: ~2.5 ms per pass, ~240 ms per first Start;
-  // docs/metrics.md).
+  // rather than once per run (measured on the H200: ~2.5 ms per pass, ~10 ms per later session;
+  // the first Start costs in proportion to the session's capacity: docs/metrics.md). A session
+  // takes the next run while its config's unmeasured call says the run fits.
   void run_passes(const RunBody& body, int depth) {
     std::vector<std::pair<std::size_t, int>> units;
     for (std::size_t c = 0; c < sweep_.size(); ++c)
@@ -341,6 +366,7 @@ class Sweeper {
   std::size_t run_session(const RunBody& body,
                           const std::vector<std::pair<std::size_t, int>>& units, std::size_t first,
                           int depth) {
+    raise_if_call_failed(units[first].first);
     const std::size_t capacity = backend_.session_capacity();
     backend_.begin_session(depth);
     std::vector<std::vector<std::string>> paths;  // the first pass's regions, per unit
@@ -361,10 +387,9 @@ class Sweeper {
           paths.push_back(run_once(body, c, r));
           ++current_runs_;
           used += paths.back().size();
-          widest_run_ = std::max(widest_run_, paths.back().size());
           backend_.fit_run(paths.back().size());
           if (r + 1 == options_.runs) end_config(StopReason::runs);
-        } while (end < units.size() && used + widest_run_ <= capacity);
+        } while (end < units.size() && fits(units[end].first, used, capacity));
       } else {
         info_.mute(true);
         for (std::size_t u = first; u < end; ++u)
@@ -375,6 +400,13 @@ class Sweeper {
     }
     collect();
     return end;
+  }
+
+  // Whether a run of config `c` fits a session holding `used` of `capacity` ranges; a config
+  // whose unmeasured call failed starts a session of its own, where its error is raised.
+  bool fits(std::size_t c, std::size_t used, std::size_t capacity) const {
+    if (failed_call_.second && c >= failed_call_.first) return false;
+    return used + widths_[c] <= capacity;
   }
 
   // A later pass of one (config, run): the same regions must open in the same order.
@@ -415,6 +447,7 @@ class Sweeper {
   }
 
   void run_config(const RunBody& body, std::size_t c) {
+    raise_if_call_failed(c);
     begin_config(c);
     const std::size_t first_record = records_.size();
     const std::optional<StoppingRule>& rule = options_.stopping;
@@ -504,7 +537,7 @@ class Sweeper {
     // The reading is taken just after the run (before it, the GPU idles and its clock says
     // nothing about the run), paced: a run shortly after another shares its reading.
     std::vector<DeviceReading> readings;
-    backend_.before_run();
+    backend_.before_run(c);
     tracker.begin_run(c, r);
     const double t0 = now_();
     call_body(body, c, r);
@@ -591,8 +624,9 @@ class Sweeper {
   double config_paused_ = 0;
   bool collect_failed_ = false;
   bool counter_clocks_ = false;
-  bool kernel_clocks_ = false;  // a clock reading came from the probe kernel
-  std::size_t widest_run_ = 0;  // range replay: the most regions one run opened so far
+  bool kernel_clocks_ = false;       // a clock reading came from the probe kernel
+  std::vector<std::size_t> widths_;  // per config: regions its unmeasured call opened
+  std::pair<std::size_t, std::exception_ptr> failed_call_;  // the first unmeasured call that failed
 };
 
 // Aggregates what a failed sweep measured. Derived metrics and normalization may not hold on
@@ -664,9 +698,11 @@ void set_interrupt_poll(std::function<void()> poll) {
   g_interrupt_poll = std::move(poll);
 }
 
-void set_run_observer(std::function<void(std::size_t config, int run)> observer) {
+bool set_run_observer(std::function<void(std::size_t config, int run)> observer) {
   std::lock_guard lock(g_front_end_mutex);
+  if (observer && g_run_observer) return false;
   g_run_observer = std::move(observer);
+  return true;
 }
 
 Results run_sweep(Backend& backend, const Options& options, const Sweep& sweep, const RunBody& body,

@@ -61,8 +61,9 @@ void set_interrupt_poll(std::function<void()> poll);
 // A function the engine calls after each measured run, so that a front end can count runs for
 // its progress bar: in range replay the benchmark is also called to find the nesting depth and
 // once per later pass, and those calls are not runs. Set for the duration of a profile,
-// cleared with an empty function.
-void set_run_observer(std::function<void(std::size_t config, int run)> observer);
+// cleared with an empty function. An observer is set only where none is (returns false
+// otherwise): the one whose profile runs keeps it, not a second front end refused meanwhile.
+bool set_run_observer(std::function<void(std::size_t config, int run)> observer);
 
 // Says `line` through kprof's log once per process for each `key` (conditions that hold for
 // the whole process, such as "no NVML", are not repeated on every profile).

@@ -71,7 +71,8 @@ void CounterBackend::start(const Options& options) {
     subscriber_.enable(CUPTI_CB_DOMAIN_RUNTIME_API, runtime_launch_cbids());
     subscriber_.enable(CUPTI_CB_DOMAIN_DRIVER_API, driver_launch_cbids());
 
-    capacity_ = user_replay() ? kRangeReplaySessionRanges : kKernelReplaySessionRanges;
+    capacity_ = kSessionRanges;
+    run_ranges_.clear();
     metrics_ = collected_metrics();
     profiler_ = std::make_unique<RangeProfiler>(metrics_);
     const metrics::MetricCatalog catalog = metrics::catalog(profiler_->chip());
@@ -156,9 +157,14 @@ void CounterBackend::drain_kernel_session() {
 }
 
 // Kernel replay: a session is open whenever the benchmark runs (opened here rather than after
-// each collection, so that the last collection leaves none behind).
-void CounterBackend::before_run() {
-  if (user_replay() || profiler_ == nullptr || profiler_->in_pass()) return;
+// each collection, so that the last collection leaves none behind), with room for the run as
+// its config's unmeasured call counted it.
+void CounterBackend::before_run(std::size_t config) {
+  if (user_replay() || profiler_ == nullptr) return;
+  const std::size_t needs = config < run_ranges_.size() ? run_ranges_[config] : 0;
+  if (profiler_->in_pass() && attribution_->launches_logged() + needs > profiler_->max_ranges())
+    drain_kernel_session();
+  if (profiler_->in_pass()) return;
   (void)attribution_->take_launches();  // launches between runs belong to no session
   start_kernel_session();
 }
@@ -254,8 +260,16 @@ bool CounterBackend::end_pass() {
   return session_complete_;
 }
 
-void CounterBackend::discard() {
-  if (attribution_ != nullptr) (void)attribution_->take_launches();
+// Range replay needs a range per region, kernel replay one per launch (flushes included);
+// no session is open during the call, so nothing of it was profiled.
+void CounterBackend::unmeasured_call_done(std::size_t config, std::size_t regions) {
+  if (attribution_ == nullptr) return;
+  const std::size_t launches = attribution_->take_launches().size();
+  attribution_->correlations().clear();  // only the activity backend reads them
+  const std::size_t ranges = user_replay() ? regions : launches;
+  if (run_ranges_.size() <= config) run_ranges_.resize(config + 1, 0);
+  run_ranges_[config] = ranges;
+  fit_run(ranges);
 }
 
 void CounterBackend::on_region_open(RegionId id, const std::string& path, std::size_t depth) {
@@ -264,9 +278,9 @@ void CounterBackend::on_region_open(RegionId id, const std::string& path, std::s
     throw MeasurementError("replay_mode='range': annotation '" + path + "' is nested " +
                            std::to_string(depth) + " deep, deeper than the " +
                            std::to_string(session_depth_) +
-                           " levels found in the first config, which the range profiler was "
-                           "set up for; every config must nest its annotations as deep as the "
-                           "first");
+                           " levels found in the unmeasured call of each config, which the range "
+                           "profiler was set up for; every run of a config must nest its "
+                           "annotations as that call did");
   if (depth == 1 && options_.cache_control == CacheControl::all) flush_.flush_and_wait();
   const std::size_t n = opened_in_pass_++;
   range_of_[id] = n;

@@ -34,11 +34,9 @@ inline constexpr const char* kClockMetric = "gpc__cycles_elapsed.avg.per_second"
 // Ranges a session holds at first. The first cuptiRangeProfilerStart of a session costs time in
 // proportion to its counter data's capacity (H200: 0.16 s at 16 ranges, 1.0 s at 1,024, 14.6 s
 // at 16,384; docs/validation.md), and a later session on the same profiler ~10 ms, so that
-// small sessions win (1,000 ranges: 0.80 s in sessions of 64, 1.70 s in one of 1,024).
-// Range replay knows a run's width from the call that finds the nesting depth, before its
-// first session; kernel replay's first session must hold a first run of unknown width.
-inline constexpr std::size_t kRangeReplaySessionRanges = 64;
-inline constexpr std::size_t kKernelReplaySessionRanges = 1024;
+// small sessions win (1,000 ranges: 0.80 s in sessions of 64, 1.70 s in one of 1,024). The
+// engine's unmeasured first call tells how many ranges a run needs before the first session.
+inline constexpr std::size_t kSessionRanges = 64;
 
 class CounterBackend final : public Backend {
  public:
@@ -49,7 +47,7 @@ class CounterBackend final : public Backend {
   void start(const Options& options) override;
   std::vector<Measurement> collect() override;
   void stop() noexcept override;
-  void before_run() override;
+  void before_run(std::size_t config) override;
   void after_run() override;
 
   bool user_replay() const override { return options_.replay_mode == ReplayMode::range; }
@@ -63,7 +61,8 @@ class CounterBackend final : public Backend {
   }
   void begin_pass() override;
   bool end_pass() override;
-  void discard() override;
+  bool wants_unmeasured_calls() const override { return true; }
+  void unmeasured_call_done(std::size_t config, std::size_t regions) override;
   double profiler_seconds() const override { return profiler_seconds_; }
 
  private:
@@ -96,9 +95,10 @@ class CounterBackend final : public Backend {
   std::unique_ptr<LaunchAttribution> attribution_;  // kept after stop(), see ActivityBackend
   std::unique_ptr<RangeProfiler> profiler_;
   KernelNames names_;
-  std::size_t capacity_ = kKernelReplaySessionRanges;  // ranges per session
-  std::size_t logged_before_run_ = 0;  // kernel replay: launches logged when the run began
-  std::vector<Measurement> drained_;   // kernel replay: sessions decoded before collect()
+  std::size_t capacity_ = kSessionRanges;  // ranges per session
+  std::vector<std::size_t> run_ranges_;    // per config: ranges its unmeasured call needed
+  std::size_t logged_before_run_ = 0;      // kernel replay: launches logged when the run began
+  std::vector<Measurement> drained_;       // kernel replay: sessions decoded before collect()
 
   // Range replay: the n-th region opened in a pass is range "n" in every pass.
   bool hooks_installed_ = false;

@@ -6,7 +6,6 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
-#include <utility>
 
 #include "gpu_test_support.hpp"
 #include "kprof/demo.hpp"
@@ -96,25 +95,33 @@ TEST(Counters, NestedRangesIncludeTheirInnerRanges) {
   EXPECT_NEAR(mean_of(r, "outer", kRead) / (768 * kMiB), 1.0, 0.02);
 }
 
-// Range replay runs its sweep in sessions of a few dozen ranges (a session's first Start costs
-// in proportion to its capacity): 200 one-region runs take several sessions, and runs of 150
-// regions, wider than a first session, get sessions sized for them. Every run keeps its value.
-TEST(Counters, RangeReplaySweepsInSessionsSizedForTheRuns) {
+// Sessions start small (a session's first Start costs in proportion to its capacity) and are
+// sized from one unmeasured call per config: a config whose runs open many more regions than
+// the one before gets room for them. Range replay: 20 runs of 1 region, then 20 of 150 (3,020
+// ranges, several sessions); kernel replay: 2 runs of 1 kernel, then 2 of 40 (each with its
+// flush). Every run keeps its value.
+TEST(Counters, SessionsAreSizedForEveryConfig) {
   constexpr std::size_t n = std::size_t{1} << 20;  // 4 MiB read per scale
   kprof::demo::Kernels kernels(n);
-  for (const auto [regions, runs] : {std::pair{1, 100}, std::pair{150, 5}}) {
+  struct Case {
+    kprof::ReplayMode replay;
+    int wide;
+    int runs;
+  };
+  for (const Case& c :
+       {Case{kprof::ReplayMode::range, 150, 20}, Case{kprof::ReplayMode::kernel, 40, 2}}) {
     kprof::Sweep sweep;
-    sweep.axis("i", {std::int64_t{0}, std::int64_t{1}});
+    sweep.axis("regions", {std::int64_t{1}, std::int64_t{c.wide}});
     const kprof::Results r = kprof::profile(
-        counter_options({kRead}, kprof::ReplayMode::range, runs), sweep, [&](const kprof::Config&) {
-          for (int k = 0; k < regions; ++k) {
+        counter_options({kRead}, c.replay, c.runs), sweep, [&](const kprof::Config& config) {
+          for (std::int64_t k = 0; k < config.get_int("regions"); ++k) {
             kprof::Annotation a("scale" + std::to_string(k));
             kernels.scale(n);
           }
         });
-    ASSERT_EQ(r.rows().size(), 2u * static_cast<std::size_t>(regions)) << regions;
+    ASSERT_EQ(r.rows().size(), 1u + static_cast<std::size_t>(c.wide));
     for (const auto& row : r.rows()) {
-      EXPECT_EQ(row.num_runs, static_cast<std::size_t>(runs)) << row.annotation;
+      EXPECT_EQ(row.num_runs, static_cast<std::size_t>(c.runs)) << row.annotation;
       EXPECT_NEAR(row.min / (4 * kMiB), 1.0, 0.05) << row.annotation;
       EXPECT_NEAR(row.max / (4 * kMiB), 1.0, 0.05) << row.annotation;
     }
@@ -141,9 +148,10 @@ TEST(Counters, MultiPassThroughputTellsComputeFromMemoryBound) {
     EXPECT_GT(mean_of(r, "scale", kDram), mean_of(r, "scale", kSm));
     EXPECT_GT(mean_of(r, "fma", kSm), mean_of(r, "fma", kDram));
     EXPECT_GT(mean_of(r, "scale", kDram), 40.0);
-    // Kernel replay calls the benchmark once per run; range replay once per pass and run,
-    // plus one unmeasured call that finds how deep the regions nest.
-    const int expected = replay == kprof::ReplayMode::kernel ? 2 : 1 + 2 * r.session().passes;
+    // One unmeasured call (it sizes the profiler's sessions and finds how deep the regions
+    // nest), then kernel replay calls the benchmark once per run, range replay once per pass
+    // and run.
+    const int expected = 1 + (replay == kprof::ReplayMode::kernel ? 2 : 2 * r.session().passes);
     EXPECT_EQ(calls, expected);
   }
 }

@@ -320,8 +320,8 @@ def test_debug_logs_every_run_of_a_real_profile(capsys):
 
 @pytest.mark.gpu
 def test_range_replay_counts_runs_not_calls(capsys):
-    """Range replay calls the benchmark once more to find the regions' nesting and once per
-    pass; the progress counts the measured runs only."""
+    """With counters the benchmark is called once per config unmeasured, and in range replay
+    once per pass; the progress counts the measured runs only."""
     k = kprof._core.DemoKernels(1 << 20)
     metrics = ["sm__throughput.avg.pct_of_peak_sustained_elapsed", "dram__bytes_read.sum"]
     calls = []
@@ -334,7 +334,7 @@ def test_range_replay_counts_runs_not_calls(capsys):
 
     results = bench()
     passes = results.session["passes"]
-    assert len(calls) == 1 + passes * 6
+    assert len(calls) == 2 + passes * 6  # an unmeasured call per config, then the passes
     assert (
         capsys.readouterr().out.splitlines()[-1].startswith("[kprof] bench: 2 config(s), 6 run(s)")
     )

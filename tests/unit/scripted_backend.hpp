@@ -47,8 +47,19 @@ class ScriptedBackend : public detail::Backend {
     pending_.push_back(std::move(m));
   }
 
+  // As the counter backend: the engine calls the benchmark once, unmeasured, before the runs;
+  // what it launched is forgotten.
+  bool wants_unmeasured_calls() const override { return unmeasured_call; }
+  void unmeasured_call_done(std::size_t, std::size_t regions) override {
+    unmeasured_regions.push_back(regions);
+    std::lock_guard lock(mutex_);
+    pending_.clear();
+  }
+
   int starts = 0, stops = 0, collects = 0;
   bool running = false;
+  bool unmeasured_call = false;
+  std::vector<std::size_t> unmeasured_regions;  // unmeasured_call_done's arguments
 
  private:
   std::mutex mutex_;

@@ -50,6 +50,53 @@ TEST(Engine, RunsConfigsTimesRunsInOrderAndAggregates) {
   EXPECT_EQ(r.session().runs, 3);
 }
 
+TEST(Engine, AnUnmeasuredCallOfEachConfigComesBeforeTheRuns) {
+  ScriptedBackend gpu;
+  gpu.unmeasured_call = true;  // as with counters in kernel replay: it sizes the sessions
+  Sweep sweep = Sweep().axis("n", {1, 2});
+  std::vector<std::pair<std::size_t, int>> calls;
+  std::vector<std::pair<std::size_t, int>> observed;
+  detail::set_run_observer([&](std::size_t c, int run) { observed.emplace_back(c, run); });
+  Results r = detail::run_sweep(gpu, quiet(2), sweep, [&](std::size_t c, int run) {
+    calls.emplace_back(c, run);
+    Annotation a("k");
+    Annotation b("inner");
+    gpu.launch("kern", 100.0 * (c + 1) + run);
+  });
+  detail::set_run_observer(nullptr);
+  const std::vector<std::pair<std::size_t, int>> runs{{0, 0}, {0, 1}, {1, 0}, {1, 1}};
+  std::vector<std::pair<std::size_t, int>> expected{{0, 0}, {1, 0}};
+  expected.insert(expected.end(), runs.begin(), runs.end());
+  EXPECT_EQ(calls, expected);
+  EXPECT_EQ(observed, runs);  // the unmeasured calls are no runs
+  EXPECT_EQ(gpu.unmeasured_regions, (std::vector<std::size_t>{2, 2}));
+  ASSERT_EQ(r.records().size(), 8u);  // their launches are in no record: 2 regions x 4 runs
+  EXPECT_DOUBLE_EQ(row(r, "k/inner", 0).mean, 100.5);
+  EXPECT_EQ(row(r, "k/inner", 0).num_runs, 2u);
+}
+
+// A config whose unmeasured call fails is measured last: the configs before it keep their
+// values, and its error is raised when the sweep reaches it.
+TEST(Engine, AFailingUnmeasuredCallFailsTheSweepAtItsConfig) {
+  ScriptedBackend gpu;
+  gpu.unmeasured_call = true;
+  Sweep sweep = Sweep().axis("n", {1, 2, 3});
+  try {
+    detail::run_sweep(gpu, quiet(2), sweep, [&](std::size_t c, int) {
+      Annotation a("k");
+      gpu.launch("kern", 10.0 + c);
+      if (c == 1) throw std::runtime_error("config 2 is broken");
+    });
+    FAIL() << "no error";
+  } catch (const UserFunctionError& e) {
+    EXPECT_EQ(e.config(), 1u);
+    EXPECT_NE(std::string(e.what()).find("config 2 is broken"), std::string::npos) << e.what();
+    ASSERT_TRUE(e.partial_results());
+    EXPECT_EQ(row(*e.partial_results(), "k", 0).num_runs, 2u);
+  }
+  EXPECT_EQ(gpu.unmeasured_regions, (std::vector<std::size_t>{1, 1}));  // no call of config 3
+}
+
 TEST(Engine, NestedRegionsAreInclusiveAndHaveTheirOwnPath) {
   ScriptedBackend gpu;
   Results r = detail::run_sweep(gpu, quiet(1), Sweep(), [&](std::size_t, int) {

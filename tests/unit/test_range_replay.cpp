@@ -51,6 +51,7 @@ class ScriptedReplayBackend : public detail::Backend {
       m.whole_region = true;
       out.push_back(m);
     }
+    session_sizes.push_back(opened_.size());
     opened_.clear();
     return out;
   }
@@ -62,6 +63,7 @@ class ScriptedReplayBackend : public detail::Backend {
     pass_ = -1;
   }
   void begin_pass() override { ++pass_; }
+  void unmeasured_call_done(std::size_t, std::size_t regions) override { fit_run(regions); }
   // With `grows`, as the range profiler's backend does: room for four runs of the widest seen.
   void fit_run(std::size_t regions) override {
     fitted.push_back(regions);
@@ -70,9 +72,10 @@ class ScriptedReplayBackend : public detail::Backend {
   int passes_per_session(int) const override { return passes_; }
   bool end_pass() override { return pass_ + 1 == passes_; }
 
-  std::vector<int> session_depths;  // one per session
-  std::vector<int> depths;          // of every region opened in a pass
-  std::vector<std::size_t> fitted;  // fit_run's arguments
+  std::vector<int> session_depths;         // one per session
+  std::vector<int> depths;                 // of every region opened in a pass
+  std::vector<std::size_t> fitted;         // fit_run's arguments
+  std::vector<std::size_t> session_sizes;  // regions of each collected session
   bool grows = false;
 
  private:
@@ -101,9 +104,9 @@ TEST(RangeReplay, EveryRunRepeatsOncePerPassPassMajor) {
     calls.emplace_back(c, run);
     Annotation a("work");
   });
-  // One unmeasured call finds the nesting depth, then 3 passes over the 4 runs.
+  // One unmeasured call per config finds its width and depth, then 3 passes over the 4 runs.
   const std::vector<std::tuple<std::size_t, int>> pass = {{0, 0}, {0, 1}, {1, 0}, {1, 1}};
-  std::vector<std::tuple<std::size_t, int>> expected = {{0, 0}};
+  std::vector<std::tuple<std::size_t, int>> expected = {{0, 0}, {1, 0}};
   for (int p = 0; p < 3; ++p) expected.insert(expected.end(), pass.begin(), pass.end());
   EXPECT_EQ(calls, expected);
   EXPECT_EQ(gpu.session_depths, std::vector<int>{1});
@@ -116,18 +119,20 @@ TEST(RangeReplay, TheRunObserverHearsOfMeasuredRunsOnly) {
   ScriptedReplayBackend gpu(/*passes=*/3, /*capacity=*/100);
   std::vector<std::tuple<std::size_t, int>> observed;
   int calls = 0;
-  detail::set_run_observer([&](std::size_t c, int run) { observed.emplace_back(c, run); });
+  ASSERT_TRUE(
+      detail::set_run_observer([&](std::size_t c, int run) { observed.emplace_back(c, run); }));
+  EXPECT_FALSE(detail::set_run_observer([](std::size_t, int) {}));  // the first one stays
   detail::run_sweep(gpu, quiet(2), two_configs(), [&](std::size_t, int) {
     ++calls;
     Annotation a("work");
   });
   detail::set_run_observer(nullptr);
-  EXPECT_EQ(calls, 1 + 3 * 4);  // the depth call and three passes over four runs
+  EXPECT_EQ(calls, 2 + 3 * 4);  // the unmeasured calls and three passes over four runs
   const std::vector<std::tuple<std::size_t, int>> runs = {{0, 0}, {0, 1}, {1, 0}, {1, 1}};
   EXPECT_EQ(observed, runs);
 }
 
-TEST(RangeReplay, SessionsAreSizedByTheRunThatFindsTheNesting) {
+TEST(RangeReplay, SessionsAreSizedByTheUnmeasuredCalls) {
   ScriptedReplayBackend gpu(/*passes=*/2, /*capacity=*/2);
   gpu.grows = true;
   detail::run_sweep(gpu, quiet(2), two_configs(), [&](std::size_t, int) {
@@ -135,7 +140,7 @@ TEST(RangeReplay, SessionsAreSizedByTheRunThatFindsTheNesting) {
     Annotation b("b");
     Annotation c("c");
   });
-  // The depth call's 3 regions come first: the first session already holds 4 runs of 3.
+  // The unmeasured calls' 3 regions come first: the first session already holds 4 runs of 3.
   ASSERT_FALSE(gpu.fitted.empty());
   EXPECT_EQ(gpu.fitted.front(), 3u);
   EXPECT_EQ(gpu.session_depths.size(), 1u);
@@ -149,9 +154,51 @@ TEST(RangeReplay, ASweepLargerThanASessionRunsInSeveral) {
     Annotation a("work");
   });
   EXPECT_EQ(gpu.session_depths.size(), 2u);  // 3 runs fit a session of 3 regions, then 1
-  EXPECT_EQ(calls, 1 + 2 * 4);
+  EXPECT_EQ(calls, 2 + 2 * 4);
   ASSERT_EQ(r.records().size(), 4u);
   for (const Record& rec : r.records()) EXPECT_EQ(rec.annotation, "work");
+}
+
+// A config whose runs open more regions than the configs before it starts a session of its
+// own when it would not fit: its unmeasured call said how wide it is.
+TEST(RangeReplay, ASessionTakesARunOnlyWhenItsConfigFits) {
+  ScriptedReplayBackend gpu(/*passes=*/2, /*capacity=*/6);
+  detail::run_sweep(gpu, quiet(2), two_configs(), [&](std::size_t c, int) {
+    for (int k = 0; k < (c == 0 ? 1 : 5); ++k) Annotation a("r" + std::to_string(k));
+  });
+  // (0,0) and (0,1) take 2 of 6; (1,0) needs 5 more: a session of its own, and (1,1) too.
+  EXPECT_EQ(gpu.session_sizes, (std::vector<std::size_t>{2, 5, 5}));
+}
+
+// Range replay: a config whose unmeasured call fails starts a session of its own, so that the
+// sessions before it are measured whole.
+TEST(RangeReplay, AFailingUnmeasuredCallKeepsTheSessionsBeforeIt) {
+  ScriptedReplayBackend gpu(/*passes=*/2, /*capacity=*/100);
+  const Sweep sweep = Sweep().axis("n", {Value(std::int64_t{1}), Value(std::int64_t{2})});
+  try {
+    detail::run_sweep(gpu, quiet(2), sweep, [&](std::size_t c, int) {
+      Annotation a("work");
+      if (c == 1) throw std::runtime_error("config 2 is broken");
+    });
+    FAIL() << "no error";
+  } catch (const UserFunctionError& e) {
+    EXPECT_EQ(e.config(), 1u);
+    ASSERT_TRUE(e.partial_results());
+    EXPECT_EQ(e.partial_results()->records().size(), 2u);  // both runs of config 1
+  }
+  ASSERT_FALSE(gpu.session_sizes.empty());
+  EXPECT_EQ(gpu.session_sizes.front(), 2u);  // the first config's 2 runs, without the second
+}
+
+// The depth a session profiles is the deepest of all configs, not the first config's.
+TEST(RangeReplay, ALaterConfigMayNestDeeper) {
+  ScriptedReplayBackend gpu(/*passes=*/2, /*capacity=*/100);
+  Results r = detail::run_sweep(gpu, quiet(1), two_configs(), [&](std::size_t c, int) {
+    Annotation outer("outer");
+    if (c == 1) Annotation inner("inner");
+  });
+  EXPECT_EQ(gpu.session_depths, std::vector<int>{2});
+  EXPECT_EQ(r.rows().size(), 3u);  // outer twice, outer/inner once
 }
 
 TEST(RangeReplay, NestedRegionsKeepTheirOwnValues) {

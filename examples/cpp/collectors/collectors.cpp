@@ -18,20 +18,30 @@
 
 namespace {
 
-// The few NVML calls the collectors make, found in the driver's libnvidia-ml.
+// The few NVML calls the collectors make, found in the driver's libnvidia-ml. Without nvml.h,
+// int stands for nvmlReturn_t and for the enums, void* for nvmlDevice_t (same sizes on Linux).
 class Nvml {
  public:
   explicit Nvml(const std::string& pci_bus_id) {
-    void* lib = dlopen("libnvidia-ml.so.1", RTLD_NOW);
-    if (lib == nullptr) return;
-    auto init = reinterpret_cast<int (*)()>(dlsym(lib, "nvmlInit_v2"));
+    lib_ = dlopen("libnvidia-ml.so.1", RTLD_NOW);
+    if (lib_ == nullptr) return;
+    auto init = reinterpret_cast<int (*)()>(dlsym(lib_, "nvmlInit_v2"));
     auto by_bus = reinterpret_cast<int (*)(const char*, void**)>(
-        dlsym(lib, "nvmlDeviceGetHandleByPciBusId_v2"));
-    clock_ = reinterpret_cast<Read>(dlsym(lib, "nvmlDeviceGetClockInfo"));
-    temperature_ = reinterpret_cast<Read>(dlsym(lib, "nvmlDeviceGetTemperature"));
+        dlsym(lib_, "nvmlDeviceGetHandleByPciBusId_v2"));
+    clock_ = reinterpret_cast<Read>(dlsym(lib_, "nvmlDeviceGetClockInfo"));
+    temperature_ = reinterpret_cast<Read>(dlsym(lib_, "nvmlDeviceGetTemperature"));
+    shutdown_ = reinterpret_cast<int (*)()>(dlsym(lib_, "nvmlShutdown"));
     if (init == nullptr || by_bus == nullptr || init() != 0) return;
+    initialized_ = true;
     if (by_bus(pci_bus_id.c_str(), &device_) != 0) device_ = nullptr;
   }
+  ~Nvml() {
+    if (initialized_ && shutdown_ != nullptr) shutdown_();
+    if (lib_ != nullptr) dlclose(lib_);
+  }
+  Nvml(const Nvml&) = delete;
+  Nvml& operator=(const Nvml&) = delete;
+  bool works() const { return device_ != nullptr; }
   double sm_clock_mhz() const { return read(clock_, 1); }         // NVML_CLOCK_SM
   double temperature_c() const { return read(temperature_, 0); }  // NVML_TEMPERATURE_GPU
 
@@ -43,8 +53,11 @@ class Nvml {
       return NAN;  // the collector gives no value for this run
     return value;
   }
+  void* lib_ = nullptr;
   void* device_ = nullptr;
+  bool initialized_ = false;
   Read clock_ = nullptr, temperature_ = nullptr;
+  int (*shutdown_)() = nullptr;
 };
 
 double correlation(const std::vector<double>& x, const std::vector<double>& y) {
@@ -100,9 +113,10 @@ int main() try {
   }
   std::printf(
       "correlation of the duration with: counted clock %.2f, NVML clock %.2f, "
-      "temperature %.2f (nan: the reading did not change)\n",
+      "temperature %.2f (nan: the reading did not change, or there was none)\n",
       correlation(columns[0], columns[1]), correlation(columns[0], columns[2]),
       correlation(columns[0], columns[3]));
+  if (!nvml.works()) std::printf("NVML could not be read: its columns are nan\n");
 } catch (const kprof::Error& e) {
   std::fprintf(stderr, "collectors: %s\n", e.what());
   return 1;

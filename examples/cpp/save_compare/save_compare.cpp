@@ -2,11 +2,12 @@
 //
 // Profile a sweep and save it as JSON (options, device, versions, every run); read it back as
 // the baseline (reading needs no GPU); profile a changed version, in which the "update" region
-// also adds a vector (12 bytes per element instead of 8), and let kprof::compare say, per row,
-// what got faster or slower (Mann-Whitney U over the runs). The same comparison is
-// `kprof compare base.json new.json`, on any machine.
+// adds two vectors (z = x + y, 12 bytes per element) where the baseline scaled one (y = 2x, 8
+// bytes), and let kprof::compare say, per row, what got faster or slower (Mann-Whitney U over
+// the runs). The same comparison is `kprof compare base.json new.json`, on any machine.
+#include <stdlib.h>  // mkdtemp (POSIX)
+
 #include <cstdint>
-#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <kprof/demo.hpp>
