@@ -13,7 +13,9 @@ using BenchmarkFn = std::function<void(const Config&)>;
 
 // Validates `options` (OptionError / UnsupportedError before any GPU work), then calls `fn`
 // options.runs times for every config of `sweep` (or until options.stopping stops the config),
-// in sweep order, and measures the kernels launched inside annotations; the measurement
+// in sweep order, and measures the kernels launched inside annotations. With hardware counters
+// `fn` is first called once per config without being measured (it sizes the profiler's
+// sessions), and with ReplayMode::range once per pass of every run. The measurement
 // conditions (thermal guard, clock_control, per-run NVML readings, info collectors) are those
 // of docs/conditions.md. Throws NoGpuError when no GPU can be used, CuptiBusyError when
 // another tool holds CUPTI, ClockControlError / ClockPermissionError when clock_control="base"

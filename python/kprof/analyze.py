@@ -386,11 +386,12 @@ def kernel(
             in a real pipeline.
         replay_mode: With hardware counters: ``"kernel"`` (default, as Nsight Compute): CUPTI
             replays each kernel once per pass; values per kernel, combined per annotation.
-            ``"range"``: each annotation is one range and the function runs once per pass
-            (plus once, unmeasured, to learn how annotations nest); values per annotation,
-            nested annotations and the gaps between kernels included. Range replay needs a
-            fixed ``runs`` and a function that repeats the same work every call. Durations
-            alone in kernel mode need no replay.
+            ``"range"``: each annotation is one range and the function runs once per pass;
+            values per annotation, nested annotations and the gaps between kernels included.
+            Range replay needs a fixed ``runs`` and a function that repeats the same work
+            every call. In both modes counters call the function once more per config,
+            unmeasured, before the runs (how many ranges a run needs, how deep annotations
+            nest). Durations alone in kernel mode need no replay.
         thermal_mode: The thermal guard, nsight-python's: before every run it reads the
             GPU's thermal headroom (NVML's T.Limit, degrees C before the GPU slows itself
             down) and, when it is at or below ``thermal_wait``, pauses until it is back at
