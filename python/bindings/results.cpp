@@ -147,55 +147,49 @@ nb::dict configs_columns(const kprof::Results& r) {
 nb::dict runs_columns(const kprof::Results& r) { return columns(r.run_info(), run_fields); }
 nb::dict info_values_columns(const kprof::Results& r) { return columns(r.info(), info_fields); }
 
-double float_or_nan(nb::handle v) {
-  return v.is_none() ? std::numeric_limits<double>::quiet_NaN() : nb::cast<double>(v);
+template <typename T>
+constexpr bool is_optional = false;
+template <typename T>
+constexpr bool is_optional<std::optional<T>> = true;
+
+// A field from Python, as to_py() gives it: None is NaN for a float, unset for an optional.
+template <typename T>
+void from_py(nb::handle v, T& field) {
+  if constexpr (std::is_same_v<T, double>)
+    field = v.is_none() ? std::numeric_limits<double>::quiet_NaN() : nb::cast<double>(v);
+  else if constexpr (is_optional<T>)
+    field = v.is_none() ? T{} : T{nb::cast<typename T::value_type>(v)};
+  else
+    field = nb::cast<T>(v);
+}
+
+// The inverse of columns(): items from {"field": [..], ...}; None gives no items.
+template <typename Item, typename Fields>
+std::vector<Item> from_columns(const nb::object& table, Fields fields) {
+  std::vector<Item> items;
+  if (table.is_none()) return items;
+  const auto d = nb::cast<nb::dict>(table);
+  std::vector<nb::list> lists;
+  const Item blank{};
+  fields(blank,
+         [&](const char* name, const auto&) { lists.push_back(nb::cast<nb::list>(d[name])); });
+  const std::size_t n = lists.empty() ? 0 : nb::len(lists.front());
+  for (std::size_t i = 0; i < n; ++i) {
+    Item item;
+    std::size_t k = 0;
+    fields(item, [&](const char*, auto& field) { from_py(lists[k++][i], field); });
+    items.push_back(std::move(item));
+  }
+  return items;
 }
 
 // The conditions tables from columns as configs_columns(), runs_columns() and
 // info_values_columns() give them (any may be None); for tests and offline re-analysis.
 kprof::detail::Conditions conditions_from_columns(const nb::object& configs, const nb::object& runs,
                                                   const nb::object& info) {
-  kprof::detail::Conditions out;
-  auto column = [](const nb::object& d, const char* name) {
-    return nb::cast<nb::list>(nb::cast<nb::dict>(d)[name]);
-  };
-  if (!configs.is_none()) {
-    nb::list config = column(configs, "config"), n = column(configs, "runs"),
-             stopped = column(configs, "stopped_by"), seconds = column(configs, "seconds");
-    for (std::size_t i = 0; i < nb::len(config); ++i)
-      out.configs.push_back({nb::cast<std::size_t>(config[i]), nb::cast<int>(n[i]),
-                             nb::cast<std::string>(stopped[i]), float_or_nan(seconds[i])});
-  }
-  if (!runs.is_none()) {
-    nb::list config = column(runs, "config"), run = column(runs, "run"),
-             seconds = column(runs, "seconds"), pause = column(runs, "pause_s"),
-             clock = column(runs, "sm_clock_khz"), temp = column(runs, "temperature_c"),
-             reasons = column(runs, "clock_event_reasons"), throttled = column(runs, "throttled");
-    for (std::size_t i = 0; i < nb::len(config); ++i) {
-      kprof::RunInfo x;
-      x.config = nb::cast<std::size_t>(config[i]);
-      x.run = nb::cast<int>(run[i]);
-      x.seconds = float_or_nan(seconds[i]);
-      x.pause_s = float_or_nan(pause[i]);
-      x.sm_clock_khz = float_or_nan(clock[i]);
-      x.temperature_c = float_or_nan(temp[i]);
-      x.clock_event_reasons = nb::cast<std::int64_t>(reasons[i]);
-      if (!nb::handle(throttled[i]).is_none()) x.throttled = nb::cast<bool>(throttled[i]);
-      out.runs.push_back(x);
-    }
-  }
-  if (!info.is_none()) {
-    nb::list name = column(info, "name"), scope = column(info, "scope"),
-             config = column(info, "config"), run = column(info, "run"),
-             annotation = column(info, "annotation"), value = column(info, "value"),
-             text = column(info, "text");
-    for (std::size_t i = 0; i < nb::len(name); ++i)
-      out.info.push_back({nb::cast<std::string>(name[i]), nb::cast<std::string>(scope[i]),
-                          nb::cast<std::size_t>(config[i]), nb::cast<int>(run[i]),
-                          nb::cast<std::string>(annotation[i]), float_or_nan(value[i]),
-                          nb::cast<std::string>(text[i])});
-  }
-  return out;
+  return {from_columns<kprof::ConfigInfo>(configs, config_fields),
+          from_columns<kprof::RunInfo>(runs, run_fields),
+          from_columns<kprof::InfoValue>(info, info_fields)};
 }
 
 // Records from the columns of records_columns(); for tests and offline re-analysis.
