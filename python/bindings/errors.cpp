@@ -61,6 +61,10 @@ void raise_py(nb::handle exc) {
 PyErrorStash* current_stash() noexcept { return t_stash; }
 void set_current_stash(PyErrorStash* stash) noexcept { t_stash = stash; }
 
+static bool is_instance(nb::handle obj, PyObject* cls) {
+  return PyObject_IsInstance(obj.ptr(), cls) == 1;
+}
+
 void stash_and_throw(nb::python_error& e, const char* where) {
   nb::object exc = nb::borrow(e.value());
   std::string message;
@@ -76,11 +80,11 @@ void stash_and_throw(nb::python_error& e, const char* where) {
     s->exc = exc;
     s->where = where;
   }
+  // KeyboardInterrupt, SystemExit: a kprof error, which the core passes on at once (a user
+  // function's error may wait for its config: see the engine's unmeasured calls).
+  if (std::string(where) == "benchmark" && !is_instance(exc, PyExc_Exception))
+    throw kprof::Error(message);
   throw std::runtime_error(message);
-}
-
-static bool is_instance(nb::handle obj, PyObject* cls) {
-  return PyObject_IsInstance(obj.ptr(), cls) == 1;
 }
 
 // The core failed with `e` while `stash` may hold the Python exception that caused it.

@@ -36,7 +36,8 @@ std::set<std::string> g_said;
 
 std::mutex g_front_end_mutex;
 std::function<void()> g_interrupt_poll;
-std::function<void(std::size_t, int)> g_run_observer;
+// Per thread: a profile runs on the thread that called it, and only its front end hears of it.
+thread_local std::function<void(std::size_t, int)> t_run_observer;
 
 // A copy of a front end's hook, taken under the lock, so that it is called without it.
 template <typename Fn>
@@ -318,11 +319,17 @@ class Sweeper {
       tracker.begin_run(c, 0);
       try {
         call_body(body, c, 0);
-      } catch (...) {
-        backend_.unmeasured_call_done(c, tracker.end_run().size());
+      } catch (const UserFunctionError&) {
+        end_run_quietly();
         if (c == 0) throw;
+        backend_.unmeasured_call_done(c, 0);  // forgets what it launched
+        // The user's function failed: the configs before this one can still be measured.
+        // Anything else (a CUDA error, an interrupt) ends the profile now.
         failed_call_ = {c, std::current_exception()};
         return depth;
+      } catch (...) {
+        end_run_quietly();
+        throw;
       }
       const std::vector<RegionRun> regions = tracker.end_run();
       widths_[c] = regions.size();
@@ -330,6 +337,14 @@ class Sweeper {
       backend_.unmeasured_call_done(c, regions.size());
     }
     return depth;
+  }
+
+  // Ends the tracker's run after a failed call, whose own error is the one to report.
+  static void end_run_quietly() noexcept {
+    try {
+      (void)RegionTracker::instance().end_run();
+    } catch (...) {  // an annotation the failure left open
+    }
   }
 
   // The sweep reached the config whose unmeasured call failed.
@@ -388,6 +403,7 @@ class Sweeper {
           ++current_runs_;
           used += paths.back().size();
           backend_.fit_run(paths.back().size());
+          widths_[c] = std::max(widths_[c], paths.back().size());  // wider than its call said
           if (r + 1 == options_.runs) end_config(StopReason::runs);
         } while (end < units.size() && fits(units[end].first, used, capacity));
       } else {
@@ -560,7 +576,7 @@ class Sweeper {
       hooks_.progress(
           {c, sweep_.size(), r + 1, planned, now_() - started_, options_.stopping.has_value()});
     }
-    if (const auto observer = front_end_hook(g_run_observer)) observer(c, r);
+    if (t_run_observer) t_run_observer(c, r);
     return paths;
   }
 
@@ -699,9 +715,8 @@ void set_interrupt_poll(std::function<void()> poll) {
 }
 
 bool set_run_observer(std::function<void(std::size_t config, int run)> observer) {
-  std::lock_guard lock(g_front_end_mutex);
-  if (observer && g_run_observer) return false;
-  g_run_observer = std::move(observer);
+  if (observer && t_run_observer) return false;
+  t_run_observer = std::move(observer);
   return true;
 }
 

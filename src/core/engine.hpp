@@ -58,11 +58,12 @@ Results run_sweep(Backend& backend, const Options& options, const Sweep& sweep, 
 // Set for the duration of a profile, cleared with an empty function.
 void set_interrupt_poll(std::function<void()> poll);
 
-// A function the engine calls after each measured run, so that a front end can count runs for
-// its progress bar: in range replay the benchmark is also called to find the nesting depth and
-// once per later pass, and those calls are not runs. Set for the duration of a profile,
-// cleared with an empty function. An observer is set only where none is (returns false
-// otherwise): the one whose profile runs keeps it, not a second front end refused meanwhile.
+// A function the engine calls after each measured run of a profile on this thread, so that a
+// front end can count runs for its progress bar: with counters the benchmark is also called
+// once per config unmeasured, and in range replay once per later pass; those calls are not
+// runs. Set for the duration of a profile, cleared with an empty function. An observer is set
+// only where this thread has none (returns false otherwise): a nested profile, which the core
+// refuses, leaves the running one's observer in place.
 bool set_run_observer(std::function<void(std::size_t config, int run)> observer);
 
 // Says `line` through kprof's log once per process for each `key` (conditions that hold for

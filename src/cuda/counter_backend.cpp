@@ -73,6 +73,8 @@ void CounterBackend::start(const Options& options) {
 
     capacity_ = kSessionRanges;
     run_ranges_.clear();
+    logged_before_run_ = 0;
+    session_complete_ = false;
     metrics_ = collected_metrics();
     profiler_ = std::make_unique<RangeProfiler>(metrics_);
     const metrics::MetricCatalog catalog = metrics::catalog(profiler_->chip());
@@ -264,8 +266,11 @@ bool CounterBackend::end_pass() {
 // no session is open during the call, so nothing of it was profiled.
 void CounterBackend::unmeasured_call_done(std::size_t config, std::size_t regions) {
   if (attribution_ == nullptr) return;
+  // Its kernels finish before any range opens, and their faults are its config's.
+  check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize (after an unmeasured call)");
   const std::size_t launches = attribution_->take_launches().size();
   attribution_->correlations().clear();  // only the activity backend reads them
+  attribution_->rethrow_problem();
   const std::size_t ranges = user_replay() ? regions : launches;
   if (run_ranges_.size() <= config) run_ranges_.resize(config + 1, 0);
   run_ranges_[config] = ranges;

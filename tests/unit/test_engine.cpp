@@ -94,7 +94,25 @@ TEST(Engine, AFailingUnmeasuredCallFailsTheSweepAtItsConfig) {
     ASSERT_TRUE(e.partial_results());
     EXPECT_EQ(row(*e.partial_results(), "k", 0).num_runs, 2u);
   }
-  EXPECT_EQ(gpu.unmeasured_regions, (std::vector<std::size_t>{1, 1}));  // no call of config 3
+  EXPECT_EQ(gpu.unmeasured_regions, (std::vector<std::size_t>{1, 0}));  // no call of config 3
+}
+
+// Only the user's own errors wait for their config; kprof's (a CUDA error, an interrupt the
+// front end turned into one) end the profile at once.
+TEST(Engine, AKprofErrorInAnUnmeasuredCallEndsTheProfileAtOnce) {
+  ScriptedBackend gpu;
+  gpu.unmeasured_call = true;
+  Sweep sweep = Sweep().axis("n", {1, 2, 3});
+  std::vector<std::pair<std::size_t, int>> calls;
+  EXPECT_THROW(detail::run_sweep(gpu, quiet(2), sweep,
+                                 [&](std::size_t c, int run) {
+                                   calls.emplace_back(c, run);
+                                   Annotation a("k");
+                                   if (c == 1) throw CudaError("device lost");
+                                 }),
+               CudaError);
+  EXPECT_EQ(calls, (std::vector<std::pair<std::size_t, int>>{{0, 0}, {1, 0}}));
+  EXPECT_FALSE(detail::RegionTracker::instance().profiling());
 }
 
 TEST(Engine, NestedRegionsAreInclusiveAndHaveTheirOwnPath) {
