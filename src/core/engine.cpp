@@ -34,17 +34,10 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 std::mutex g_once_mutex;
 std::set<std::string> g_said;
 
-std::mutex g_front_end_mutex;
+std::mutex g_poll_mutex;
 std::function<void()> g_interrupt_poll;
 // Per thread: a profile runs on the thread that called it, and only its front end hears of it.
 thread_local std::function<void(std::size_t, int)> t_run_observer;
-
-// A copy of a front end's hook, taken under the lock, so that it is called without it.
-template <typename Fn>
-Fn front_end_hook(const Fn& hook) {
-  std::lock_guard lock(g_front_end_mutex);
-  return hook;
-}
 
 std::string fixed(double v, int decimals) {
   char buf[64];
@@ -303,7 +296,12 @@ class Sweeper {
   }
 
   static void poll_interrupt() {
-    if (const auto poll = front_end_hook(g_interrupt_poll)) poll();
+    std::function<void()> poll;
+    {
+      std::lock_guard lock(g_poll_mutex);
+      poll = g_interrupt_poll;
+    }
+    if (poll) poll();
   }
 
   // --- unmeasured calls, and range replay: the benchmark runs once per pass ------------------
@@ -347,9 +345,12 @@ class Sweeper {
     }
   }
 
+  // Whether config `c` is the one whose unmeasured call failed, or comes after it.
+  bool call_failed(std::size_t c) const { return failed_call_.second && c >= failed_call_.first; }
+
   // The sweep reached the config whose unmeasured call failed.
   void raise_if_call_failed(std::size_t c) const {
-    if (failed_call_.second && c >= failed_call_.first) std::rethrow_exception(failed_call_.second);
+    if (call_failed(c)) std::rethrow_exception(failed_call_.second);
   }
 
   // Regions nest through their parents; annotations open around the whole profile are in the
@@ -421,8 +422,7 @@ class Sweeper {
   // Whether a run of config `c` fits a session holding `used` of `capacity` ranges; a config
   // whose unmeasured call failed starts a session of its own, where its error is raised.
   bool fits(std::size_t c, std::size_t used, std::size_t capacity) const {
-    if (failed_call_.second && c >= failed_call_.first) return false;
-    return used + widths_[c] <= capacity;
+    return !call_failed(c) && used + widths_[c] <= capacity;
   }
 
   // A later pass of one (config, run): the same regions must open in the same order.
@@ -710,7 +710,7 @@ void log_once(const std::string& key, const std::string& line) {
 }
 
 void set_interrupt_poll(std::function<void()> poll) {
-  std::lock_guard lock(g_front_end_mutex);
+  std::lock_guard lock(g_poll_mutex);
   g_interrupt_poll = std::move(poll);
 }
 

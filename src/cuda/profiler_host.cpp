@@ -89,14 +89,12 @@ HostObject::~HostObject() {
   (void)cuptiProfilerHostDeinitialize(&p);
 }
 
-namespace {
 std::vector<const char*> c_names(const std::vector<std::string>& names) {
   std::vector<const char*> out;
   out.reserve(names.size());
   for (const std::string& n : names) out.push_back(n.c_str());
   return out;
 }
-}  // namespace
 
 void HostObject::add_metrics(const std::vector<std::string>& names) {
   std::vector<const char*> c = c_names(names);

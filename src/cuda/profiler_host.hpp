@@ -31,6 +31,9 @@ void check_host(CUptiResult result, const char* call);
 // profiler_host.cpp. Returns whether it is loaded.
 bool load_perf_host();
 
+// Metric names as CUPTI's parameter structs take them (pointers into `names`).
+std::vector<const char*> c_names(const std::vector<std::string>& names);
+
 // A CUpti_Profiler_Host_Object for the range profiler of one chip. Without an availability
 // image (no device) it serves the catalog; with one (read from a device) it schedules the
 // counters that device can collect. A configuration only grows: metrics are added once.

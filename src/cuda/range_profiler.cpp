@@ -145,8 +145,7 @@ void RangeProfiler::disable() noexcept {
 void RangeProfiler::begin_session(Mode mode, std::size_t max_ranges, int nesting_levels) {
   Timed timed(costs_.session_s);
   ++costs_.sessions;
-  std::vector<const char*> names;
-  for (const std::string& m : metrics_) names.push_back(m.c_str());
+  std::vector<const char*> names = c_names(metrics_);
   auto size = cupti_params<CUpti_RangeProfiler_GetCounterDataSize_Params>(
       CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
   size.pRangeProfilerObject = object_;
