@@ -27,6 +27,9 @@ std::optional<std::size_t> first_changed_range(const std::vector<std::vector<std
 // innermost component, or `fallback` when that is not a number.
 std::size_t range_index(const std::string& name, std::size_t fallback);
 
+// Why replay_mode='kernel' cannot measure a CUDA graph launch, and what to use instead.
+std::string graph_launch_in_kernel_replay(const std::string& what_happened);
+
 // The MeasurementError text for a kernel-replay session whose auto ranges (one per kernel)
 // do not pair up with the launches kprof saw.
 std::string unpaired_auto_ranges(std::size_t ranges, std::size_t launches, bool graph_launched);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <exception>
 #include <utility>
 
 #include "core/range_passes.hpp"
@@ -65,7 +66,9 @@ void CounterBackend::start(const Options& options) {
     const bool cold = options.cache_control == CacheControl::all;
     // Kernel replay flushes before every launch from the launch callback; range replay
     // flushes before each top-level range instead (a flush inside a range would be counted).
-    attribution_ = std::make_unique<LaunchAttribution>(cold && !user_replay() ? &flush_ : nullptr);
+    ProfilerPause* pause = this;
+    attribution_ =
+        std::make_unique<LaunchAttribution>(cold && !user_replay() ? &flush_ : nullptr, pause);
     subscriber_.subscribe(&LaunchAttribution::callback, attribution_.get());
     if (cold) flush_.allocate();
     subscriber_.enable(CUPTI_CB_DOMAIN_RUNTIME_API, runtime_launch_cbids());
@@ -120,6 +123,7 @@ void CounterBackend::stop() noexcept {
     attribution_->reset();
   }
   drained_.clear();
+  pause_error_ = nullptr;
   flush_.release();
 }
 
@@ -142,20 +146,58 @@ void CounterBackend::log_costs() const noexcept {
 // --- kernel replay ----------------------------------------------------------------------------
 
 void CounterBackend::start_kernel_session() {
-  profiler_->begin_session(RangeProfiler::Mode::kernel_replay, capacity_);
+  profiler_->begin_session(profiler_->passes() == 1 ? RangeProfiler::Mode::auto_range_one_pass
+                                                    : RangeProfiler::Mode::kernel_replay,
+                           capacity_);
   profiler_->start_pass();
 }
 
 void CounterBackend::drain_kernel_session() {
+  if (pause_error_) std::rethrow_exception(std::exchange(pause_error_, nullptr));
   if (profiler_ == nullptr || !profiler_->in_pass()) return;
-  profiler_->end_pass();  // kernel replay: every pass ran inside the kernel launches
-  const std::vector<RangeValues> ranges = profiler_->decode();
+  std::vector<RangeValues> ranges;
+  try {
+    // Kernel replay ran every pass inside the kernel launches; a 1-pass set has but one.
+    if (!profiler_->end_pass())
+      throw MeasurementError(
+          "kprof internal error: the range profiler wants another pass of a kernel-replay "
+          "session");
+    ranges = profiler_->decode();
+  } catch (const CudaError& e) {
+    // CUPTI 13.0 fails the Stop of a 1-pass session of auto ranges that saw a graph launch.
+    const std::vector<LaunchAttribution::Launch> launches = attribution_->take_launches();
+    if (std::any_of(launches.begin(), launches.end(),
+                    [](const LaunchAttribution::Launch& l) { return l.graph; }))
+      throw MeasurementError(graph_launch_in_kernel_replay(e.what()));
+    throw;
+  }
   const std::vector<LaunchAttribution::Launch> launches = attribution_->take_launches();
   attribution_->correlations().clear();  // only the activity backend reads them
   attribution_->rethrow_problem();
   std::vector<Measurement> measured = kernel_measurements(ranges, launches);
   std::move(measured.begin(), measured.end(), std::back_inserter(drained_));
   logged_before_run_ = 0;
+}
+
+// Called from the launch callback, which must not throw: a failure waits for the next drain.
+bool CounterBackend::pause() noexcept {
+  if (user_replay() || profiler_ == nullptr || profiler_->passes() == 1 || !profiler_->in_pass())
+    return false;
+  try {
+    profiler_->end_pass();
+    return true;
+  } catch (...) {
+    if (!pause_error_) pause_error_ = std::current_exception();
+    return false;
+  }
+}
+
+void CounterBackend::resume() noexcept {
+  try {
+    profiler_->start_pass();
+  } catch (...) {
+    if (!pause_error_) pause_error_ = std::current_exception();
+  }
 }
 
 // Kernel replay: a session is open whenever the benchmark runs (opened here rather than after

@@ -1,18 +1,22 @@
 // Hardware counters from the CUPTI Range Profiler, in one of two replay modes:
 //
 //   replay_mode="kernel": auto ranges, one per kernel; CUPTI replays each kernel once per pass
-//   (saving and restoring the memory it touches), so the benchmark runs once per run. The
-//   ranges carry only their order: the launch callback's log of launches gives each one its
-//   region and kernel.
+//   (saving and restoring the memory it touches), so the benchmark runs once per run. A 1-pass
+//   set needs no replay and runs its auto ranges under CUPTI's user replay, which spares kernel
+//   replay's ~12 ms per kernel. The ranges carry only their order: the launch callback's log of
+//   launches gives each one its region and kernel.
 //   replay_mode="range": one user range per annotation (nested annotations nest); the engine
 //   runs the benchmark once per pass (Backend::user_replay), pass-major over a session.
 //
 // Durations come from the counter gpu__time_duration.sum: activity records carry no duration
-// while the range profiler runs. cache_control="all" gives every kernel (kernel replay: the
-// flush before its launch) or every top-level region (range replay: a flush and a
-// synchronization before the range opens) a cold L2 in every pass.
+// while the range profiler runs. cache_control="all" flushes the L2 before every kernel in
+// kernel replay (before its launch; between a Stop and a Start of the profiler when the set
+// takes more than one pass, so that the flush is no replayed range; CUPTI 13.0 restores the
+// kernel's memory before each later pass, which kprof cannot flush) and before every top-level
+// region in every pass of range replay (a flush and a synchronization before the range opens).
 #pragma once
 
+#include <exception>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -38,7 +42,7 @@ inline constexpr const char* kClockMetric = "gpc__cycles_elapsed.avg.per_second"
 // engine's unmeasured first call tells how many ranges a run needs before the first session.
 inline constexpr std::size_t kSessionRanges = 64;
 
-class CounterBackend final : public Backend {
+class CounterBackend final : public Backend, private LaunchAttribution::ProfilerPause {
  public:
   explicit CounterBackend(const Options& options);
   ~CounterBackend() override { stop(); }
@@ -82,6 +86,10 @@ class CounterBackend final : public Backend {
   // Range replay: a pass is running, so regions opening now are ranges.
   bool in_user_pass() const { return profiler_ != nullptr && profiler_->in_pass(); }
   void log_costs() const noexcept;
+  // Kernel replay of more than one pass: the flush before each kernel runs between two passes
+  // of the session rather than as a range of its own, replayed like one.
+  bool pause() noexcept override;
+  void resume() noexcept override;
   std::string kernel_list(const std::vector<std::string>& mangled);
 
   Options options_;
@@ -99,6 +107,7 @@ class CounterBackend final : public Backend {
   std::vector<std::size_t> run_ranges_;    // per config: ranges its unmeasured call needed
   std::size_t logged_before_run_ = 0;      // kernel replay: launches logged when the run began
   std::vector<Measurement> drained_;       // kernel replay: sessions decoded before collect()
+  std::exception_ptr pause_error_;         // kernel replay: a pause() or resume() that failed
 
   // Range replay: the n-th region opened in a pass is range "n" in every pass.
   bool hooks_installed_ = false;

@@ -14,15 +14,18 @@
 // under Nsight Compute, whose flush leaves the L2 clean (docs/validation.md). A read leaves
 // only clean lines: the user's dirty lines are written back during the flush.
 //
-// Under the range profiler's kernel replay the flush kernel is itself a profiled range (~12 ms
-// on the H200), which doubles what kernel replay costs. Running it in a context of its own,
-// which the profiler does not see, made kernel replay 1.5x faster but added ~1.1 MB of DRAM
-// writes and ~1.5% of duration to every measured kernel (the switch back to the measured
-// context; docs/validation.md, 2026-11-30). Two other ways failed too: a copy-engine read of
-// the buffer into pinned host memory is no kernel, but it does not evict the L2 (the measured
-// kernel wrote back more stale lines than with no flush at all), and green contexts are not
-// supported on the H200 VM (cuGreenCtxCreate: CUDA_ERROR_NOT_SUPPORTED). The flush stays in the
-// launch's context.
+// Under the range profiler's kernel replay every kernel is a range, the flush too. Replayed like
+// the kernel it precedes, it cost as much as the kernel's own range (~12 ms at one pass, ~70 ms
+// at more on the H200) and doubled kernel replay's cost. Now a 1-pass set runs its auto ranges
+// without kernel replay (nothing to replay), where a range costs microseconds, and with more
+// passes the flush runs between a Stop and a Start of the range profiler, issued from the launch
+// callback (CounterBackend::pause), so it is no range at all. Three ways to keep the flush out of
+// the profiled ranges failed before that: running it in a context of its own, which the
+// profiler does not see, added ~1.1 MB of DRAM writes and ~1.5% of duration to every measured
+// kernel (the switch back to the measured context; docs/validation.md, 2026-11-30); a
+// copy-engine read of the buffer into pinned host memory is no kernel, but it does not evict the
+// L2 (the measured kernel wrote back more stale lines than with no flush at all); and green
+// contexts are not supported on the H200 VM (cuGreenCtxCreate: CUDA_ERROR_NOT_SUPPORTED).
 #pragma once
 
 #include <cuda.h>

@@ -165,6 +165,11 @@ void RangeProfiler::begin_session(Mode mode, std::size_t max_ranges, int nesting
   check_range_profiler(cuptiRangeProfilerCounterDataImageInitialize(&init),
                        "cuptiRangeProfilerCounterDataImageInitialize");
 
+  if (mode == Mode::auto_range_one_pass && passes_ != 1)
+    throw CudaError(
+        "kprof internal error: auto ranges without kernel replay need a 1-pass "
+        "configuration, this one takes " +
+        std::to_string(passes_));
   const bool user = mode == Mode::user_replay;
   auto c = cupti_params<CUpti_RangeProfiler_SetConfig_Params>(
       CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE);
@@ -174,7 +179,7 @@ void RangeProfiler::begin_session(Mode mode, std::size_t max_ranges, int nesting
   c.counterDataImageSize = counter_data_.size();
   c.pCounterDataImage = counter_data_.data();
   c.range = user ? CUPTI_UserRange : CUPTI_AutoRange;
-  c.replayMode = user ? CUPTI_UserReplay : CUPTI_KernelReplay;
+  c.replayMode = mode == Mode::kernel_replay ? CUPTI_KernelReplay : CUPTI_UserReplay;
   c.maxRangesPerPass = max_ranges;
   c.numNestingLevels = static_cast<std::uint16_t>(user ? nesting_levels : 1);
   c.minNestingLevel = 1;
