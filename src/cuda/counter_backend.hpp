@@ -42,7 +42,7 @@ inline constexpr const char* kClockMetric = "gpc__cycles_elapsed.avg.per_second"
 // engine's unmeasured first call tells how many ranges a run needs before the first session.
 inline constexpr std::size_t kSessionRanges = 64;
 
-class CounterBackend final : public Backend, private LaunchAttribution::ProfilerPause {
+class CounterBackend final : public Backend, private L2Flush::ProfilerPause {
  public:
   explicit CounterBackend(const Options& options);
   ~CounterBackend() override { stop(); }

@@ -59,7 +59,8 @@ void L2Flush::flush_and_wait() {
   check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize (after the L2 flush)");
 }
 
-L2Flush::Outcome L2Flush::before_launch(CUcontext launch_context, CUstream stream) noexcept {
+L2Flush::Outcome L2Flush::before_launch(CUcontext launch_context, CUstream stream,
+                                        ProfilerPause* pause) noexcept {
   if (buffer_ == 0) return Outcome::failed;
   if (launch_context != nullptr && launch_context != context_) return Outcome::other_context;
   // A launch into a capturing stream runs later, as part of a graph; a memset enqueued now
@@ -69,12 +70,14 @@ L2Flush::Outcome L2Flush::before_launch(CUcontext launch_context, CUstream strea
   if (result != CUDA_SUCCESS || capture != CU_STREAM_CAPTURE_STATUS_NONE) {
     return Outcome::capturing;  // an error here means capture elsewhere forbids this stream
   }
+  const bool paused = pause != nullptr && pause->pause();
   result = launch(stream);
+  if (paused) pause->resume();
   if (result != CUDA_SUCCESS) {
     last_error_ = result;
     return Outcome::failed;
   }
-  return Outcome::flushed;
+  return paused ? Outcome::flushed_unprofiled : Outcome::flushed;
 }
 
 }  // namespace kprof::detail

@@ -39,11 +39,21 @@ namespace kprof::detail {
 
 class L2Flush {
  public:
+  // Keeps the flush out of a range profiler's ranges: pause() ends the profiler's pass before
+  // the flush is enqueued, resume() starts the next after. Called from the launch callback;
+  // neither may throw.
+  struct ProfilerPause {
+    virtual ~ProfilerPause() = default;
+    virtual bool pause() noexcept = 0;  // false: not paused, the flush will be a range
+    virtual void resume() noexcept = 0;
+  };
+
   enum class Outcome {
-    flushed,        // the flush kernel is enqueued before the launch
-    capturing,      // the stream is being captured into a graph: nothing runs now
-    other_context,  // the launch targets another device/context than the buffer
-    failed,         // the flush could not be enqueued (see last_error())
+    flushed,             // the flush kernel is enqueued before the launch
+    flushed_unprofiled,  // the same, while the range profiler was paused
+    capturing,           // the stream is being captured into a graph: nothing runs now
+    other_context,       // the launch targets another device/context than the buffer
+    failed,              // the flush could not be enqueued (see last_error())
   };
 
   L2Flush() = default;
@@ -59,9 +69,11 @@ class L2Flush {
   bool allocated() const noexcept { return buffer_ != 0; }
   std::size_t bytes() const noexcept { return bytes_; }
 
-  // Called from the launch callback on the launching thread; never blocks, never throws. The
-  // flush kernel's own launch calls the callback again, nested in the launch it precedes.
-  Outcome before_launch(CUcontext launch_context, CUstream stream) noexcept;
+  // Called from the launch callback on the launching thread; never throws, and blocks only in
+  // `pause` (null: no pause). The flush kernel's own launch calls the callback again, nested in
+  // the launch it precedes.
+  Outcome before_launch(CUcontext launch_context, CUstream stream,
+                        ProfilerPause* pause = nullptr) noexcept;
   CUresult last_error() const noexcept { return last_error_.load(); }
   // Flushes now and waits for the device to finish (before a user range opens: whatever runs
   // inside the range is counted, so the flush must be done by then). Throws CudaError.

@@ -95,14 +95,15 @@ void LaunchAttribution::flush_before(CUpti_CallbackId cbid, const CUpti_Callback
   if (!driver_launch_stream(cbid, cb.functionParams, &stream)) return;
   ThreadLaunch& t = t_launch;
   t.flushing = true;
-  const bool paused = pause_ != nullptr && pause_->pause();
-  const L2Flush::Outcome outcome = flush_->before_launch(cb.context, stream);
-  if (paused) pause_->resume();
+  const L2Flush::Outcome outcome = flush_->before_launch(cb.context, stream, pause_);
   t.flushing = false;
   switch (outcome) {
     case L2Flush::Outcome::flushed:
       // The flush kernel runs first: in the log it comes before the launch it precedes.
-      if (t.logged != static_cast<std::size_t>(-1) && !paused) log_flush(t.logged);
+      if (t.logged != static_cast<std::size_t>(-1)) log_flush(t.logged);
+      t.flush_handled = true;
+      return;
+    case L2Flush::Outcome::flushed_unprofiled:  // no range: not in the log
       t.flush_handled = true;
       return;
     case L2Flush::Outcome::capturing:

@@ -20,17 +20,9 @@ namespace kprof::detail {
 
 class LaunchAttribution {
  public:
-  // Kept out of the profiled window: what is launched between pause() and resume() is no
-  // range of the range profiler. Both are called from the launch callback and must not throw.
-  struct ProfilerPause {
-    virtual ~ProfilerPause() = default;
-    virtual bool pause() noexcept = 0;  // false: not paused, the flush is profiled
-    virtual void resume() noexcept = 0;
-  };
-
   // `flush` may be null (cache_control = none); it must outlive the subscription. With
   // `pause`, each flush runs with the range profiler paused (it must outlive it too).
-  explicit LaunchAttribution(L2Flush* flush, ProfilerPause* pause = nullptr)
+  explicit LaunchAttribution(L2Flush* flush, L2Flush::ProfilerPause* pause = nullptr)
       : flush_(flush), pause_(pause) {}
 
   // The CUpti_CallbackFunc; `userdata` is a LaunchAttribution*.
@@ -83,7 +75,7 @@ class LaunchAttribution {
 
   CorrelationMap correlations_;
   L2Flush* flush_;
-  ProfilerPause* pause_;
+  L2Flush::ProfilerPause* pause_;
   // Thread-local launch state of an earlier session (a thread stopped between the ENTER and
   // EXIT of a launch) must not leak into this one.
   const std::uint64_t session_ = next_session_.fetch_add(1) + 1;
