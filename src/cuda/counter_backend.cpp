@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <exception>
 #include <utility>
 
 #include "core/range_passes.hpp"
@@ -66,9 +65,8 @@ void CounterBackend::start(const Options& options) {
     const bool cold = options.cache_control == CacheControl::all;
     // Kernel replay flushes before every launch from the launch callback; range replay
     // flushes before each top-level range instead (a flush inside a range would be counted).
-    ProfilerPause* pause = this;
-    attribution_ =
-        std::make_unique<LaunchAttribution>(cold && !user_replay() ? &flush_ : nullptr, pause);
+    attribution_ = std::make_unique<LaunchAttribution>(cold && !user_replay() ? &flush_ : nullptr,
+                                                       &flush_pause_);
     subscriber_.subscribe(&LaunchAttribution::callback, attribution_.get());
     if (cold) flush_.allocate();
     subscriber_.enable(CUPTI_CB_DOMAIN_RUNTIME_API, runtime_launch_cbids());
@@ -80,6 +78,8 @@ void CounterBackend::start(const Options& options) {
     session_complete_ = false;
     metrics_ = collected_metrics();
     profiler_ = std::make_unique<RangeProfiler>(metrics_);
+    flush_pause_.reset();
+    flush_pause_.arm(pauses_for_flushes() ? profiler_.get() : nullptr);
     const metrics::MetricCatalog catalog = metrics::catalog(profiler_->chip());
     const std::vector<std::string> wanted = metrics::expand(options.metrics);
     units_.clear();
@@ -108,23 +108,31 @@ void CounterBackend::start(const Options& options) {
 void CounterBackend::stop() noexcept {
   if (hooks_installed_) RegionTracker::instance().set_range_hooks({});
   hooks_installed_ = false;
+  subscriber_.unsubscribe();
+  if (attribution_ != nullptr) attribution_->wait_idle();  // no callback uses the profiler now
+  flush_pause_.arm(nullptr);
   if (profiler_ != nullptr) {
-    const RangeProfiler::Costs& c = profiler_->costs();
-    profiler_seconds_ =
-        c.enable_s + c.session_s + c.start_s + c.stop_s + c.ranges_s + c.decode_s + c.evaluate_s +
-        (user_replay() || attribution_ == nullptr ? 0.0 : attribution_->launch_seconds());
+    profiler_seconds_ = cupti_seconds();
     if (options_.verbosity == Verbosity::debug) log_costs();
   }
   profiler_.reset();  // stops a pass in flight, disables the range profiler
-  subscriber_.unsubscribe();
   if (attribution_ != nullptr) {
-    attribution_->wait_idle();
     attribution_->log_launches(false);
     attribution_->reset();
   }
   drained_.clear();
-  pause_error_ = nullptr;
+  flush_pause_.reset();
   flush_.release();
+}
+
+// The wall time spent in CUPTI: its calls, and in kernel replay the launch calls, in which it
+// profiles each kernel (less the pauses for flushes, counted in Start and Stop already).
+double CounterBackend::cupti_seconds() const noexcept {
+  const RangeProfiler::Costs& c = profiler_->costs();
+  const double calls =
+      c.enable_s + c.session_s + c.start_s + c.stop_s + c.ranges_s + c.decode_s + c.evaluate_s;
+  if (user_replay() || attribution_ == nullptr) return calls;
+  return calls + attribution_->launch_seconds() - flush_pause_.seconds();
 }
 
 void CounterBackend::log_costs() const noexcept {
@@ -153,24 +161,26 @@ void CounterBackend::start_kernel_session() {
 }
 
 void CounterBackend::drain_kernel_session() {
-  if (pause_error_) std::rethrow_exception(std::exchange(pause_error_, nullptr));
+  flush_pause_.rethrow();
   if (profiler_ == nullptr || !profiler_->in_pass()) return;
-  std::vector<RangeValues> ranges;
+  // A fault of the benchmark's kernels is its own, whatever the profiler makes of it.
+  check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
   try {
     // Kernel replay ran every pass inside the kernel launches; a 1-pass set has but one.
     if (!profiler_->end_pass())
       throw MeasurementError(
           "kprof internal error: the range profiler wants another pass of a kernel-replay "
           "session");
-    ranges = profiler_->decode();
   } catch (const CudaError& e) {
     // CUPTI 13.0 fails the Stop of a 1-pass session of auto ranges that saw a graph launch.
     const std::vector<LaunchAttribution::Launch> launches = attribution_->take_launches();
-    if (std::any_of(launches.begin(), launches.end(),
+    if (profiler_->passes() == 1 &&
+        std::any_of(launches.begin(), launches.end(),
                     [](const LaunchAttribution::Launch& l) { return l.graph; }))
       throw MeasurementError(graph_launch_in_kernel_replay(e.what()));
     throw;
   }
+  const std::vector<RangeValues> ranges = profiler_->decode();
   const std::vector<LaunchAttribution::Launch> launches = attribution_->take_launches();
   attribution_->correlations().clear();  // only the activity backend reads them
   attribution_->rethrow_problem();
@@ -179,25 +189,9 @@ void CounterBackend::drain_kernel_session() {
   logged_before_run_ = 0;
 }
 
-// Called from the launch callback, which must not throw: a failure waits for the next drain.
-bool CounterBackend::pause() noexcept {
-  if (user_replay() || profiler_ == nullptr || profiler_->passes() == 1 || !profiler_->in_pass())
-    return false;
-  try {
-    profiler_->end_pass();
-    return true;
-  } catch (...) {
-    if (!pause_error_) pause_error_ = std::current_exception();
-    return false;
-  }
-}
-
-void CounterBackend::resume() noexcept {
-  try {
-    profiler_->start_pass();
-  } catch (...) {
-    if (!pause_error_) pause_error_ = std::current_exception();
-  }
+bool CounterBackend::pauses_for_flushes() const {
+  return !user_replay() && options_.cache_control == CacheControl::all && profiler_ != nullptr &&
+         profiler_->passes() > 1;
 }
 
 // Kernel replay: a session is open whenever the benchmark runs (opened here rather than after
@@ -205,6 +199,7 @@ void CounterBackend::resume() noexcept {
 // its config's unmeasured call counted it.
 void CounterBackend::before_run(std::size_t config) {
   if (user_replay() || profiler_ == nullptr) return;
+  flush_pause_.rethrow();  // a pass it failed to stop or start leaves the session unusable
   const std::size_t needs = config < run_ranges_.size() ? run_ranges_[config] : 0;
   if (profiler_->in_pass() && attribution_->launches_logged() + needs > profiler_->max_ranges())
     drain_kernel_session();
@@ -304,16 +299,23 @@ bool CounterBackend::end_pass() {
   return session_complete_;
 }
 
-// Range replay needs a range per region, kernel replay one per launch (flushes included);
-// no session is open during the call, so nothing of it was profiled.
+// Range replay needs a range per region, kernel replay one per launch (and per flush, unless
+// flushes are paused); no session is open during the call, so nothing of it was profiled.
 void CounterBackend::unmeasured_call_done(std::size_t config, std::size_t regions) {
   if (attribution_ == nullptr) return;
   // Its kernels finish before any range opens, and their faults are its config's.
   check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize (after an unmeasured call)");
-  const std::size_t launches = attribution_->take_launches().size();
+  const std::vector<LaunchAttribution::Launch> launches = attribution_->take_launches();
   attribution_->correlations().clear();  // only the activity backend reads them
   attribution_->rethrow_problem();
-  const std::size_t ranges = user_replay() ? regions : launches;
+  // No session is open now, so no flush was paused: the runs' paused flushes are no ranges.
+  const auto flushes =
+      pauses_for_flushes()
+          ? std::count_if(launches.begin(), launches.end(),
+                          [](const LaunchAttribution::Launch& l) { return l.flush; })
+          : 0;
+  const std::size_t ranges =
+      user_replay() ? regions : launches.size() - static_cast<std::size_t>(flushes);
   if (run_ranges_.size() <= config) run_ranges_.resize(config + 1, 0);
   run_ranges_[config] = ranges;
   fit_run(ranges);

@@ -16,7 +16,6 @@
 // region in every pass of range replay (a flush and a synchronization before the range opens).
 #pragma once
 
-#include <exception>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -24,6 +23,7 @@
 
 #include "core/backend.hpp"
 #include "cuda/cupti_subscriber.hpp"
+#include "cuda/flush_pause.hpp"
 #include "cuda/kernel_names.hpp"
 #include "cuda/l2_flush.hpp"
 #include "cuda/launch_attribution.hpp"
@@ -42,7 +42,7 @@ inline constexpr const char* kClockMetric = "gpc__cycles_elapsed.avg.per_second"
 // engine's unmeasured first call tells how many ranges a run needs before the first session.
 inline constexpr std::size_t kSessionRanges = 64;
 
-class CounterBackend final : public Backend, private L2Flush::ProfilerPause {
+class CounterBackend final : public Backend {
  public:
   explicit CounterBackend(const Options& options);
   ~CounterBackend() override { stop(); }
@@ -86,10 +86,9 @@ class CounterBackend final : public Backend, private L2Flush::ProfilerPause {
   // Range replay: a pass is running, so regions opening now are ranges.
   bool in_user_pass() const { return profiler_ != nullptr && profiler_->in_pass(); }
   void log_costs() const noexcept;
-  // Kernel replay of more than one pass: the flush before each kernel runs between two passes
-  // of the session rather than as a range of its own, replayed like one.
-  bool pause() noexcept override;
-  void resume() noexcept override;
+  double cupti_seconds() const noexcept;
+  // Kernel replay of more than one pass: the flush before each kernel is no range.
+  bool pauses_for_flushes() const;
   std::string kernel_list(const std::vector<std::string>& mangled);
 
   Options options_;
@@ -99,6 +98,7 @@ class CounterBackend final : public Backend, private L2Flush::ProfilerPause {
   int clock_index_ = -1;              // kClockMetric's position in metrics_, or -1
   double profiler_seconds_ = std::numeric_limits<double>::quiet_NaN();  // of the last profile
   L2Flush flush_;
+  FlushPause flush_pause_;
   CuptiSubscriber subscriber_;
   std::unique_ptr<LaunchAttribution> attribution_;  // kept after stop(), see ActivityBackend
   std::unique_ptr<RangeProfiler> profiler_;
@@ -107,7 +107,6 @@ class CounterBackend final : public Backend, private L2Flush::ProfilerPause {
   std::vector<std::size_t> run_ranges_;    // per config: ranges its unmeasured call needed
   std::size_t logged_before_run_ = 0;      // kernel replay: launches logged when the run began
   std::vector<Measurement> drained_;       // kernel replay: sessions decoded before collect()
-  std::exception_ptr pause_error_;         // kernel replay: a pause() or resume() that failed
 
   // Range replay: the n-th region opened in a pass is range "n" in every pass.
   bool hooks_installed_ = false;

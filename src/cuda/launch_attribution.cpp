@@ -172,7 +172,7 @@ void LaunchAttribution::log_flush(std::size_t before) noexcept {
     std::lock_guard lock(launches_mutex_);
     const std::size_t at = std::min(before, launches_.size());
     launches_.insert(launches_.begin() + static_cast<std::ptrdiff_t>(at),
-                     Launch{kNoRegion, "", false});
+                     Launch{kNoRegion, "", false, true});
   } catch (...) {
     note_problem(false, "out of memory while recording a launch");
   }

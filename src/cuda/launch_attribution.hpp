@@ -1,8 +1,9 @@
 // The CUPTI callback on every kernel-launch API: which region does this launch belong to, and
 // (cache_control = all) a cold L2 before it.
 //
-// Runs on the launching thread, inside the user's launch call: it takes one short mutex,
-// never blocks on the GPU and never calls into Python.
+// Runs on the launching thread, inside the user's launch call: it takes one short mutex and
+// never calls into Python. It blocks on the GPU only to pause the range profiler around a flush
+// (FlushPause, multi-pass kernel replay).
 #pragma once
 
 #include <cupti.h>
@@ -38,6 +39,7 @@ class LaunchAttribution {
     RegionId region = kNoRegion;  // kNoRegion: launched outside every region
     std::string kernel;           // mangled symbol; empty for a graph launch
     bool graph = false;           // one launch, several kernels
+    bool flush = false;           // kprof's L2 flush kernel
   };
   // Starts or stops logging launches (off by default).
   void log_launches(bool on) noexcept { logging_.store(on, std::memory_order_release); }

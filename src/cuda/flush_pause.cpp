@@ -1,0 +1,59 @@
+#include "cuda/flush_pause.hpp"
+
+#include <utility>
+
+namespace kprof::detail {
+
+bool FlushPause::pause() noexcept {
+  RangeProfiler* profiler = profiler_.load();
+  if (profiler == nullptr) return false;
+  pass_mutex_.lock();
+  if (!profiler->in_pass()) {  // no session open: the unmeasured calls, between runs
+    pass_mutex_.unlock();
+    return false;
+  }
+  paused_at_ = std::chrono::steady_clock::now();
+  try {
+    profiler->end_pass();
+    return true;
+  } catch (...) {
+    keep(std::current_exception());
+    pass_mutex_.unlock();
+    return false;
+  }
+}
+
+void FlushPause::resume() noexcept {
+  try {
+    profiler_.load()->start_pass();
+  } catch (...) {
+    keep(std::current_exception());
+  }
+  paused_ns_.fetch_add(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                           std::chrono::steady_clock::now() - paused_at_)
+                           .count(),
+                       std::memory_order_relaxed);
+  pass_mutex_.unlock();
+}
+
+void FlushPause::keep(std::exception_ptr error) noexcept {
+  std::lock_guard lock(error_mutex_);
+  if (!error_) error_ = std::move(error);
+}
+
+void FlushPause::rethrow() {
+  std::exception_ptr error;
+  {
+    std::lock_guard lock(error_mutex_);
+    error = std::exchange(error_, nullptr);
+  }
+  if (error) std::rethrow_exception(error);
+}
+
+void FlushPause::reset() noexcept {
+  std::lock_guard lock(error_mutex_);
+  error_ = nullptr;
+  paused_ns_.store(0);
+}
+
+}  // namespace kprof::detail

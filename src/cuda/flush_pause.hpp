@@ -1,0 +1,48 @@
+// Kernel replay of more than one pass: the L2 flush before a kernel runs between a Stop and a
+// Start of the range profiler's pass instead of as a range of its own, which CUPTI would replay
+// like the kernel it precedes (~70 ms on the H200; a Start or Stop after a session's first
+// costs ~0, docs/metrics.md "What counters cost").
+//
+// pause() and resume() run in the launch callback, on the launching thread. A mutex held from a
+// successful pause() to its resume() keeps two launching threads from stopping and starting
+// the same pass. A failure cannot be thrown there: it waits for rethrow() on the profiling
+// thread. The Stop synchronizes the device, which a stream capture in global mode open on
+// another stream forbids (docs/metrics.md, Limits).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <exception>
+#include <mutex>
+
+#include "cuda/l2_flush.hpp"
+#include "cuda/range_profiler.hpp"
+
+namespace kprof::detail {
+
+class FlushPause final : public L2Flush::ProfilerPause {
+ public:
+  // Pauses `profiler`'s passes from now on; null: never pauses.
+  void arm(RangeProfiler* profiler) noexcept { profiler_.store(profiler); }
+  bool pause() noexcept override;
+  void resume() noexcept override;
+  // Throws the first failure of pause() or resume() since the last call, and forgets it.
+  void rethrow();
+  // Wall time between pauses and their resumes: inside the launch calls, and in the profiler's
+  // Start and Stop costs too.
+  double seconds() const noexcept { return 1e-9 * static_cast<double>(paused_ns_.load()); }
+  void reset() noexcept;
+
+ private:
+  void keep(std::exception_ptr error) noexcept;
+
+  std::atomic<RangeProfiler*> profiler_{nullptr};
+  std::mutex pass_mutex_;  // held from a successful pause() to its resume()
+  std::chrono::steady_clock::time_point paused_at_;  // guarded by pass_mutex_
+  std::atomic<std::int64_t> paused_ns_{0};
+  std::mutex error_mutex_;
+  std::exception_ptr error_;  // guarded by error_mutex_
+};
+
+}  // namespace kprof::detail
