@@ -3,8 +3,11 @@
 #include <cuda_runtime_api.h>
 #include <cupti_profiler_target.h>
 #include <cupti_target.h>
+#include <cupti_version.h>
 
 #include <chrono>
+#include <cstddef>
+#include <cstdint>
 #include <mutex>
 #include <optional>
 
@@ -31,6 +34,33 @@ class Timed {
   double& total_;
   std::chrono::steady_clock::time_point start_;
 };
+
+// CUPTI 13.4 added `cacheControlMode` to the Enable parameters: the range profiler resets the
+// L2 before every pass, which kernel replay needs for the passes after the first (CUPTI
+// restores the kernel's memory before them, and kprof cannot flush there). kprof builds against
+// CUPTI 13.0 headers, which lack the field: the 13.4 layout is spelled out here, and the
+// field is passed only to a CUPTI that reads it.
+constexpr std::uint32_t kCacheControlCupti = 130400;
+#if CUPTI_API_VERSION >= 130400
+using EnableParams = CUpti_RangeProfiler_Enable_Params;
+#else
+struct EnableParams {
+  std::size_t structSize;
+  void* pPriv;
+  CUcontext ctx;
+  CUpti_RangeProfiler_Object* pRangeProfilerObject;
+  std::int32_t cacheControlMode;  // CUpti_CacheControl_Mode; 1: CUPTI_CACHE_CONTROL_MODE_ALL
+};
+#endif
+constexpr std::size_t kEnableSize13_0 =
+    offsetof(EnableParams, pRangeProfilerObject) + sizeof(CUpti_RangeProfiler_Object*);
+constexpr std::size_t kEnableSizeCacheControl =
+    offsetof(EnableParams, cacheControlMode) + sizeof(EnableParams::cacheControlMode);
+
+std::uint32_t cupti_runtime_version() {
+  std::uint32_t version = 0;
+  return cuptiGetVersion(&version) == CUPTI_SUCCESS ? version : 0;
+}
 
 }  // namespace
 
@@ -99,7 +129,8 @@ void check_range_profiler(CUptiResult result, const char* call) {
   }
 }
 
-RangeProfiler::RangeProfiler(std::vector<std::string> metrics) : metrics_(std::move(metrics)) {
+RangeProfiler::RangeProfiler(std::vector<std::string> metrics, bool reset_cache_per_pass)
+    : metrics_(std::move(metrics)) {
   Timed timed(costs_.enable_s);
   context_ = current_context();
   initialize_profiler();
@@ -114,10 +145,14 @@ RangeProfiler::RangeProfiler(std::vector<std::string> metrics) : metrics_(std::m
     config_ = host_->config_image();
     passes_ = passes_of(config_);
   }
-  auto p = cupti_params<CUpti_RangeProfiler_Enable_Params>(
-      CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
+  EnableParams p{};
+  resets_cache_ = reset_cache_per_pass && cupti_runtime_version() >= kCacheControlCupti;
+  p.structSize = resets_cache_ ? kEnableSizeCacheControl : kEnableSize13_0;
   p.ctx = context_;
-  check_range_profiler(cuptiRangeProfilerEnable(&p), "cuptiRangeProfilerEnable");
+  if (resets_cache_) p.cacheControlMode = static_cast<decltype(p.cacheControlMode)>(1);  // ALL
+  check_range_profiler(
+      cuptiRangeProfilerEnable(reinterpret_cast<CUpti_RangeProfiler_Enable_Params*>(&p)),
+      "cuptiRangeProfilerEnable");
   object_ = p.pRangeProfilerObject;
 }
 

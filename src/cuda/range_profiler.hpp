@@ -37,9 +37,11 @@ class RangeProfiler {
   };
 
   // Builds the configuration for `metrics` on the current context's device and enables the
-  // range profiler there. Throws CounterPermissionError when counters are restricted,
-  // UnsupportedError when the device cannot be profiled, CudaError otherwise.
-  explicit RangeProfiler(std::vector<std::string> metrics);
+  // range profiler there; `reset_cache_per_pass` asks CUPTI to reset the L2 before every pass,
+  // which only CUPTI 13.4 and later can (resets_cache_per_pass()). Throws
+  // CounterPermissionError when counters are restricted, UnsupportedError when the device
+  // cannot be profiled, CudaError otherwise.
+  RangeProfiler(std::vector<std::string> metrics, bool reset_cache_per_pass);
   ~RangeProfiler();  // stops a session in flight and disables the profiler
   RangeProfiler(const RangeProfiler&) = delete;
   RangeProfiler& operator=(const RangeProfiler&) = delete;
@@ -47,6 +49,7 @@ class RangeProfiler {
   const std::vector<std::string>& metrics() const { return metrics_; }
   const std::string& chip() const { return chip_; }
   int passes() const { return passes_; }
+  bool resets_cache_per_pass() const { return resets_cache_; }
 
   // A new session: counter data for `max_ranges` ranges. `nesting_levels` (user ranges) is
   // the depth of nesting profiled: ranges deeper than that are not measured.
@@ -87,6 +90,7 @@ class RangeProfiler {
   std::unique_ptr<HostObject> host_;
   std::vector<std::uint8_t> config_;
   int passes_ = 0;
+  bool resets_cache_ = false;
   CUpti_RangeProfiler_Object* object_ = nullptr;
   std::vector<std::uint8_t> counter_data_;  // SetConfig keeps a pointer: never resized in a session
   std::size_t max_ranges_ = 0;

@@ -10,10 +10,15 @@
 #      bench/seed_sweep.py (kprof vs CUDA events vs ncu)
 # Everything lands in $OUT/validation.tar.gz (logs, figures, recordings); a summary is printed.
 #
-#   bash tests/gpu/validate_h200.sh [all|cpp|python|examples|bench]
+#   bash tests/gpu/validate_h200.sh [all|cpp|python|examples|bench|newer-cupti]
 # "cpp" runs step 1; "python" the Python GPU tests but the examples; "examples" the examples and
 # tutorial steps (tests/python/test_gpu_examples.py) and step 3; "bench" step 4. Each fits one
-# device call of 10 minutes.
+# device call of 10 minutes. "newer-cupti" (not in "all") runs the counter tests with the CUPTI
+# of PyPI's nvidia-cuda-cupti wheel instead of the toolkit's (13.4 and later reset the L2
+# before every kernel-replay pass); the machine has no network, so fetch it here first and
+# carry build/newer-cupti:
+#   pip download --no-deps -d /tmp/w nvidia-cuda-cupti==13.5.25 &&
+#   mkdir -p build/newer-cupti && unzip -q -o -j /tmp/w/*.whl 'nvidia/cu13/lib/*' -d build/newer-cupti
 set -u
 parts=${1:-all}
 runs() { [ "$parts" = all ] || [ "$parts" = "$1" ]; }
@@ -76,6 +81,16 @@ timeout 60 kprof devices >"$work/devices.log" 2>&1
 timeout 120 kprof doctor 2>&1 | tee "$work/doctor.log"
 timeout 240 kprof demo --runs 3 --metrics dram__bytes_read.sum,dram__bytes_write.sum 2>&1 |
   tee "$work/demo-counters.log"
+fi
+
+if [ "$parts" = newer-cupti ]; then
+step "counters with the CUPTI in build/newer-cupti"
+  LD_LIBRARY_PATH=$PWD/build/newer-cupti${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
+    timeout 60 kprof devices 2>&1 | tee "$work/newer-cupti.log"
+  LD_LIBRARY_PATH=$PWD/build/newer-cupti${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
+    KPROF_VALIDATION_DIR=$work/figures timeout 300 python3 -m pytest -m gpu -q \
+    -p no:cacheprovider tests/python/test_gpu_counters.py 2>&1 | tee -a "$work/newer-cupti.log" |
+    tail -15
 fi
 
 if runs bench; then
