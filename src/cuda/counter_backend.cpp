@@ -77,7 +77,7 @@ void CounterBackend::start(const Options& options) {
     logged_before_run_ = 0;
     session_complete_ = false;
     metrics_ = collected_metrics();
-    profiler_ = std::make_unique<RangeProfiler>(metrics_, cold);
+    profiler_ = std::make_unique<RangeProfiler>(metrics_, cold && !user_replay());
     flush_pause_.reset();
     flush_pause_.arm(pauses_for_flushes() ? profiler_.get() : nullptr);
     const metrics::MetricCatalog catalog = metrics::catalog(profiler_->chip());

@@ -4,14 +4,20 @@
 
 namespace kprof::detail {
 
+void FlushPause::arm(RangeProfiler* profiler) noexcept {
+  std::lock_guard lock(pass_mutex_);
+  profiler_.store(profiler);
+}
+
 bool FlushPause::pause() noexcept {
-  RangeProfiler* profiler = profiler_.load();
-  if (profiler == nullptr) return false;
+  if (profiler_.load() == nullptr) return false;
   pass_mutex_.lock();
-  if (!profiler->in_pass()) {  // no session open: the unmeasured calls, between runs
+  RangeProfiler* profiler = profiler_.load();         // as armed now, for resume() too
+  if (profiler == nullptr || !profiler->in_pass()) {  // no session: unmeasured calls, between runs
     pass_mutex_.unlock();
     return false;
   }
+  paused_ = profiler;
   paused_at_ = std::chrono::steady_clock::now();
   try {
     profiler->end_pass();
@@ -25,7 +31,7 @@ bool FlushPause::pause() noexcept {
 
 void FlushPause::resume() noexcept {
   try {
-    profiler_.load()->start_pass();
+    paused_->start_pass();
   } catch (...) {
     keep(std::current_exception());
   }

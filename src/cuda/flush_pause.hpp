@@ -5,9 +5,10 @@
 //
 // pause() and resume() run in the launch callback, on the launching thread. A mutex held from a
 // successful pause() to its resume() keeps two launching threads from stopping and starting
-// the same pass. A failure cannot be thrown there: it waits for rethrow() on the profiling
-// thread. The Stop synchronizes the device, which a stream capture in global mode open on
-// another stream forbids (docs/metrics.md, Limits).
+// the same pass (the profiling thread's own Starts and Stops, between runs, take no part: kernel
+// replay expects the benchmark's launches to be over by then). A failure cannot be thrown there: it
+// waits for rethrow() on the profiling thread. The Stop synchronizes the device, which a stream
+// capture in global mode open on another stream forbids (docs/metrics.md, Limits).
 #pragma once
 
 #include <atomic>
@@ -23,8 +24,8 @@ namespace kprof::detail {
 
 class FlushPause final : public L2Flush::ProfilerPause {
  public:
-  // Pauses `profiler`'s passes from now on; null: never pauses.
-  void arm(RangeProfiler* profiler) noexcept { profiler_.store(profiler); }
+  // Pauses `profiler`'s passes from now on; null: never pauses. Waits for a pause in progress.
+  void arm(RangeProfiler* profiler) noexcept;
   bool pause() noexcept override;
   void resume() noexcept override;
   // Throws the first failure of pause() or resume() since the last call, and forgets it.
@@ -38,7 +39,8 @@ class FlushPause final : public L2Flush::ProfilerPause {
   void keep(std::exception_ptr error) noexcept;
 
   std::atomic<RangeProfiler*> profiler_{nullptr};
-  std::mutex pass_mutex_;  // held from a successful pause() to its resume()
+  std::mutex pass_mutex_;            // held from a successful pause() to its resume()
+  RangeProfiler* paused_ = nullptr;  // guarded by pass_mutex_
   std::chrono::steady_clock::time_point paused_at_;  // guarded by pass_mutex_
   std::atomic<std::int64_t> paused_ns_{0};
   std::mutex error_mutex_;

@@ -19,7 +19,7 @@
 // at more on the H200) and doubled kernel replay's cost. Now a 1-pass set runs its auto ranges
 // without kernel replay (nothing to replay), where a range costs microseconds, and with more
 // passes the flush runs between a Stop and a Start of the range profiler, issued from the launch
-// callback (CounterBackend::pause), so it is no range at all. Three ways to keep the flush out of
+// callback (FlushPause), so it is no range at all. Three ways to keep the flush out of
 // the profiled ranges failed before that: running it in a context of its own, which the
 // profiler does not see, added ~1.1 MB of DRAM writes and ~1.5% of duration to every measured
 // kernel (the switch back to the measured context; docs/validation.md, 2026-11-30); a

@@ -145,14 +145,23 @@ RangeProfiler::RangeProfiler(std::vector<std::string> metrics, bool reset_cache_
     config_ = host_->config_image();
     passes_ = passes_of(config_);
   }
+  // Only a configuration of several passes has passes to reset the L2 between.
+  resets_cache_ =
+      reset_cache_per_pass && passes_ > 1 && cupti_runtime_version() >= kCacheControlCupti;
   EnableParams p{};
-  resets_cache_ = reset_cache_per_pass && cupti_runtime_version() >= kCacheControlCupti;
-  p.structSize = resets_cache_ ? kEnableSizeCacheControl : kEnableSize13_0;
   p.ctx = context_;
+  p.structSize = resets_cache_ ? kEnableSizeCacheControl : kEnableSize13_0;
   if (resets_cache_) p.cacheControlMode = static_cast<decltype(p.cacheControlMode)>(1);  // ALL
-  check_range_profiler(
-      cuptiRangeProfilerEnable(reinterpret_cast<CUpti_RangeProfiler_Enable_Params*>(&p)),
-      "cuptiRangeProfilerEnable");
+  auto* params = reinterpret_cast<CUpti_RangeProfiler_Enable_Params*>(&p);
+  CUptiResult result = cuptiRangeProfilerEnable(params);
+  if (result != CUPTI_SUCCESS && resets_cache_) {  // a CUPTI whose driver cannot reset the L2
+    resets_cache_ = false;
+    p = EnableParams{};
+    p.ctx = context_;
+    p.structSize = kEnableSize13_0;
+    result = cuptiRangeProfilerEnable(params);
+  }
+  check_range_profiler(result, "cuptiRangeProfilerEnable");
   object_ = p.pRangeProfilerObject;
 }
 

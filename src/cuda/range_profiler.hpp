@@ -37,9 +37,10 @@ class RangeProfiler {
   };
 
   // Builds the configuration for `metrics` on the current context's device and enables the
-  // range profiler there; `reset_cache_per_pass` asks CUPTI to reset the L2 before every pass,
-  // which only CUPTI 13.4 and later can (resets_cache_per_pass()). Throws
-  // CounterPermissionError when counters are restricted, UnsupportedError when the device
+  // range profiler there; `reset_cache_per_pass` asks CUPTI to reset the L2 before every pass
+  // of a configuration of several, which only CUPTI 13.4 and later can
+  // (resets_cache_per_pass()); meant for kernel replay, where kprof cannot flush between them.
+  // Throws CounterPermissionError when counters are restricted, UnsupportedError when the device
   // cannot be profiled, CudaError otherwise.
   RangeProfiler(std::vector<std::string> metrics, bool reset_cache_per_pass);
   ~RangeProfiler();  // stops a session in flight and disables the profiler

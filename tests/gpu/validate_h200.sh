@@ -87,6 +87,25 @@ if [ "$parts" = newer-cupti ]; then
 step "counters with the CUPTI in build/newer-cupti"
   LD_LIBRARY_PATH=$PWD/build/newer-cupti${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
     timeout 60 kprof devices 2>&1 | tee "$work/newer-cupti.log"
+  # torch may load a libcupti.so.13 of its own first: the version a profile ran with says which.
+  LD_LIBRARY_PATH=$PWD/build/newer-cupti${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
+    timeout 120 python3 - <<'PY' 2>&1 | tee -a "$work/newer-cupti.log"
+import torch
+import kprof
+import kprof._core  # noqa: F401
+
+x = torch.rand(1 << 20, device="cuda")
+
+
+@kprof.analyze.kernel(runs=1, metrics=["sm__throughput.avg.pct_of_peak_sustained_elapsed"],
+                      verbosity=kprof.VerbosityLevel.SILENT)
+def scale():
+    with kprof.annotate("scale"):
+        x.mul(2.0)
+
+
+print("a profile with torch loaded ran with CUPTI", scale().session["cupti_version"])
+PY
   LD_LIBRARY_PATH=$PWD/build/newer-cupti${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
     KPROF_VALIDATION_DIR=$work/figures timeout 300 python3 -m pytest -m gpu -q \
     -p no:cacheprovider tests/python/test_gpu_counters.py 2>&1 | tee -a "$work/newer-cupti.log" |
