@@ -22,8 +22,9 @@ torch = pytest.importorskip("torch")
 kprof = pytest.importorskip("kprof")
 
 
-def kprof_medians_us(ops, cache_control="all"):
-    """Per op: the median duration kprof measured (us) and the kernels per run."""
+def kprof_medians_us(ops, cache_control="all", clocks_mhz=None):
+    """Per op: the median duration kprof measured (us) and the kernels per run; with
+    `clocks_mhz`, also the median SM clock of the op's runs into it (MHz)."""
 
     @kprof.analyze.kernel(
         configs=list(ops),
@@ -40,6 +41,9 @@ def kprof_medians_us(ops, cache_control="all"):
     medians = {row["name"]: row["Median"] / 1e3 for _, row in df.iterrows()}
     records = results.records_dataframe()
     kernels = records.groupby("name")["KernelIndex"].max() + 1
+    if clocks_mhz is not None:
+        runs = results.runs_dataframe()
+        clocks_mhz.update((runs.groupby("name")["MeasuredClock"].median() / 1e3).to_dict())
     return medians, kernels.to_dict()
 
 
@@ -52,7 +56,8 @@ def test_durations_match_cuda_events(ops):
     """Against events amortized over back-to-back launches: within 2%. One event pair per
     launch (with the same L2 flush as kprof) reads a constant few microseconds longer."""
     scratch = flush_scratch(torch)
-    warm, _ = kprof_medians_us(ops, cache_control="none")
+    warm_clock = {}  # amortized events have no clock: a gap may be the clock's, not timing's
+    warm, _ = kprof_medians_us(ops, cache_control="none", clocks_mhz=warm_clock)
     cold, _ = kprof_medians_us(ops, cache_control="all")
     figures = {}
     for name, op in ops.items():
@@ -62,6 +67,7 @@ def test_durations_match_cuda_events(ops):
             "kprof_warm_us": warm[name],
             "events_amortized_us": amortized,
             "diff_pct": 100 * (warm[name] - amortized) / amortized,
+            "kprof_warm_clock_mhz": warm_clock.get(name),
             "kprof_cold_us": cold[name],
             "events_per_launch_cold_us": single,
             "events_minus_kprof_cold_us": single - cold[name],
