@@ -22,8 +22,8 @@
 #include <vector>
 
 #include "core/backend.hpp"
+#include "core/pass_pause.hpp"
 #include "cuda/cupti_subscriber.hpp"
-#include "cuda/flush_pause.hpp"
 #include "cuda/kernel_names.hpp"
 #include "cuda/l2_flush.hpp"
 #include "cuda/launch_attribution.hpp"
@@ -98,7 +98,7 @@ class CounterBackend final : public Backend {
   int clock_index_ = -1;              // kClockMetric's position in metrics_, or -1
   double profiler_seconds_ = std::numeric_limits<double>::quiet_NaN();  // of the last profile
   L2Flush flush_;
-  FlushPause flush_pause_;
+  PassPause flush_pause_;
   CuptiSubscriber subscriber_;
   std::unique_ptr<LaunchAttribution> attribution_;  // kept after stop(), see ActivityBackend
   std::unique_ptr<RangeProfiler> profiler_;

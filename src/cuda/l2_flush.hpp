@@ -19,9 +19,9 @@
 // at more on the H200) and doubled kernel replay's cost. Now a 1-pass set runs its auto ranges
 // without kernel replay (nothing to replay), where a range costs microseconds, and with more
 // passes the flush runs between a Stop and a Start of the range profiler, issued from the launch
-// callback (FlushPause), so it is no range at all. Three ways to keep the flush out of
-// the profiled ranges failed before that: running it in a context of its own, which the
-// profiler does not see, added ~1.1 MB of DRAM writes and ~1.5% of duration to every measured
+// callback (PassPause, src/core/pass_pause.hpp), so it is no range at all. Three ways to keep the
+// flush out of the profiled ranges failed before that: running it in a context of its own, which
+// the profiler does not see, added ~1.1 MB of DRAM writes and ~1.5% of duration to every measured
 // kernel (the switch back to the measured context; docs/validation.md, 2026-11-30); a
 // copy-engine read of the buffer into pinned host memory is no kernel, but it does not evict the
 // L2 (the measured kernel wrote back more stale lines than with no flush at all); and green
@@ -33,21 +33,13 @@
 #include <atomic>
 #include <cstddef>
 
+#include "core/pass_pause.hpp"
 #include "cuda/driver_api.hpp"
 
 namespace kprof::detail {
 
 class L2Flush {
  public:
-  // Keeps the flush out of a range profiler's ranges: pause() ends the profiler's pass before
-  // the flush is enqueued, resume() starts the next after. Called from the launch callback;
-  // neither may throw.
-  struct ProfilerPause {
-    virtual ~ProfilerPause() = default;
-    virtual bool pause() noexcept = 0;  // false: not paused, the flush will be a range
-    virtual void resume() noexcept = 0;
-  };
-
   enum class Outcome {
     flushed,             // the flush kernel is enqueued before the launch
     flushed_unprofiled,  // the same, while the range profiler was paused

@@ -3,7 +3,7 @@
 //
 // Runs on the launching thread, inside the user's launch call: it takes one short mutex and
 // never calls into Python. It blocks on the GPU only to pause the range profiler around a flush
-// (FlushPause, multi-pass kernel replay).
+// (PassPause, multi-pass kernel replay).
 #pragma once
 
 #include <cupti.h>
@@ -23,7 +23,7 @@ class LaunchAttribution {
  public:
   // `flush` may be null (cache_control = none); it must outlive the subscription. With
   // `pause`, each flush runs with the range profiler paused (it must outlive it too).
-  explicit LaunchAttribution(L2Flush* flush, L2Flush::ProfilerPause* pause = nullptr)
+  explicit LaunchAttribution(L2Flush* flush, ProfilerPause* pause = nullptr)
       : flush_(flush), pause_(pause) {}
 
   // The CUpti_CallbackFunc; `userdata` is a LaunchAttribution*.
@@ -77,7 +77,7 @@ class LaunchAttribution {
 
   CorrelationMap correlations_;
   L2Flush* flush_;
-  L2Flush::ProfilerPause* pause_;
+  ProfilerPause* pause_;
   // Thread-local launch state of an earlier session (a thread stopped between the ENTER and
   // EXIT of a launch) must not leak into this one.
   const std::uint64_t session_ = next_session_.fetch_add(1) + 1;

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "core/pass_pause.hpp"
 #include "cuda/profiler_host.hpp"
 
 namespace kprof::detail {
@@ -25,7 +26,7 @@ struct RangeValues {
   std::vector<double> values;  // in the order of RangeProfiler::metrics()
 };
 
-class RangeProfiler {
+class RangeProfiler final : public PassControl {
  public:
   enum class Mode {
     kernel_replay,  // auto ranges, CUPTI replays each kernel with every pass
@@ -55,15 +56,15 @@ class RangeProfiler {
   // A new session: counter data for `max_ranges` ranges. `nesting_levels` (user ranges) is
   // the depth of nesting profiled: ranges deeper than that are not measured.
   void begin_session(Mode mode, std::size_t max_ranges, int nesting_levels = 1);
-  void start_pass();
+  void start_pass() override;
   // Ends a pass; returns true when every pass the configuration needs has been submitted.
-  bool end_pass();
+  bool end_pass() override;
   void push_range(const std::string& name);
   void pop_range();
   // Decodes the session's counter data. Throws MeasurementError when ranges were dropped
   // (more than max_ranges).
   std::vector<RangeValues> decode();
-  bool in_pass() const { return in_pass_; }
+  bool in_pass() const override { return in_pass_; }
   // The session's capacity, for messages.
   std::size_t max_ranges() const { return max_ranges_; }
 

@@ -1,26 +1,26 @@
-#include "cuda/flush_pause.hpp"
+#include "core/pass_pause.hpp"
 
 #include <utility>
 
 namespace kprof::detail {
 
-void FlushPause::arm(RangeProfiler* profiler) noexcept {
+void PassPause::arm(PassControl* passes) noexcept {
   std::lock_guard lock(pass_mutex_);
-  profiler_.store(profiler);
+  armed_.store(passes);
 }
 
-bool FlushPause::pause() noexcept {
-  if (profiler_.load() == nullptr) return false;
+bool PassPause::pause() noexcept {
+  if (armed_.load() == nullptr) return false;
   pass_mutex_.lock();
-  RangeProfiler* profiler = profiler_.load();         // as armed now, for resume() too
-  if (profiler == nullptr || !profiler->in_pass()) {  // no session: unmeasured calls, between runs
+  PassControl* passes = armed_.load();            // as armed now, for resume() too
+  if (passes == nullptr || !passes->in_pass()) {  // no session: unmeasured calls, between runs
     pass_mutex_.unlock();
     return false;
   }
-  paused_ = profiler;
+  paused_ = passes;
   paused_at_ = std::chrono::steady_clock::now();
   try {
-    profiler->end_pass();
+    passes->end_pass();
     return true;
   } catch (...) {
     keep(std::current_exception());
@@ -29,7 +29,7 @@ bool FlushPause::pause() noexcept {
   }
 }
 
-void FlushPause::resume() noexcept {
+void PassPause::resume() noexcept {
   try {
     paused_->start_pass();
   } catch (...) {
@@ -42,12 +42,12 @@ void FlushPause::resume() noexcept {
   pass_mutex_.unlock();
 }
 
-void FlushPause::keep(std::exception_ptr error) noexcept {
+void PassPause::keep(std::exception_ptr error) noexcept {
   std::lock_guard lock(error_mutex_);
   if (!error_) error_ = std::move(error);
 }
 
-void FlushPause::rethrow() {
+void PassPause::rethrow() {
   std::exception_ptr error;
   {
     std::lock_guard lock(error_mutex_);
@@ -56,7 +56,7 @@ void FlushPause::rethrow() {
   if (error) std::rethrow_exception(error);
 }
 
-void FlushPause::reset() noexcept {
+void PassPause::reset() noexcept {
   std::lock_guard lock(error_mutex_);
   error_ = nullptr;
   paused_ns_.store(0);
