@@ -100,8 +100,6 @@ void Options::validate() const {
     if (k.empty()) throw OptionError("ignore_kernel_list", "''", "non-empty kernel names");
   // The stopping rule, the thermal guard, info collectors (src/core/option_checks.cpp).
   detail::validate_conditions(*this);
-  // Range replay runs every (config, run) once per pass, pass-major: the number of runs must
-  // be known before the first pass.
   // A range's counters include every kernel in it: none can be left out afterwards.
   if (replay_mode == ReplayMode::range && !ignore_kernels.empty())
     throw OptionError("ignore_kernel_list",
@@ -109,6 +107,8 @@ void Options::validate() const {
                           " kernel name(s) with replay_mode='range'",
                       "an empty list with replay_mode='range' (a range's counters include "
                       "every kernel launched in it), or replay_mode='kernel'");
+  // Range replay runs every (config, run) once per pass, pass-major: the number of runs must
+  // be known before the first pass.
   if (replay_mode == ReplayMode::range && stopping)
     throw OptionError("runs", "'auto' (a stopping rule) with replay_mode='range'",
                       "a fixed number of runs with replay_mode='range' (range replay runs every "

@@ -22,6 +22,11 @@ namespace {
 // Ranges one session holds at most; a larger sweep runs in several sessions.
 constexpr std::size_t kMaxCapacity = 1 << 16;
 
+bool graph_launched(const std::vector<LaunchAttribution::Launch>& launches) {
+  return std::any_of(launches.begin(), launches.end(),
+                     [](const LaunchAttribution::Launch& l) { return l.graph; });
+}
+
 // CUPTI's dimension units in the short spelling kprof's durations and tables use.
 std::string short_unit(const std::string& unit) {
   if (unit == "nanosecond" || unit == "nsecond") return "ns";
@@ -62,13 +67,10 @@ void CounterBackend::start(const Options& options) {
   options_ = options;
   try {
     check_cuda(cudaFree(nullptr), "cudaFree(0)");
-    const bool cold = options.cache_control == CacheControl::all;
-    // Kernel replay flushes before every launch from the launch callback; range replay
-    // flushes before each top-level range instead (a flush inside a range would be counted).
-    attribution_ = std::make_unique<LaunchAttribution>(cold && !user_replay() ? &flush_ : nullptr,
+    attribution_ = std::make_unique<LaunchAttribution>(flushes_before_kernels() ? &flush_ : nullptr,
                                                        &flush_pause_);
     subscriber_.subscribe(&LaunchAttribution::callback, attribution_.get());
-    if (cold) flush_.allocate();
+    if (options.cache_control == CacheControl::all) flush_.allocate();
     subscriber_.enable(CUPTI_CB_DOMAIN_RUNTIME_API, runtime_launch_cbids());
     subscriber_.enable(CUPTI_CB_DOMAIN_DRIVER_API, driver_launch_cbids());
 
@@ -77,7 +79,7 @@ void CounterBackend::start(const Options& options) {
     logged_before_run_ = 0;
     session_complete_ = false;
     metrics_ = collected_metrics();
-    profiler_ = std::make_unique<RangeProfiler>(metrics_, cold && !user_replay());
+    profiler_ = std::make_unique<RangeProfiler>(metrics_, flushes_before_kernels());
     flush_pause_.reset();
     flush_pause_.arm(pauses_for_flushes() ? profiler_.get() : nullptr);
     const metrics::MetricCatalog catalog = metrics::catalog(profiler_->chip());
@@ -173,25 +175,29 @@ void CounterBackend::drain_kernel_session() {
           "session");
   } catch (const CudaError& e) {
     // CUPTI 13.0 fails the Stop of a 1-pass session of auto ranges that saw a graph launch.
-    const std::vector<LaunchAttribution::Launch> launches = attribution_->take_launches();
-    if (profiler_->passes() == 1 &&
-        std::any_of(launches.begin(), launches.end(),
-                    [](const LaunchAttribution::Launch& l) { return l.graph; }))
+    if (profiler_->passes() == 1 && graph_launched(attribution_->take_launches()))
       throw MeasurementError(graph_launch_in_kernel_replay(e.what()));
     throw;
   }
   const std::vector<RangeValues> ranges = profiler_->decode();
-  const std::vector<LaunchAttribution::Launch> launches = attribution_->take_launches();
-  attribution_->correlations().clear();  // only the activity backend reads them
-  attribution_->rethrow_problem();
-  std::vector<Measurement> measured = kernel_measurements(ranges, launches);
+  std::vector<Measurement> measured = kernel_measurements(ranges, take_launches());
   std::move(measured.begin(), measured.end(), std::back_inserter(drained_));
   logged_before_run_ = 0;
 }
 
+bool CounterBackend::flushes_before_kernels() const {
+  return options_.cache_control == CacheControl::all && !user_replay();
+}
+
 bool CounterBackend::pauses_for_flushes() const {
-  return !user_replay() && options_.cache_control == CacheControl::all && profiler_ != nullptr &&
-         profiler_->passes() > 1;
+  return flushes_before_kernels() && profiler_ != nullptr && profiler_->passes() > 1;
+}
+
+std::vector<LaunchAttribution::Launch> CounterBackend::take_launches() {
+  std::vector<LaunchAttribution::Launch> launches = attribution_->take_launches();
+  attribution_->correlations().clear();  // only the activity backend reads them
+  attribution_->rethrow_problem();
+  return launches;
 }
 
 // Kernel replay: a session is open whenever the benchmark runs (opened here rather than after
@@ -241,11 +247,9 @@ std::vector<Measurement> CounterBackend::collect() {
 std::vector<Measurement> CounterBackend::kernel_measurements(
     const std::vector<RangeValues>& ranges,
     const std::vector<LaunchAttribution::Launch>& launches) {
-  if (ranges.size() != launches.size()) {
-    const bool graph = std::any_of(launches.begin(), launches.end(),
-                                   [](const LaunchAttribution::Launch& l) { return l.graph; });
-    throw MeasurementError(unpaired_auto_ranges(ranges.size(), launches.size(), graph));
-  }
+  if (ranges.size() != launches.size())
+    throw MeasurementError(
+        unpaired_auto_ranges(ranges.size(), launches.size(), graph_launched(launches)));
   // Auto ranges come back in launch order; their names are not relied on (whether they
   // restart at "0" in each session of one enabled profiler is not documented).
   std::vector<Measurement> out;
@@ -305,9 +309,7 @@ void CounterBackend::unmeasured_call_done(std::size_t config, std::size_t region
   if (attribution_ == nullptr) return;
   // Its kernels finish before any range opens, and their faults are its config's.
   check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize (after an unmeasured call)");
-  const std::vector<LaunchAttribution::Launch> launches = attribution_->take_launches();
-  attribution_->correlations().clear();  // only the activity backend reads them
-  attribution_->rethrow_problem();
+  const std::vector<LaunchAttribution::Launch> launches = take_launches();
   // No session is open now, so no flush was paused: the runs' paused flushes are no ranges.
   const auto flushes =
       pauses_for_flushes()
@@ -352,13 +354,10 @@ void CounterBackend::on_region_close(RegionId id) {
 // range are parts of one measurement.
 void CounterBackend::check_pass_launches() {
   std::vector<std::vector<std::string>> kernels(opened_in_pass_);
-  const std::vector<LaunchAttribution::Launch> launches = attribution_->take_launches();
-  attribution_->correlations().clear();  // only the activity backend reads them
-  for (const LaunchAttribution::Launch& l : launches) {
+  for (const LaunchAttribution::Launch& l : take_launches()) {
     const auto it = range_of_.find(l.region);
     if (it != range_of_.end()) kernels[it->second].push_back(l.graph ? "(graph)" : l.kernel);
   }
-  attribution_->rethrow_problem();
   if (pass_ == 0) {
     first_pass_kernels_ = std::move(kernels);
     return;

@@ -87,8 +87,14 @@ class CounterBackend final : public Backend {
   bool in_user_pass() const { return profiler_ != nullptr && profiler_->in_pass(); }
   void log_costs() const noexcept;
   double cupti_seconds() const noexcept;
+  // cache_control="all" in kernel replay: a flush before every kernel, from the launch
+  // callback (range replay flushes before each top-level range: a flush inside a range would
+  // be counted).
+  bool flushes_before_kernels() const;
   // Kernel replay of more than one pass: the flush before each kernel is no range.
   bool pauses_for_flushes() const;
+  // The launches logged since the last call; raises what the launch callback ran into.
+  std::vector<LaunchAttribution::Launch> take_launches();
   std::string kernel_list(const std::vector<std::string>& mangled);
 
   Options options_;

@@ -104,8 +104,6 @@ void LaunchAttribution::flush_before(CUpti_CallbackId cbid, const CUpti_Callback
       t.flush_handled = true;
       return;
     case L2Flush::Outcome::flushed_unprofiled:  // no range: not in the log
-      t.flush_handled = true;
-      return;
     case L2Flush::Outcome::capturing:
       t.flush_handled = true;
       return;

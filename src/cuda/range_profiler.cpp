@@ -148,21 +148,22 @@ RangeProfiler::RangeProfiler(std::vector<std::string> metrics, bool reset_cache_
   // Only a configuration of several passes has passes to reset the L2 between.
   resets_cache_ =
       reset_cache_per_pass && passes_ > 1 && cupti_runtime_version() >= kCacheControlCupti;
-  EnableParams p{};
-  p.ctx = context_;
-  p.structSize = resets_cache_ ? kEnableSizeCacheControl : kEnableSize13_0;
-  if (resets_cache_) p.cacheControlMode = static_cast<decltype(p.cacheControlMode)>(1);  // ALL
-  auto* params = reinterpret_cast<CUpti_RangeProfiler_Enable_Params*>(&p);
-  CUptiResult result = cuptiRangeProfilerEnable(params);
+  const auto enable = [this](bool reset_cache) {
+    EnableParams p{};
+    p.ctx = context_;
+    p.structSize = reset_cache ? kEnableSizeCacheControl : kEnableSize13_0;
+    if (reset_cache) p.cacheControlMode = static_cast<decltype(p.cacheControlMode)>(1);  // ALL
+    const CUptiResult result =
+        cuptiRangeProfilerEnable(reinterpret_cast<CUpti_RangeProfiler_Enable_Params*>(&p));
+    if (result == CUPTI_SUCCESS) object_ = p.pRangeProfilerObject;
+    return result;
+  };
+  CUptiResult result = enable(resets_cache_);
   if (result != CUPTI_SUCCESS && resets_cache_) {  // a CUPTI whose driver cannot reset the L2
     resets_cache_ = false;
-    p = EnableParams{};
-    p.ctx = context_;
-    p.structSize = kEnableSize13_0;
-    result = cuptiRangeProfilerEnable(params);
+    result = enable(false);
   }
   check_range_profiler(result, "cuptiRangeProfilerEnable");
-  object_ = p.pRangeProfilerObject;
 }
 
 RangeProfiler::~RangeProfiler() { disable(); }
@@ -187,6 +188,11 @@ void RangeProfiler::disable() noexcept {
 }
 
 void RangeProfiler::begin_session(Mode mode, std::size_t max_ranges, int nesting_levels) {
+  if (mode == Mode::auto_range_one_pass && passes_ != 1)
+    throw CudaError(
+        "kprof internal error: auto ranges without kernel replay need a 1-pass "
+        "configuration, this one takes " +
+        std::to_string(passes_));
   Timed timed(costs_.session_s);
   ++costs_.sessions;
   std::vector<const char*> names = c_names(metrics_);
@@ -209,11 +215,6 @@ void RangeProfiler::begin_session(Mode mode, std::size_t max_ranges, int nesting
   check_range_profiler(cuptiRangeProfilerCounterDataImageInitialize(&init),
                        "cuptiRangeProfilerCounterDataImageInitialize");
 
-  if (mode == Mode::auto_range_one_pass && passes_ != 1)
-    throw CudaError(
-        "kprof internal error: auto ranges without kernel replay need a 1-pass "
-        "configuration, this one takes " +
-        std::to_string(passes_));
   const bool user = mode == Mode::user_replay;
   auto c = cupti_params<CUpti_RangeProfiler_SetConfig_Params>(
       CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE);
