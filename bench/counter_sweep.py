@@ -1,6 +1,7 @@
 """What kprof's hardware counters add to a sweep, against Nsight Compute and CUPTI's own floor.
 
-Three sweeps (torch kernels, cold L2), each in kprof's two replay modes:
+Three sweeps (torch kernels, cold L2), each in kernel and range replay, and the sweep of
+several passes in application replay too:
 
   a  the seed sweep: fp32 matmul n = 512..4096, 10 runs; duration, SM % and DRAM % (8 passes)
   b  the same sweep with a 1-pass set: duration, DRAM bytes read and written
@@ -13,13 +14,13 @@ ncu runs the unprofiled sweep in a child process with the same metrics and NVTX 
 
 CUPTI's floor is measured in the same profile: the wall time kprof spent inside the range
 profiler (its calls, and in kernel replay the launch calls in which CUPTI replays each kernel:
-session["profiler_seconds"]), plus in range replay the sweep's own work once more per extra
-pass. kprof's own share is what the profile added beyond that floor; it is also measured with
-cache_control="none", since the L2 flushes (a read of twice the L2 before every kernel or region,
-which ncu's --cache-control all does too) are GPU time rather than kprof's. What a standalone
-CUPTI program measured on the H200 without PyTorch (kernel replay 12 ms per kernel at 1 pass,
-70 ms at more; range replay 0.25 s per session plus, per pass, 2.5 ms and 1 ms per region) is
-printed next to it.
+session["profiler_seconds"]), plus in range and application replay the sweep's own work once
+more per extra pass. kprof's own share is what the profile added beyond that floor; it is also
+measured with cache_control="none", since the L2 flushes (a read of twice the L2 before every
+kernel or region, which ncu's --cache-control all does too) are GPU time rather than kprof's.
+What a standalone CUPTI program measured on the H200 without PyTorch (kernel replay 12 ms per
+kernel at 1 pass, 70 ms at more; range replay 0.25 s per session plus, per pass, 2.5 ms and
+1 ms per region) is printed next to it.
 
 Run on a GPU:  python3 bench/counter_sweep.py [--json out.json] [--skip-ncu] [--only a,b,c]
 """
@@ -46,7 +47,8 @@ THROUGHPUT = [
 BYTES = [DURATION, "dram__bytes_read.sum", "dram__bytes_write.sum"]
 SWEEPS = {"a": ("seed", THROUGHPUT), "b": ("seed", BYTES), "c": ("small", BYTES)}
 GOALS = {("a", "kernel"): 2.5, ("a", "range"): 2.5, ("b", "kernel"): 4, ("b", "range"): 8}
-GOALS[("c", "range")] = 30
+GOALS.update({("a", "application"): 2.5, ("c", "range"): 30})
+REPLAYS = {"a": ("kernel", "range", "application")}  # the others: kernel and range
 
 
 def make_inputs(torch):
@@ -194,14 +196,14 @@ def main():
     plain(torch, inputs, "small")
     rows = []
     for key in args.only.split(","):
-        for replay in ("kernel", "range"):
+        for replay in REPLAYS.get(key, ("kernel", "range")):
             rows.append(measure(torch, inputs, key, replay, args.skip_ncu))
             r = rows[-1]
             ncu = "-" if r["ncu_added_s"] is None else f"{r['ncu_added_s']:.2f}"
             ratio = "-" if r["ncu_over_kprof"] is None else f"{r['ncu_over_kprof']:.1f}x"
             goal = r["goal_ncu_over_kprof"]
             print(
-                f"{key} {replay:6} kernels {r['kernels']:5} passes {r['passes']} | "
+                f"{key} {replay:11} kernels {r['kernels']:5} passes {r['passes']} | "
                 f"kprof added {r['kprof_added_s']:7.2f} s (CUPTI {r['floor_s']:6.2f} s, "
                 f"{r['added_over_floor']:.2f}x, {r['no_flush_over_floor']:.2f}x without flushes; "
                 f"standalone {r['standalone_floor_s']:.2f} s) | "

@@ -30,6 +30,10 @@ enum class ClockControl {
 enum class ReplayMode {
   kernel,  // each kernel replayed on its own (Nsight Compute's default)
   range,   // the benchmark function is called once per pass; one value per annotation
+  // The benchmark function is called once per pass, values per kernel as with `kernel`
+  // (Nsight Compute's --replay-mode application): every pass of every kernel starts after
+  // an L2 flush, which CUPTI's kernel replay before 13.4 cannot give its later passes.
+  application,
 };
 
 enum class ThermalMode { automatic, manual, off };

@@ -15,7 +15,7 @@ using BenchmarkFn = std::function<void(const Config&)>;
 // options.runs times for every config of `sweep` (or until options.stopping stops the config),
 // in sweep order, and measures the kernels launched inside annotations. With hardware counters
 // `fn` is first called once per config without being measured (it sizes the profiler's
-// sessions), and with ReplayMode::range once per pass of every run. The measurement
+// sessions), and with ReplayMode::range or application once per pass of every run. The measurement
 // conditions (thermal guard, clock_control, per-run NVML readings, info collectors) are those
 // of docs/conditions.md. Throws NoGpuError when no GPU can be used, CuptiBusyError when
 // another tool holds CUPTI, ClockControlError / ClockPermissionError when clock_control="base"

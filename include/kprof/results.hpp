@@ -22,7 +22,7 @@ struct SessionInfo {
   std::int64_t compute_clock_khz = 0;  // rated peak SM clock (device attribute), as nsight-python
   std::int64_t memory_clock_khz = 0;   // rated peak memory clock (device attribute)
   std::string backend;                 // "cupti-activity"
-  std::string replay_mode;             // "kernel" or "range"
+  std::string replay_mode;             // "kernel", "range" or "application"
   std::string cache_control;           // "all" or "none"
   std::string clock_control;           // "none" or "base"
   int passes = 1;                      // passes per measurement (1 for durations)

@@ -251,7 +251,7 @@ def kernel(
     ignore_kernel_list: Sequence[str] | None = None,
     clock_control: Literal["base", "none"] = "none",
     cache_control: Literal["all", "none"] = "all",
-    replay_mode: Literal["kernel", "range"] = "kernel",
+    replay_mode: Literal["kernel", "range", "application"] = "kernel",
     thermal_mode: Literal["auto", "manual", "off"] = "auto",
     thermal_wait: int | None = None,
     thermal_cont: int | None = None,
@@ -277,7 +277,7 @@ def kernel(
     ignore_kernel_list: Sequence[str] | None = None,
     clock_control: Literal["base", "none"] = "none",
     cache_control: Literal["all", "none"] = "all",
-    replay_mode: Literal["kernel", "range"] = "kernel",
+    replay_mode: Literal["kernel", "range", "application"] = "kernel",
     thermal_mode: Literal["auto", "manual", "off"] = "auto",
     thermal_wait: int | None = None,
     thermal_cont: int | None = None,
@@ -388,10 +388,17 @@ def kernel(
             replays each kernel once per pass; values per kernel, combined per annotation.
             ``"range"``: each annotation is one range and the function runs once per pass;
             values per annotation, nested annotations and the gaps between kernels included.
-            Range replay needs a fixed ``runs`` and a function that repeats the same work
-            every call. In both modes counters call the function once more per config,
-            unmeasured, before the runs (how many ranges a run needs, how deep annotations
-            nest). Durations alone in kernel mode need no replay.
+            ``"application"`` (Nsight Compute's ``--replay-mode application``): values per
+            kernel as in kernel mode, but the function runs once per pass and with
+            ``cache_control="all"`` every kernel starts every pass with a cold L2, which CUPTI
+            before 13.4 cannot give kernel replay's later passes (it matters for kernels
+            shorter than ~100 us and sets of several passes); also faster than kernel replay
+            when the set takes several passes. Range and application replay need a fixed
+            ``runs`` and a function that launches the same kernels every call, and cannot
+            profile CUDA graphs kernel by kernel (application). With counters, every mode
+            calls the function once more per config, unmeasured, before the runs (how many
+            ranges a run needs, how deep annotations nest). Durations alone in kernel mode
+            need no replay.
         thermal_mode: The thermal guard, nsight-python's: before every run it reads the
             GPU's thermal headroom (NVML's T.Limit, degrees C before the GPU slows itself
             down) and, when it is at or below ``thermal_wait``, pauses until it is back at

@@ -59,16 +59,22 @@ class Backend {
   // (range replay: to learn how deep the regions nest; counters: to size sessions for the runs).
   virtual bool wants_unmeasured_calls() const { return user_replay(); }
   // After the unmeasured call of `config`, which opened `regions` regions: forget what it
-  // launched.
-  virtual void unmeasured_call_done(std::size_t /*config*/, std::size_t /*regions*/) {}
+  // launched, and return the ranges a run of it takes in a user-replay session (one per
+  // region in range replay, one per kernel launch in application replay).
+  virtual std::size_t unmeasured_call_done(std::size_t /*config*/, std::size_t regions) {
+    return regions;
+  }
 
   // --- user replay: the engine runs the benchmark once per pass ---------------------------
-  // Whether this backend needs the engine to repeat the work once per pass (range replay).
+  // Whether this backend needs the engine to repeat the work once per pass (range and
+  // application replay).
   virtual bool user_replay() const { return false; }
-  // Regions one session can hold: the engine ends a session before it would overflow.
+  // Ranges one session can hold: the engine ends a session before it would overflow.
   virtual std::size_t session_capacity() const { return 0; }
-  // A run opened `regions` regions: later sessions make room for runs that wide.
-  virtual void fit_run(std::size_t /*regions*/) {}
+  // The ranges the run that just ended took, given the regions it opened.
+  virtual std::size_t ranges_of_run(std::size_t regions) const { return regions; }
+  // A run took `ranges` ranges: later sessions make room for runs that wide.
+  virtual void fit_run(std::size_t /*ranges*/) {}
   // Starts a session whose regions nest at most `depth` deep.
   virtual void begin_session(int /*depth*/) {}
   // How many times a session of `depth` nesting levels runs its work (for progress messages).

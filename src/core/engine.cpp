@@ -330,9 +330,8 @@ class Sweeper {
         throw;
       }
       const std::vector<RegionRun> regions = tracker.end_run();
-      widths_[c] = regions.size();
       depth = std::max(depth, nesting(regions));
-      backend_.unmeasured_call_done(c, regions.size());
+      widths_[c] = backend_.unmeasured_call_done(c, regions.size());
     }
     return depth;
   }
@@ -394,17 +393,18 @@ class Sweeper {
       backend_.begin_pass();
       if (pass > 0)  // the first pass reports its runs as any sweep does
         say(options_, Verbosity::info,
-            "range replay: pass " + std::to_string(pass + 1) + " of " + std::to_string(passes) +
-                " over " + std::to_string(end - first) + " run(s)");
+            to_string(options_.replay_mode) + " replay: pass " + std::to_string(pass + 1) + " of " +
+                std::to_string(passes) + " over " + std::to_string(end - first) + " run(s)");
       if (pass == 0) {
         do {
           const auto [c, r] = units[end++];
           if (r == 0) begin_config(c);
           paths.push_back(run_once(body, c, r));
           ++current_runs_;
-          used += paths.back().size();
-          backend_.fit_run(paths.back().size());
-          widths_[c] = std::max(widths_[c], paths.back().size());  // wider than its call said
+          const std::size_t ranges = backend_.ranges_of_run(paths.back().size());
+          used += ranges;
+          backend_.fit_run(ranges);
+          widths_[c] = std::max(widths_[c], ranges);  // wider than its call said
           if (r + 1 == options_.runs) end_config(StopReason::runs);
         } while (end < units.size() && fits(units[end].first, used, capacity));
       } else {
@@ -439,10 +439,10 @@ class Sweeper {
       for (const auto& x : p) text += (text.empty() ? "'" : ", '") + x + "'";
       return "[" + text + "]";
     };
-    throw MeasurementError("replay_mode='range': pass " + std::to_string(pass + 1) + " of " +
-                           where_run(c, r) + " opened the annotations " + list(paths) +
-                           ", the first pass " + list(expected) +
-                           "; the benchmark must repeat the same work in every pass");
+    throw MeasurementError(
+        "replay_mode='" + to_string(options_.replay_mode) + "': pass " + std::to_string(pass + 1) +
+        " of " + where_run(c, r) + " opened the annotations " + list(paths) + ", the first pass " +
+        list(expected) + "; the benchmark must repeat the same work in every pass");
   }
 
   void begin_config(std::size_t c) {
@@ -641,7 +641,7 @@ class Sweeper {
   bool collect_failed_ = false;
   bool counter_clocks_ = false;
   bool kernel_clocks_ = false;       // a clock reading came from the probe kernel
-  std::vector<std::size_t> widths_;  // per config: regions its unmeasured call opened
+  std::vector<std::size_t> widths_;  // per config: the ranges a run takes in a user-replay session
   std::pair<std::size_t, std::exception_ptr> failed_call_;  // the first unmeasured call that failed
 };
 

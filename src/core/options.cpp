@@ -19,8 +19,9 @@ constexpr Names<CacheControl, 2> kCacheControl{
     {{CacheControl::all, "all"}, {CacheControl::none, "none"}}};
 constexpr Names<ClockControl, 2> kClockControl{
     {{ClockControl::none, "none"}, {ClockControl::base, "base"}}};
-constexpr Names<ReplayMode, 2> kReplayMode{
-    {{ReplayMode::kernel, "kernel"}, {ReplayMode::range, "range"}}};
+constexpr Names<ReplayMode, 3> kReplayMode{{{ReplayMode::kernel, "kernel"},
+                                            {ReplayMode::range, "range"},
+                                            {ReplayMode::application, "application"}}};
 constexpr Names<ThermalMode, 3> kThermalMode{
     {{ThermalMode::automatic, "auto"}, {ThermalMode::manual, "manual"}, {ThermalMode::off, "off"}}};
 constexpr Names<Verbosity, 3> kVerbosity{
@@ -107,13 +108,15 @@ void Options::validate() const {
                           " kernel name(s) with replay_mode='range'",
                       "an empty list with replay_mode='range' (a range's counters include "
                       "every kernel launched in it), or replay_mode='kernel'");
-  // Range replay runs every (config, run) once per pass, pass-major: the number of runs must
-  // be known before the first pass.
-  if (replay_mode == ReplayMode::range && stopping)
-    throw OptionError("runs", "'auto' (a stopping rule) with replay_mode='range'",
-                      "a fixed number of runs with replay_mode='range' (range replay runs every "
-                      "config and run once per pass, so the runs are fixed before the first "
-                      "pass), or replay_mode='kernel'");
+  // Range and application replay run every (config, run) once per pass, pass-major: the
+  // number of runs must be known before the first pass.
+  if (replay_mode != ReplayMode::kernel && stopping) {
+    const std::string mode = "replay_mode='" + to_string(replay_mode) + "'";
+    throw OptionError("runs", "'auto' (a stopping rule) with " + mode,
+                      "a fixed number of runs with " + mode +
+                          " (it runs every config and run once per pass, so the runs are fixed "
+                          "before the first pass), or replay_mode='kernel'");
+  }
 }
 
 }  // namespace kprof

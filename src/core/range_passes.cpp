@@ -37,16 +37,17 @@ std::size_t range_index(const std::string& name, std::size_t fallback) {
   return !last.empty() && error == std::errc() && end == last.data() + last.size() ? n : fallback;
 }
 
-std::string graph_launch_in_kernel_replay(const std::string& what_happened) {
-  return "replay_mode='kernel' cannot tell which kernels of a CUDA graph launch belong to which "
-         "annotation (" +
+std::string graph_launch_with_auto_ranges(std::string_view replay_mode,
+                                          const std::string& what_happened) {
+  return "replay_mode='" + std::string(replay_mode) +
+         "' cannot tell which kernels of a CUDA graph launch belong to which annotation (" +
          what_happened + "); profile graphs with replay_mode='range'";
 }
 
 std::string unpaired_auto_ranges(std::size_t ranges, std::size_t launches, bool graph_launched) {
   const std::string counts = "the range profiler returned " + std::to_string(ranges) +
                              " kernel ranges for " + std::to_string(launches) + " launches";
-  if (graph_launched) return graph_launch_in_kernel_replay(counts);
+  if (graph_launched) return graph_launch_with_auto_ranges("kernel", counts);
   return counts +
          "; kernels launched without a launch API kprof watches cannot be attributed (try "
          "replay_mode='range')";

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kprof::detail {
@@ -27,8 +28,10 @@ std::optional<std::size_t> first_changed_range(const std::vector<std::vector<std
 // innermost component, or `fallback` when that is not a number.
 std::size_t range_index(const std::string& name, std::size_t fallback);
 
-// Why replay_mode='kernel' cannot measure a CUDA graph launch, and what to use instead.
-std::string graph_launch_in_kernel_replay(const std::string& what_happened);
+// Why a replay mode of auto ranges ('kernel', 'application') cannot measure a CUDA graph
+// launch, and what to use instead.
+std::string graph_launch_with_auto_ranges(std::string_view replay_mode,
+                                          const std::string& what_happened);
 
 // The MeasurementError text for a kernel-replay session whose auto ranges (one per kernel)
 // do not pair up with the launches kprof saw.

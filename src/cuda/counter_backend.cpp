@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <utility>
 
+#include "core/engine.hpp"
 #include "core/range_passes.hpp"
 #include "core/region_tracker.hpp"
 #include "cuda/cuda_check.hpp"
@@ -79,7 +80,9 @@ void CounterBackend::start(const Options& options) {
     logged_before_run_ = 0;
     session_complete_ = false;
     metrics_ = collected_metrics();
-    profiler_ = std::make_unique<RangeProfiler>(metrics_, flushes_before_kernels());
+    profiler_ =
+        std::make_unique<RangeProfiler>(metrics_, flushes_before_kernels() && !user_replay());
+    warn_of_warm_later_passes();
     flush_pause_.reset();
     flush_pause_.arm(pauses_for_flushes() ? profiler_.get() : nullptr);
     const metrics::MetricCatalog catalog = metrics::catalog(profiler_->chip());
@@ -107,6 +110,18 @@ void CounterBackend::start(const Options& options) {
   }
 }
 
+void CounterBackend::warn_of_warm_later_passes() const {
+  if (user_replay() || !flushes_before_kernels() || profiler_->passes() == 1 ||
+      profiler_->resets_cache_per_pass() || options_.verbosity == Verbosity::silent)
+    return;
+  log_once("warm-later-passes",
+           "[kprof] replay_mode='kernel', " + std::to_string(profiler_->passes()) +
+               " passes: this CUPTI (before 13.4) restores each kernel's memory before its "
+               "later passes and cannot flush the L2 between them, so those passes start warm "
+               "(SM and DRAM % of kernels under ~100 us can read several points off Nsight "
+               "Compute's); replay_mode='application' flushes before every pass");
+}
+
 void CounterBackend::stop() noexcept {
   if (hooks_installed_) RegionTracker::instance().set_range_hooks({});
   hooks_installed_ = false;
@@ -127,13 +142,14 @@ void CounterBackend::stop() noexcept {
   flush_.release();
 }
 
-// The wall time spent in CUPTI: its calls, and in kernel replay the launch calls, in which it
-// profiles each kernel (less the pauses for flushes, counted in Start and Stop already).
+// The wall time spent in CUPTI: its calls, and with auto ranges (kernel and application
+// replay) the launch calls, in which it profiles each kernel (less the pauses for flushes,
+// counted in Start and Stop already).
 double CounterBackend::cupti_seconds() const noexcept {
   const RangeProfiler::Costs& c = profiler_->costs();
   const double calls =
       c.enable_s + c.session_s + c.start_s + c.stop_s + c.ranges_s + c.decode_s + c.evaluate_s;
-  if (user_replay() || attribution_ == nullptr) return calls;
+  if (user_ranges() || attribution_ == nullptr) return calls;
   return calls + attribution_->launch_seconds() - flush_pause_.seconds();
 }
 
@@ -156,7 +172,7 @@ void CounterBackend::log_costs() const noexcept {
 // --- kernel replay ----------------------------------------------------------------------------
 
 void CounterBackend::start_kernel_session() {
-  profiler_->begin_session(profiler_->passes() == 1 ? RangeProfiler::Mode::auto_range_one_pass
+  profiler_->begin_session(profiler_->passes() == 1 ? RangeProfiler::Mode::auto_range_user_replay
                                                     : RangeProfiler::Mode::kernel_replay,
                            capacity_);
   profiler_->start_pass();
@@ -176,7 +192,7 @@ void CounterBackend::drain_kernel_session() {
   } catch (const CudaError& e) {
     // CUPTI 13.0 fails the Stop of a 1-pass session of auto ranges that saw a graph launch.
     if (profiler_->passes() == 1 && graph_launched(attribution_->take_launches()))
-      throw MeasurementError(graph_launch_in_kernel_replay(e.what()));
+      throw MeasurementError(graph_launch_with_auto_ranges("kernel", e.what()));
     throw;
   }
   const std::vector<RangeValues> ranges = profiler_->decode();
@@ -186,11 +202,12 @@ void CounterBackend::drain_kernel_session() {
 }
 
 bool CounterBackend::flushes_before_kernels() const {
-  return options_.cache_control == CacheControl::all && !user_replay();
+  return options_.cache_control == CacheControl::all && !user_ranges();
 }
 
 bool CounterBackend::pauses_for_flushes() const {
-  return flushes_before_kernels() && profiler_ != nullptr && profiler_->passes() > 1;
+  return flushes_before_kernels() && !user_replay() && profiler_ != nullptr &&
+         profiler_->passes() > 1;
 }
 
 std::vector<LaunchAttribution::Launch> CounterBackend::take_launches() {
@@ -214,16 +231,17 @@ void CounterBackend::before_run(std::size_t config) {
   start_kernel_session();
 }
 
-// A session is decoded before the next run could overflow it: room is kept for twice the
-// largest run seen.
+// Kernel replay: a session is decoded before the next run could overflow it, room is kept for
+// twice the largest run seen. Application replay: the engine fills its sessions by the count.
 void CounterBackend::after_run() {
-  if (user_replay() || attribution_ == nullptr) return;
+  if (user_ranges() || attribution_ == nullptr) return;
   const std::size_t logged = attribution_->launches_logged();
-  const std::size_t run = logged - std::min(logged, logged_before_run_);
+  last_run_ranges_ = logged - std::min(logged, logged_before_run_);
   logged_before_run_ = logged;
-  fit_run(run);
+  if (user_replay()) return;
+  fit_run(last_run_ranges_);
   // The open session holds what it was created for, whatever the next one will hold.
-  if (logged + 2 * run <= profiler_->max_ranges()) return;
+  if (logged + 2 * last_run_ranges_ <= profiler_->max_ranges()) return;
   drain_kernel_session();
 }
 
@@ -238,7 +256,9 @@ std::vector<Measurement> CounterBackend::collect() {
     // A session whose passes did not all run (a failure mid-sweep) holds nothing usable.
     if (!session_complete_) return {};
     session_complete_ = false;
-    return range_measurements(profiler_->decode());
+    const std::vector<RangeValues> ranges = profiler_->decode();
+    return user_ranges() ? range_measurements(ranges)
+                         : kernel_measurements(ranges, first_pass_launches_);
   }
   drain_kernel_session();
   return std::exchange(drained_, {});
@@ -278,13 +298,17 @@ Measurement CounterBackend::measurement(RegionId region, std::string mangled, st
 // --- range replay -----------------------------------------------------------------------------
 
 void CounterBackend::begin_session(int depth) {
-  profiler_->begin_session(RangeProfiler::Mode::user_replay, capacity_, depth);
+  if (user_ranges())
+    profiler_->begin_session(RangeProfiler::Mode::user_replay, capacity_, depth);
+  else
+    profiler_->begin_session(RangeProfiler::Mode::auto_range_user_replay, capacity_);
   session_depth_ = depth;
   session_complete_ = false;
   pass_ = -1;
   first_pass_regions_.clear();
   first_pass_paths_.clear();
   first_pass_kernels_.clear();
+  first_pass_launches_.clear();
   parent_range_.clear();
 }
 
@@ -294,19 +318,23 @@ void CounterBackend::begin_pass() {
   range_of_.clear();
   open_ranges_.clear();
   (void)attribution_->take_launches();  // launches between passes belong to no range
+  logged_before_run_ = 0;
   profiler_->start_pass();
 }
 
 bool CounterBackend::end_pass() {
-  check_pass_launches();
+  std::vector<LaunchAttribution::Launch> launches = take_launches();
+  check_pass_launches(launches);
+  if (pass_ == 0) first_pass_launches_ = std::move(launches);
   session_complete_ = profiler_->end_pass();
   return session_complete_;
 }
 
-// Range replay needs a range per region, kernel replay one per launch (and per flush, unless
-// flushes are paused); no session is open during the call, so nothing of it was profiled.
-void CounterBackend::unmeasured_call_done(std::size_t config, std::size_t regions) {
-  if (attribution_ == nullptr) return;
+// Range replay needs a range per region, kernel and application replay one per launch (and
+// per flush, unless flushes are paused); no session is open during the call, so nothing of it
+// was profiled.
+std::size_t CounterBackend::unmeasured_call_done(std::size_t config, std::size_t regions) {
+  if (attribution_ == nullptr) return regions;
   // Its kernels finish before any range opens, and their faults are its config's.
   check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize (after an unmeasured call)");
   const std::vector<LaunchAttribution::Launch> launches = take_launches();
@@ -316,23 +344,31 @@ void CounterBackend::unmeasured_call_done(std::size_t config, std::size_t region
           ? std::count_if(launches.begin(), launches.end(),
                           [](const LaunchAttribution::Launch& l) { return l.flush; })
           : 0;
+  // CUPTI fails the Stop of auto ranges under user replay after a graph launch: said before
+  // any pass runs.
+  if (options_.replay_mode == ReplayMode::application && graph_launched(launches))
+    throw MeasurementError(graph_launch_with_auto_ranges(
+        "application", "a CUDA graph was launched in the unmeasured call of config " +
+                           std::to_string(config + 1)));
   const std::size_t ranges =
-      user_replay() ? regions : launches.size() - static_cast<std::size_t>(flushes);
+      user_ranges() ? regions : launches.size() - static_cast<std::size_t>(flushes);
   if (run_ranges_.size() <= config) run_ranges_.resize(config + 1, 0);
   run_ranges_[config] = ranges;
   fit_run(ranges);
+  return ranges;
 }
 
 void CounterBackend::on_region_open(RegionId id, const std::string& path, std::size_t depth) {
   if (!in_user_pass()) return;
-  if (depth > static_cast<std::size_t>(session_depth_))
+  if (user_ranges() && depth > static_cast<std::size_t>(session_depth_))
     throw MeasurementError("replay_mode='range': annotation '" + path + "' is nested " +
                            std::to_string(depth) + " deep, deeper than the " +
                            std::to_string(session_depth_) +
                            " levels found in the unmeasured call of each config, which the range "
                            "profiler was set up for; every run of a config must nest its "
                            "annotations as that call did");
-  if (depth == 1 && options_.cache_control == CacheControl::all) flush_.flush_and_wait();
+  if (user_ranges() && depth == 1 && options_.cache_control == CacheControl::all)
+    flush_.flush_and_wait();
   const std::size_t n = opened_in_pass_++;
   range_of_[id] = n;
   if (pass_ == 0) {
@@ -340,36 +376,48 @@ void CounterBackend::on_region_open(RegionId id, const std::string& path, std::s
     first_pass_paths_.push_back(path);
     parent_range_.push_back(open_ranges_.empty() ? kNoParentRange : open_ranges_.back());
   }
+  if (!user_ranges()) return;  // application replay: the kernels are the ranges
   open_ranges_.push_back(n);
   profiler_->push_range(std::to_string(n));
 }
 
 void CounterBackend::on_region_close(RegionId id) {
-  if (!in_user_pass() || !range_of_.contains(id)) return;
+  if (!in_user_pass() || !user_ranges() || !range_of_.contains(id)) return;
   if (!open_ranges_.empty()) open_ranges_.pop_back();
   profiler_->pop_range();
 }
 
 // Every pass must launch the same kernels in the same regions as the first: the passes of one
-// range are parts of one measurement.
-void CounterBackend::check_pass_launches() {
+// range (of one kernel, in application replay) are parts of one measurement.
+void CounterBackend::check_pass_launches(const std::vector<LaunchAttribution::Launch>& launches) {
   std::vector<std::vector<std::string>> kernels(opened_in_pass_);
-  for (const LaunchAttribution::Launch& l : take_launches()) {
+  for (const LaunchAttribution::Launch& l : launches) {
     const auto it = range_of_.find(l.region);
-    if (it != range_of_.end()) kernels[it->second].push_back(l.graph ? "(graph)" : l.kernel);
+    if (it != range_of_.end() && !l.flush)
+      kernels[it->second].push_back(l.graph ? "(graph)" : l.kernel);
   }
   if (pass_ == 0) {
     first_pass_kernels_ = std::move(kernels);
     return;
   }
+  const std::string mode = "replay_mode='" + to_string(options_.replay_mode) + "': in pass " +
+                           std::to_string(pass_ + 1) + " ";
   const std::optional<std::size_t> changed = first_changed_range(first_pass_kernels_, kernels);
-  if (!changed || *changed >= first_pass_kernels_.size()) return;  // a new range: the engine
-  const std::size_t n = *changed;                                  // names it
-  throw MeasurementError("replay_mode='range': in pass " + std::to_string(pass_ + 1) +
-                         " annotation '" + first_pass_paths_[n] + "' launched " +
-                         kernel_list(n < kernels.size() ? kernels[n] : std::vector<std::string>{}) +
-                         ", in the first pass " + kernel_list(first_pass_kernels_[n]) +
-                         "; the benchmark must launch the same kernels in every pass");
+  if (changed && *changed < first_pass_kernels_.size()) {  // a new range: the engine names it
+    const std::size_t n = *changed;
+    throw MeasurementError(
+        mode + "annotation '" + first_pass_paths_[n] + "' launched " +
+        kernel_list(n < kernels.size() ? kernels[n] : std::vector<std::string>{}) +
+        ", in the first pass " + kernel_list(first_pass_kernels_[n]) +
+        "; the benchmark must launch the same kernels in every pass");
+  }
+  // Auto ranges pair with launches by their order: kernels outside annotations count too.
+  if (!user_ranges() && launches.size() != first_pass_launches_.size())
+    throw MeasurementError(mode + "the benchmark launched " + std::to_string(launches.size()) +
+                           " kernel(s), in the first pass " +
+                           std::to_string(first_pass_launches_.size()) +
+                           " (kernels outside annotations included, each a range of the pass); "
+                           "the benchmark must launch the same kernels in every pass");
 }
 
 std::string CounterBackend::kernel_list(const std::vector<std::string>& mangled) {

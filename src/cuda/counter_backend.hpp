@@ -1,4 +1,4 @@
-// Hardware counters from the CUPTI Range Profiler, in one of two replay modes:
+// Hardware counters from the CUPTI Range Profiler, in one of three replay modes:
 //
 //   replay_mode="kernel": auto ranges, one per kernel; CUPTI replays each kernel once per pass
 //   (saving and restoring the memory it touches), so the benchmark runs once per run. A 1-pass
@@ -7,13 +7,17 @@
 //   launches gives each one its region and kernel.
 //   replay_mode="range": one user range per annotation (nested annotations nest); the engine
 //   runs the benchmark once per pass (Backend::user_replay), pass-major over a session.
+//   replay_mode="application": auto ranges as in kernel replay, passes as in range replay: the
+//   engine runs the benchmark once per pass, and every pass must launch the same kernels.
 //
 // Durations come from the counter gpu__time_duration.sum: activity records carry no duration
 // while the range profiler runs. cache_control="all" flushes the L2 before every kernel in
-// kernel replay (before its launch; between a Stop and a Start of the profiler when the set
-// takes more than one pass, so that the flush is no replayed range; CUPTI 13.0 restores the
-// kernel's memory before each later pass, which kprof cannot flush) and before every top-level
-// region in every pass of range replay (a flush and a synchronization before the range opens).
+// kernel and application replay (before its launch; in kernel replay of several passes between
+// a Stop and a Start of the profiler, so that the flush is no replayed range: CUPTI before 13.4
+// restores the kernel's memory before each later pass and cannot flush, 13.4 resets the L2
+// itself) and before every top-level region in every pass of range replay (a flush and a
+// synchronization before the range opens). In application replay each flush is a range of
+// its own, measured and dropped.
 #pragma once
 
 #include <memory>
@@ -54,19 +58,23 @@ class CounterBackend final : public Backend {
   void before_run(std::size_t config) override;
   void after_run() override;
 
-  bool user_replay() const override { return options_.replay_mode == ReplayMode::range; }
+  bool user_replay() const override { return options_.replay_mode != ReplayMode::kernel; }
   bool collects_per_config() const override { return false; }
   std::size_t session_capacity() const override { return capacity_; }
   void fit_run(std::size_t ranges) override;
   void begin_session(int depth) override;
-  // CUPTI repeats every pass once per nesting level.
+  std::size_t ranges_of_run(std::size_t regions) const override {
+    return user_ranges() ? regions : last_run_ranges_;
+  }
+  // CUPTI repeats every pass once per nesting level of user ranges.
   int passes_per_session(int depth) const override {
-    return profiler_ ? profiler_->passes() * depth : depth;
+    const int levels = user_ranges() ? depth : 1;
+    return profiler_ ? profiler_->passes() * levels : levels;
   }
   void begin_pass() override;
   bool end_pass() override;
   bool wants_unmeasured_calls() const override { return true; }
-  void unmeasured_call_done(std::size_t config, std::size_t regions) override;
+  std::size_t unmeasured_call_done(std::size_t config, std::size_t regions) override;
   double profiler_seconds() const override { return profiler_seconds_; }
 
  private:
@@ -82,14 +90,19 @@ class CounterBackend final : public Backend {
                           const std::vector<double>& values);
   void on_region_open(RegionId id, const std::string& path, std::size_t depth);
   void on_region_close(RegionId id);
-  void check_pass_launches();
-  // Range replay: a pass is running, so regions opening now are ranges.
+  void check_pass_launches(const std::vector<LaunchAttribution::Launch>& launches);
+  // Range replay: one user range per region (application replay: one auto range per kernel).
+  bool user_ranges() const { return options_.replay_mode == ReplayMode::range; }
+  // Range or application replay: a pass is running, so regions opening now count.
   bool in_user_pass() const { return profiler_ != nullptr && profiler_->in_pass(); }
+  // Kernel replay of several passes with cache_control="all" on a CUPTI that cannot reset the
+  // L2 between them: says so, once.
+  void warn_of_warm_later_passes() const;
   void log_costs() const noexcept;
   double cupti_seconds() const noexcept;
-  // cache_control="all" in kernel replay: a flush before every kernel, from the launch
-  // callback (range replay flushes before each top-level range: a flush inside a range would
-  // be counted).
+  // cache_control="all" in kernel and application replay: a flush before every kernel, from
+  // the launch callback (range replay flushes before each top-level range: a flush inside a
+  // range would be counted).
   bool flushes_before_kernels() const;
   // Kernel replay of more than one pass: the flush before each kernel is no range.
   bool pauses_for_flushes() const;
@@ -111,21 +124,24 @@ class CounterBackend final : public Backend {
   KernelNames names_;
   std::size_t capacity_ = kSessionRanges;  // ranges per session
   std::vector<std::size_t> run_ranges_;    // per config: ranges its unmeasured call needed
-  std::size_t logged_before_run_ = 0;      // kernel replay: launches logged when the run began
+  std::size_t logged_before_run_ = 0;      // launches logged when the run began
+  std::size_t last_run_ranges_ = 0;        // launches of the last run (application replay)
   std::vector<Measurement> drained_;       // kernel replay: sessions decoded before collect()
 
-  // Range replay: the n-th region opened in a pass is range "n" in every pass.
+  // Range and application replay: the n-th region opened in a pass is region n in every pass
+  // (range "n" in range replay).
   bool hooks_installed_ = false;
   bool session_complete_ = false;  // every pass of the current session has run
   int session_depth_ = 1;          // nesting levels the session profiles
   int pass_ = 0;
   std::size_t opened_in_pass_ = 0;
-  std::vector<RegionId> first_pass_regions_;                  // range n -> its region
-  std::vector<std::string> first_pass_paths_;                 // range n -> its path
-  std::vector<std::size_t> parent_range_;                     // range n -> enclosing range
-  std::vector<std::vector<std::string>> first_pass_kernels_;  // range n -> its own kernels
-  std::unordered_map<RegionId, std::size_t> range_of_;        // this pass's region -> n
-  std::vector<std::size_t> open_ranges_;                      // this pass's open ranges
+  std::vector<RegionId> first_pass_regions_;                    // range n -> its region
+  std::vector<std::string> first_pass_paths_;                   // range n -> its path
+  std::vector<std::size_t> parent_range_;                       // range n -> enclosing range
+  std::vector<std::vector<std::string>> first_pass_kernels_;    // range n -> its own kernels
+  std::unordered_map<RegionId, std::size_t> range_of_;          // this pass's region -> n
+  std::vector<std::size_t> open_ranges_;                        // this pass's open ranges
+  std::vector<LaunchAttribution::Launch> first_pass_launches_;  // application: auto range i
 };
 
 }  // namespace kprof::detail

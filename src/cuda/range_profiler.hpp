@@ -30,10 +30,10 @@ class RangeProfiler final : public PassControl {
  public:
   enum class Mode {
     kernel_replay,  // auto ranges, CUPTI replays each kernel with every pass
-    // Auto ranges of a 1-pass configuration: nothing is replayed, so CUPTI's user replay
-    // serves and its kernel replay's per-kernel save and restore of memory (~12 ms a kernel on
-    // the H200) is not paid. Every kernel is still a range of its own, in launch order.
-    auto_range_one_pass,
+    // Auto ranges, the caller runs its work once per pass (application replay; with a 1-pass
+    // configuration, kernel replay without its per-kernel save and restore of memory, ~12 ms a
+    // kernel on the H200). Every kernel is a range of its own, in launch order.
+    auto_range_user_replay,
     user_replay,  // user ranges (push/pop), the caller runs its work once per pass
   };
 

@@ -85,11 +85,12 @@ fi
 
 if [ "$parts" = newer-cupti ]; then
 step "counters with the CUPTI in build/newer-cupti"
-  LD_LIBRARY_PATH=$PWD/build/newer-cupti${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
-    timeout 60 kprof devices 2>&1 | tee "$work/newer-cupti.log"
-  # torch may load a libcupti.so.13 of its own first: the version a profile ran with says which.
-  LD_LIBRARY_PATH=$PWD/build/newer-cupti${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
-    timeout 120 python3 - <<'PY' 2>&1 | tee -a "$work/newer-cupti.log"
+  # Preloaded, so that torch's own libcupti.so.13 (a dependency of its wheel) resolves to the
+  # same library: two CUPTIs in one process crash. LD_LIBRARY_PATH finds its Perf SDK libraries.
+  newer=$PWD/build/newer-cupti
+  export LD_PRELOAD=$newer/libcupti.so.13 LD_LIBRARY_PATH=$newer${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  timeout 60 kprof devices 2>&1 | tee "$work/newer-cupti.log"
+  timeout 120 python3 - <<'PY' 2>&1 | tee -a "$work/newer-cupti.log"
 import torch
 import kprof
 import kprof._core  # noqa: F401
@@ -106,10 +107,11 @@ def scale():
 
 print("a profile with torch loaded ran with CUPTI", scale().session["cupti_version"])
 PY
-  LD_LIBRARY_PATH=$PWD/build/newer-cupti${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
-    KPROF_VALIDATION_DIR=$work/figures timeout 300 python3 -m pytest -m gpu -q \
+  mkdir -p "$work/figures-newer-cupti"
+  KPROF_VALIDATION_DIR=$work/figures-newer-cupti timeout 300 python3 -m pytest -m gpu -q \
     -p no:cacheprovider tests/python/test_gpu_counters.py 2>&1 | tee -a "$work/newer-cupti.log" |
     tail -15
+  unset LD_PRELOAD
 fi
 
 if runs bench; then

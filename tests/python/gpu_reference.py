@@ -54,24 +54,6 @@ def event_medians_us(torch, op, runs, scratch=None):
     return statistics.median(1e3 * s.elapsed_time(e) for s, e in pairs)
 
 
-def event_amortized_us(torch, op, launches):
-    """CUDA events around `launches` back-to-back launches, per launch, in microseconds.
-
-    One event pair around each launch also times the gap between the start event and the
-    kernel (a few microseconds on an H200); spreading one pair over many launches leaves
-    that gap out, at the price of a warm cache and the short gaps between the launches.
-    """
-    op()
-    start = torch.cuda.Event(enable_timing=True)
-    end = torch.cuda.Event(enable_timing=True)
-    start.record()
-    for _ in range(launches):
-        op()
-    end.record()
-    torch.cuda.synchronize()
-    return 1e3 * start.elapsed_time(end) / launches
-
-
 def ncu_kernel_metrics(child_args, ranges, metrics, cache_control="all", timeout=300):
     """Run `python child_args` under ncu, profiling the kernels in the given kprof NVTX ranges.
 
@@ -86,7 +68,10 @@ def ncu_kernel_metrics(child_args, ranges, metrics, cache_control="all", timeout
     for name in ranges:
         cmd += ["--nvtx-include", f"kprof@{name}/"]
     cmd += [sys.executable, *child_args]
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    # ncu injects a CUPTI of its own: a newer one preloaded for kprof (validate_h200.sh
+    # newer-cupti) is not passed on.
+    env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
     if done.returncode != 0:
         tail = (done.stdout + done.stderr)[-3000:]
         raise RuntimeError(f"ncu exited with {done.returncode}:\n{tail}")

@@ -1,6 +1,6 @@
 """Hardware counters from kprof's in-process range profiler against theory and Nsight Compute
 on the same torch kernels (H200): DRAM bytes, SM and DRAM throughput, durations, bound-ness,
-the traffic a fused kernel saves, and the agreement of the two replay modes."""
+the traffic a fused kernel saves, and the agreement of the three replay modes."""
 
 from __future__ import annotations
 
@@ -50,9 +50,11 @@ def profile(ops, replay_mode, metrics=METRICS):
     return {(r.Annotation, r.Metric): r.AvgValue for r in df.itertuples()}
 
 
-# Bytes and durations come from 1-pass profiles: with several passes, CUPTI 13.0's kernel
-# replay restores the kernel's memory before every pass after the first, which leaves the L2
-# dirty where Nsight Compute flushes it (docs/metrics.md).
+# Bytes and durations come from 1-pass profiles; the throughputs (several passes) from
+# application replay, which flushes the L2 before every pass of every kernel as Nsight Compute
+# does: CUPTI 13.0's kernel replay restores the kernel's memory before every pass after the
+# first and cannot flush, so the 18 us softmax reads several points off ncu there
+# (docs/metrics.md). Kernel replay's throughputs are recorded beside them.
 @pytest.fixture(scope="module")
 def kernel_replay(ops):
     return profile(ops, "kernel", [DURATION, READ, WRITE])
@@ -64,7 +66,17 @@ def range_replay(ops):
 
 
 @pytest.fixture(scope="module")
+def application_replay(ops):
+    return profile(ops, "application", [DURATION, READ, WRITE])
+
+
+@pytest.fixture(scope="module")
 def throughput(ops):
+    return profile(ops, "application", [SM, DRAM])
+
+
+@pytest.fixture(scope="module")
+def throughput_kernel_replay(ops):
     return profile(ops, "kernel", [SM, DRAM])
 
 
@@ -99,32 +111,53 @@ def test_dram_bytes_of_a_streaming_kernel_match_theory_and_ncu(kernel_replay, nc
     assert figures[WRITE]["kprof"] / figures[WRITE]["ncu"] == pytest.approx(1, abs=0.02), figures
 
 
-def test_throughput_and_durations_match_ncu(kernel_replay, throughput, ncu):
-    """Within 5 points (SM, DRAM %) and 3% (durations) on the kernels of 100 us and more; the
-    20 us softmax is recorded, not asserted (see docs/validation.md)."""
+def test_throughput_and_durations_match_ncu(
+    kernel_replay, throughput, throughput_kernel_replay, ncu
+):
+    """Within 5 points (SM, DRAM %) and 3% (durations). Kernel replay's throughputs are held to
+    that on the kernels of 100 us and more only; the 18 us softmax is recorded there (its later
+    passes start with a warm L2 under CUPTI 13.0, see docs/metrics.md)."""
     figures = {}
     for name in ("scale", "matmul16", "addcmul", "softmax"):
         figures[name] = {
-            m: {"kprof": throughput[(name, m)], "ncu": ncu[(name, m)]} for m in (SM, DRAM)
+            m: {
+                "kprof": throughput[(name, m)],
+                "kprof_kernel_replay": throughput_kernel_replay[(name, m)],
+                "ncu": ncu[(name, m)],
+            }
+            for m in (SM, DRAM)
         }
         figures[name][DURATION] = {
             "kprof": kernel_replay[(name, DURATION)],
             "ncu": ncu[(name, DURATION)],
         }
     record("counters_vs_ncu", figures)
-    for name in ("scale", "matmul16", "addcmul"):
-        f = figures[name]
+    for name, f in figures.items():
         for m in (SM, DRAM):
             assert abs(f[m]["kprof"] - f[m]["ncu"]) <= 5, (name, m, f[m])
+            if name != "softmax":
+                assert abs(f[m]["kprof_kernel_replay"] - f[m]["ncu"]) <= 5, (name, m, f[m])
         assert f[DURATION]["kprof"] / f[DURATION]["ncu"] == pytest.approx(1, abs=0.03), (name, f)
 
 
-def test_three_counters_tell_compute_from_memory_bound(throughput):
-    table = {n: (throughput[(n, SM)], throughput[(n, DRAM)]) for n in NAMES}
+def test_three_counters_tell_compute_from_memory_bound(throughput, ncu):
+    """The matmul is compute bound and the scale memory bound by far; the softmax, near half
+    of both peaks, leans to the side ncu puts it on (SM 52.7 %, DRAM 47.2 % on the H200)."""
+    names = ("matmul16", "scale", "softmax")
+    table = {
+        n: {
+            "kprof": (throughput[(n, SM)], throughput[(n, DRAM)]),
+            "ncu": (ncu[(n, SM)], ncu[(n, DRAM)]),
+        }
+        for n in names
+    }
     record("counters_boundness", table)
-    assert table["matmul16"][0] > table["matmul16"][1]
-    assert table["scale"][1] > table["scale"][0]
-    assert table["softmax"][1] > table["softmax"][0]
+    assert table["matmul16"]["kprof"][0] > 2 * table["matmul16"]["kprof"][1]
+    assert table["scale"]["kprof"][1] > 2 * table["scale"]["kprof"][0]
+    for n in names:
+        sm, dram = table[n]["kprof"]
+        ncu_sm, ncu_dram = table[n]["ncu"]
+        assert (sm > dram) == (ncu_sm > ncu_dram), (n, table[n])
 
 
 def test_fusion_saves_a_third_of_the_traffic(kernel_replay, range_replay, ncu):
@@ -146,19 +179,28 @@ def test_fusion_saves_a_third_of_the_traffic(kernel_replay, range_replay, ncu):
         assert values[("addcmul", READ)] / (12 * N_FUSION) == pytest.approx(1, abs=0.01)
 
 
-def test_both_replay_modes_agree(kernel_replay, range_replay):
-    """On regions of one kernel; a region of several kernels differs by the flushes between
-    its kernels (see the fusion test)."""
+def test_the_replay_modes_agree(kernel_replay, range_replay, application_replay):
+    """Bytes on regions of one kernel; a region of several kernels differs by the flushes
+    between its kernels in range replay (see the fusion test). Application replay measures
+    each kernel as kernel replay does: durations too, on every region."""
     figures = {
-        f"{name} {m}": {"kernel": kernel_replay[(name, m)], "range": range_replay[(name, m)]}
+        f"{name} {m}": {
+            "kernel": kernel_replay[(name, m)],
+            "range": range_replay[(name, m)],
+            "application": application_replay[(name, m)],
+        }
         for name in NAMES
         for m in (READ, WRITE, DURATION)
     }
     record("counters_replay_modes", figures)
     for name in ("scale", "matmul16", "softmax", "addcmul"):
         for m, tolerance in ((READ, 0.02), (WRITE, 0.05)):
-            k, r = kernel_replay[(name, m)], range_replay[(name, m)]
-            assert r / k == pytest.approx(1, abs=tolerance), (name, m, k, r)
+            k = kernel_replay[(name, m)]
+            for other in (range_replay, application_replay):
+                assert other[(name, m)] / k == pytest.approx(1, abs=tolerance), (name, m, k)
+    for name in NAMES:
+        k, a = kernel_replay[(name, DURATION)], application_replay[(name, DURATION)]
+        assert a / k == pytest.approx(1, abs=0.03), (name, k, a)
 
 
 CLOCK = "gpc__cycles_elapsed.avg.per_second"

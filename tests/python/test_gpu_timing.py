@@ -10,7 +10,6 @@ import pytest
 from gpu_ops import RUNS, make_ops
 from gpu_reference import (
     HERE,
-    event_amortized_us,
     event_medians_us,
     flush_scratch,
     ncu_kernel_durations_ns,
@@ -22,9 +21,8 @@ torch = pytest.importorskip("torch")
 kprof = pytest.importorskip("kprof")
 
 
-def kprof_medians_us(ops, cache_control="all", clocks_mhz=None):
-    """Per op: the median duration kprof measured (us) and the kernels per run; with
-    `clocks_mhz`, also the median SM clock of the op's runs into it (MHz)."""
+def kprof_medians_us(ops, cache_control="all"):
+    """Per op: the median duration kprof measured (us) and the kernels per run."""
 
     @kprof.analyze.kernel(
         configs=list(ops),
@@ -41,9 +39,6 @@ def kprof_medians_us(ops, cache_control="all", clocks_mhz=None):
     medians = {row["name"]: row["Median"] / 1e3 for _, row in df.iterrows()}
     records = results.records_dataframe()
     kernels = records.groupby("name")["KernelIndex"].max() + 1
-    if clocks_mhz is not None:
-        runs = results.runs_dataframe()
-        clocks_mhz.update((runs.groupby("name")["MeasuredClock"].median() / 1e3).to_dict())
     return medians, kernels.to_dict()
 
 
@@ -52,29 +47,76 @@ def ops():
     return make_ops(torch)
 
 
+def kprof_inside_events_us(op, launches, runs=3):
+    """kprof and CUDA events on the very same back-to-back launches, per launch (us): kprof's
+    summed kernel durations of a region of `launches` launches, and the events around it;
+    medians over `runs`. Measured together, both see the same clock (a long matmul loop
+    heats the H200 into a lower clock than a short one: compared apart, clocks differ)."""
+    spans = []
+
+    @kprof.analyze.kernel(
+        runs=runs, cache_control="none", thermal_mode="off", verbosity=kprof.VerbosityLevel.SILENT
+    )
+    def loop():
+        start = torch.cuda.Event(enable_timing=True)
+        end = torch.cuda.Event(enable_timing=True)
+        with kprof.annotate("loop"):
+            start.record()
+            for _ in range(launches):
+                op()
+            end.record()
+        end.synchronize()
+        spans.append(1e3 * start.elapsed_time(end) / launches)
+
+    op()
+    df = loop().to_dataframe()
+    return df["Median"].iloc[0] / 1e3 / launches, statistics.median(spans)
+
+
+def kprof_beside_events_cold_us(op, scratch, rounds=4, per_round=5):
+    """kprof's cold durations (its own L2 flush) and one event pair per launch (after the same
+    flush), in alternating rounds so that both follow the same clock: medians of the rounds'
+    medians (us). kprof's flush is enqueued inside the launch, so the two cannot share a run."""
+
+    @kprof.analyze.kernel(
+        runs=per_round,
+        cache_control="all",
+        thermal_mode="off",
+        verbosity=kprof.VerbosityLevel.SILENT,
+    )
+    def cold():
+        with kprof.annotate("op"):
+            op()
+
+    ours, events = [], []
+    for _ in range(rounds):
+        ours.append(cold().to_dataframe()["Median"].iloc[0] / 1e3)
+        events.append(event_medians_us(torch, op, per_round, scratch))
+    return statistics.median(ours), statistics.median(events)
+
+
 def test_durations_match_cuda_events(ops):
-    """Against events amortized over back-to-back launches: within 2%. One event pair per
-    launch (with the same L2 flush as kprof) reads a constant few microseconds longer."""
+    """Events amortized over the same back-to-back launches read longer by the gaps between
+    the kernels (1-3 us a launch on the H200); one event pair per launch (after the same L2
+    flush as kprof's) reads a constant few microseconds longer."""
     scratch = flush_scratch(torch)
-    warm_clock = {}  # amortized events have no clock: a gap may be the clock's, not timing's
-    warm, _ = kprof_medians_us(ops, cache_control="none", clocks_mhz=warm_clock)
-    cold, _ = kprof_medians_us(ops, cache_control="all")
     figures = {}
     for name, op in ops.items():
-        amortized = event_amortized_us(torch, op, RUNS)
-        single = event_medians_us(torch, op, RUNS, scratch)
+        warm, amortized = kprof_inside_events_us(op, RUNS)
+        cold, single = kprof_beside_events_cold_us(op, scratch)
         figures[name] = {
-            "kprof_warm_us": warm[name],
+            "kprof_warm_us": warm,
             "events_amortized_us": amortized,
-            "diff_pct": 100 * (warm[name] - amortized) / amortized,
-            "kprof_warm_clock_mhz": warm_clock.get(name),
-            "kprof_cold_us": cold[name],
+            "diff_pct": 100 * (warm - amortized) / amortized,
+            "kprof_cold_us": cold,
             "events_per_launch_cold_us": single,
-            "events_minus_kprof_cold_us": single - cold[name],
+            "events_minus_kprof_cold_us": single - cold,
         }
     record("durations_vs_events", figures)
     for name, f in figures.items():
-        assert abs(f["diff_pct"]) < 2.0, (name, f)
+        gap = f["events_amortized_us"] - f["kprof_warm_us"]
+        noise = 0.005 * f["events_amortized_us"]
+        assert -noise <= gap < 4.0 + noise, (name, f)
         # A few microseconds more per launch, within the runs' spread (1% of the kernel).
         spread = 0.01 * f["events_per_launch_cold_us"]
         assert -spread <= f["events_minus_kprof_cold_us"] < 5.0 + spread, (name, f)

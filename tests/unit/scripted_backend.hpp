@@ -50,10 +50,11 @@ class ScriptedBackend : public detail::Backend {
   // As the counter backend: the engine calls the benchmark once, unmeasured, before the runs;
   // what it launched is forgotten.
   bool wants_unmeasured_calls() const override { return unmeasured_call; }
-  void unmeasured_call_done(std::size_t, std::size_t regions) override {
+  std::size_t unmeasured_call_done(std::size_t, std::size_t regions) override {
     unmeasured_regions.push_back(regions);
     std::lock_guard lock(mutex_);
     pending_.clear();
+    return regions;
   }
 
   int starts = 0, stops = 0, collects = 0;

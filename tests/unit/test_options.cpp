@@ -21,6 +21,7 @@ TEST(Options, ParsesEveryValidName) {
   EXPECT_EQ(parse_cache_control("none"), CacheControl::none);
   EXPECT_EQ(parse_clock_control("base"), ClockControl::base);
   EXPECT_EQ(parse_replay_mode("range"), ReplayMode::range);
+  EXPECT_EQ(parse_replay_mode("application"), ReplayMode::application);
   EXPECT_EQ(parse_thermal_mode("auto"), ThermalMode::automatic);
   EXPECT_EQ(parse_thermal_mode("off"), ThermalMode::off);
   EXPECT_EQ(parse_verbosity("debug"), Verbosity::debug);
@@ -39,7 +40,7 @@ TEST(Options, UnknownValueNamesOptionValueAndChoices) {
     EXPECT_EQ(e.valid(), "'all' or 'none'");
     EXPECT_STREQ(e.kind(), "OptionError");
   }
-  EXPECT_THROW(parse_replay_mode("application"), OptionError);
+  EXPECT_THROW(parse_replay_mode("app"), OptionError);
   EXPECT_THROW(parse_thermal_mode("on"), OptionError);
   EXPECT_THROW(parse_combine("custom"), OptionError);
   EXPECT_THROW(parse_combine("auto"), OptionError);
@@ -90,6 +91,23 @@ TEST(Options, RangeReplayNeedsAFixedNumberOfRuns) {
   } catch (const OptionError& e) {
     EXPECT_EQ(e.option(), "runs");
     EXPECT_NE(std::string(e.what()).find("replay_mode='range'"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Options, ApplicationReplayNeedsAFixedNumberOfRunsButMayIgnoreKernels) {
+  Options app;
+  app.replay_mode = ReplayMode::application;
+  app.metrics = {"dram__bytes_read.sum"};
+  app.ignore_kernels = {"warmup"};  // values are per kernel, as in kernel replay
+  EXPECT_NO_THROW(app.validate());
+  app.stopping = StoppingRule{};
+  try {
+    app.validate();
+    FAIL() << "no error";
+  } catch (const OptionError& e) {
+    EXPECT_EQ(e.option(), "runs");
+    EXPECT_NE(std::string(e.what()).find("replay_mode='application'"), std::string::npos)
+        << e.what();
   }
 }
 

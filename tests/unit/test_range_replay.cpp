@@ -63,7 +63,14 @@ class ScriptedReplayBackend : public detail::Backend {
     pass_ = -1;
   }
   void begin_pass() override { ++pass_; }
-  void unmeasured_call_done(std::size_t, std::size_t regions) override { fit_run(regions); }
+  std::size_t unmeasured_call_done(std::size_t, std::size_t regions) override {
+    fit_run(regions * ranges_per_region);
+    return regions * ranges_per_region;
+  }
+  // Application replay takes a range per kernel rather than per region.
+  std::size_t ranges_of_run(std::size_t regions) const override {
+    return regions * ranges_per_region;
+  }
   // With `grows`, as the range profiler's backend does: room for four runs of the widest seen.
   void fit_run(std::size_t regions) override {
     fitted.push_back(regions);
@@ -77,6 +84,7 @@ class ScriptedReplayBackend : public detail::Backend {
   std::vector<std::size_t> fitted;         // fit_run's arguments
   std::vector<std::size_t> session_sizes;  // regions of each collected session
   bool grows = false;
+  std::size_t ranges_per_region = 1;
 
  private:
   int passes_;
@@ -168,6 +176,19 @@ TEST(RangeReplay, ASessionTakesARunOnlyWhenItsConfigFits) {
   });
   // (0,0) and (0,1) take 2 of 6; (1,0) needs 5 more: a session of its own, and (1,1) too.
   EXPECT_EQ(gpu.session_sizes, (std::vector<std::size_t>{2, 5, 5}));
+}
+
+// Application replay spends a range on every kernel launch, not on every region: sessions
+// fill by the backend's count.
+TEST(RangeReplay, SessionsFillByTheRangesTheBackendCounts) {
+  ScriptedReplayBackend gpu(/*passes=*/2, /*capacity=*/6);
+  gpu.ranges_per_region = 3;
+  Options o = quiet(2);
+  o.replay_mode = ReplayMode::application;
+  detail::run_sweep(gpu, o, two_configs(), [&](std::size_t, int) { Annotation a("work"); });
+  // Two runs of 3 ranges fill a session of 6; one region each would have fit all four.
+  EXPECT_EQ(gpu.session_sizes, (std::vector<std::size_t>{2, 2}));
+  EXPECT_EQ(gpu.fitted.front(), 3u);
 }
 
 // Range replay: a config whose unmeasured call fails starts a session of its own, so that the
