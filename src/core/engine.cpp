@@ -320,7 +320,10 @@ class Sweeper {
       } catch (const UserFunctionError&) {
         end_run_quietly();
         if (c == 0) throw;
-        backend_.unmeasured_call_done(c, 0);  // forgets what it launched
+        try {
+          backend_.unmeasured_call_done(c, 0);  // forgets what it launched
+        } catch (const Error&) {                // the user's error is the one to report
+        }
         // The user's function failed: the configs before this one can still be measured.
         // Anything else (a CUDA error, an interrupt) ends the profile now.
         failed_call_ = {c, std::current_exception()};
@@ -331,7 +334,13 @@ class Sweeper {
       }
       const std::vector<RegionRun> regions = tracker.end_run();
       depth = std::max(depth, nesting(regions));
-      widths_[c] = backend_.unmeasured_call_done(c, regions.size());
+      try {
+        widths_[c] = backend_.unmeasured_call_done(c, regions.size());
+      } catch (const MeasurementError&) {  // work the backend cannot measure (a CUDA graph in
+        if (c == 0) throw;                 // application replay): the configs before it can
+        failed_call_ = {c, std::current_exception()};  // still be measured
+        return depth;
+      }
     }
     return depth;
   }

@@ -44,10 +44,11 @@ std::string graph_launch_with_auto_ranges(std::string_view replay_mode,
          what_happened + "); profile graphs with replay_mode='range'";
 }
 
-std::string unpaired_auto_ranges(std::size_t ranges, std::size_t launches, bool graph_launched) {
+std::string unpaired_auto_ranges(std::string_view replay_mode, std::size_t ranges,
+                                 std::size_t launches, bool graph_launched) {
   const std::string counts = "the range profiler returned " + std::to_string(ranges) +
                              " kernel ranges for " + std::to_string(launches) + " launches";
-  if (graph_launched) return graph_launch_with_auto_ranges("kernel", counts);
+  if (graph_launched) return graph_launch_with_auto_ranges(replay_mode, counts);
   return counts +
          "; kernels launched without a launch API kprof watches cannot be attributed (try "
          "replay_mode='range')";

@@ -35,6 +35,7 @@ std::string graph_launch_with_auto_ranges(std::string_view replay_mode,
 
 // The MeasurementError text for a kernel-replay session whose auto ranges (one per kernel)
 // do not pair up with the launches kprof saw.
-std::string unpaired_auto_ranges(std::size_t ranges, std::size_t launches, bool graph_launched);
+std::string unpaired_auto_ranges(std::string_view replay_mode, std::size_t ranges,
+                                 std::size_t launches, bool graph_launched);
 
 }  // namespace kprof::detail

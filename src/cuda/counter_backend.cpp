@@ -268,8 +268,8 @@ std::vector<Measurement> CounterBackend::kernel_measurements(
     const std::vector<RangeValues>& ranges,
     const std::vector<LaunchAttribution::Launch>& launches) {
   if (ranges.size() != launches.size())
-    throw MeasurementError(
-        unpaired_auto_ranges(ranges.size(), launches.size(), graph_launched(launches)));
+    throw MeasurementError(unpaired_auto_ranges(to_string(options_.replay_mode), ranges.size(),
+                                                launches.size(), graph_launched(launches)));
   // Auto ranges come back in launch order; their names are not relied on (whether they
   // restart at "0" in each session of one enabled profiler is not documented).
   std::vector<Measurement> out;
@@ -309,6 +309,7 @@ void CounterBackend::begin_session(int depth) {
   first_pass_paths_.clear();
   first_pass_kernels_.clear();
   first_pass_launches_.clear();
+  first_pass_order_.clear();
   parent_range_.clear();
 }
 
@@ -325,8 +326,16 @@ void CounterBackend::begin_pass() {
 bool CounterBackend::end_pass() {
   std::vector<LaunchAttribution::Launch> launches = take_launches();
   check_pass_launches(launches);
+  const bool graph = graph_launched(launches);
   if (pass_ == 0) first_pass_launches_ = std::move(launches);
-  session_complete_ = profiler_->end_pass();
+  try {
+    session_complete_ = profiler_->end_pass();
+  } catch (const CudaError& e) {
+    // CUPTI fails the Stop of auto ranges under user replay that saw a graph launch.
+    if (!user_ranges() && graph)
+      throw MeasurementError(graph_launch_with_auto_ranges("application", e.what()));
+    throw;
+  }
   return session_complete_;
 }
 
@@ -398,6 +407,7 @@ void CounterBackend::check_pass_launches(const std::vector<LaunchAttribution::La
   }
   if (pass_ == 0) {
     first_pass_kernels_ = std::move(kernels);
+    if (!user_ranges()) first_pass_order_ = launch_order(launches);
     return;
   }
   const std::string mode = "replay_mode='" + to_string(options_.replay_mode) + "': in pass " +
@@ -412,12 +422,31 @@ void CounterBackend::check_pass_launches(const std::vector<LaunchAttribution::La
         "; the benchmark must launch the same kernels in every pass");
   }
   // Auto ranges pair with launches by their order: kernels outside annotations count too.
-  if (!user_ranges() && launches.size() != first_pass_launches_.size())
-    throw MeasurementError(mode + "the benchmark launched " + std::to_string(launches.size()) +
-                           " kernel(s), in the first pass " +
-                           std::to_string(first_pass_launches_.size()) +
-                           " (kernels outside annotations included, each a range of the pass); "
-                           "the benchmark must launch the same kernels in every pass");
+  if (user_ranges() || launch_order(launches) == first_pass_order_) return;
+  const auto count = [](const std::vector<LaunchAttribution::Launch>& log) {
+    return std::to_string(std::count_if(
+        log.begin(), log.end(), [](const LaunchAttribution::Launch& l) { return !l.flush; }));
+  };
+  const std::string now = count(launches), first = count(first_pass_launches_);
+  throw MeasurementError(mode + "the benchmark launched " + now +
+                         (now == first ? " kernel(s) in another order than in the first pass"
+                                       : " kernel(s), in the first pass " + first) +
+                         " (kernels outside annotations included: each is a range of the pass); "
+                         "the benchmark must launch the same kernels in every pass, in the same "
+                         "order");
+}
+
+// Application replay: what auto range i of a pass must be in every pass (the region's index
+// in the pass, and the kernel).
+std::vector<std::string> CounterBackend::launch_order(
+    const std::vector<LaunchAttribution::Launch>& launches) const {
+  std::vector<std::string> order;
+  for (const LaunchAttribution::Launch& l : launches) {
+    const auto it = range_of_.find(l.region);
+    const std::string region = it == range_of_.end() ? "-" : std::to_string(it->second);
+    order.push_back(l.flush ? "(flush)" : region + ":" + (l.graph ? "(graph)" : l.kernel));
+  }
+  return order;
 }
 
 std::string CounterBackend::kernel_list(const std::vector<std::string>& mangled) {

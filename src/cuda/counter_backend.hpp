@@ -91,6 +91,8 @@ class CounterBackend final : public Backend {
   void on_region_open(RegionId id, const std::string& path, std::size_t depth);
   void on_region_close(RegionId id);
   void check_pass_launches(const std::vector<LaunchAttribution::Launch>& launches);
+  std::vector<std::string> launch_order(
+      const std::vector<LaunchAttribution::Launch>& launches) const;
   // Range replay: one user range per region (application replay: one auto range per kernel).
   bool user_ranges() const { return options_.replay_mode == ReplayMode::range; }
   // Range or application replay: a pass is running, so regions opening now count.
@@ -142,6 +144,7 @@ class CounterBackend final : public Backend {
   std::unordered_map<RegionId, std::size_t> range_of_;          // this pass's region -> n
   std::vector<std::size_t> open_ranges_;                        // this pass's open ranges
   std::vector<LaunchAttribution::Launch> first_pass_launches_;  // application: auto range i
+  std::vector<std::string> first_pass_order_;  // application: launch_order of the first pass
 };
 
 }  // namespace kprof::detail

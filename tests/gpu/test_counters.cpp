@@ -251,6 +251,35 @@ TEST(Counters, GraphLaunchesInKernelReplay) {
   cudaFree(out);
 }
 
+// A graph launched only after the unmeasured call (torch's CUDA-graph warm-up runs eagerly
+// first) is still named, not left to CUPTI's error.
+TEST(Counters, AGraphLaunchedAfterTheUnmeasuredCallIsNamedInApplicationReplay) {
+  float* out = nullptr;
+  check(cudaMalloc(reinterpret_cast<void**>(&out), 1024 * sizeof(float)), "cudaMalloc");
+  cudaStream_t stream = nullptr;
+  check(cudaStreamCreate(&stream), "cudaStreamCreate");
+  cudaGraphExec_t graph = capture_graph(stream, out);
+  kprof::demo::Kernels kernels(1 << 20);
+  int calls = 0;
+  try {
+    kprof::profile(counter_options({kSm}, kprof::ReplayMode::application, 1), [&] {
+      kprof::Annotation a("graph");
+      if (++calls == 1)
+        kernels.scale(1 << 20);
+      else
+        check(cudaGraphLaunch(graph, stream), "cudaGraphLaunch");
+      check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+    });
+    ADD_FAILURE() << "no error";
+  } catch (const kprof::MeasurementError& e) {
+    std::printf("[ RESULT ] graph after the unmeasured call, application replay: %s\n", e.what());
+    EXPECT_NE(std::string(e.what()).find("replay_mode='application'"), std::string::npos);
+  }
+  cudaGraphExecDestroy(graph);
+  cudaStreamDestroy(stream);
+  cudaFree(out);
+}
+
 // The flush before a kernel is skipped when the launch is captured into a graph, and so is
 // the profiler's pause around it, whose synchronization would break the user's capture.
 TEST(Counters, ACaptureInsideAKernelReplayProfileIsLeftIntact) {

@@ -43,13 +43,13 @@ TEST(RangePasses, ARangesIndexIsItsInnermostName) {
 }
 
 TEST(RangePasses, UnpairedAutoRangesSayWhatToDo) {
-  const std::string graph = unpaired_auto_ranges(0, 1, true);
+  const std::string graph = unpaired_auto_ranges("kernel", 0, 1, true);
   EXPECT_NE(graph.find("CUDA graph"), std::string::npos) << graph;
   EXPECT_NE(graph.find("replay_mode='range'"), std::string::npos) << graph;
   const std::string app = graph_launch_with_auto_ranges("application", "a graph in config 2");
   EXPECT_EQ(app.rfind("replay_mode='application' cannot tell", 0), 0u) << app;
   EXPECT_NE(app.find("(a graph in config 2)"), std::string::npos) << app;
-  const std::string other = unpaired_auto_ranges(3, 4, false);
+  const std::string other = unpaired_auto_ranges("application", 3, 4, false);
   EXPECT_NE(other.find("3 kernel ranges for 4 launches"), std::string::npos) << other;
   EXPECT_NE(other.find("replay_mode='range'"), std::string::npos) << other;
 }

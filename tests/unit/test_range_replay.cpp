@@ -63,7 +63,8 @@ class ScriptedReplayBackend : public detail::Backend {
     pass_ = -1;
   }
   void begin_pass() override { ++pass_; }
-  std::size_t unmeasured_call_done(std::size_t, std::size_t regions) override {
+  std::size_t unmeasured_call_done(std::size_t config, std::size_t regions) override {
+    if (config == refused_config) throw MeasurementError("config cannot be measured");
     fit_run(regions * ranges_per_region);
     return regions * ranges_per_region;
   }
@@ -85,6 +86,7 @@ class ScriptedReplayBackend : public detail::Backend {
   std::vector<std::size_t> session_sizes;  // regions of each collected session
   bool grows = false;
   std::size_t ranges_per_region = 1;
+  std::size_t refused_config = static_cast<std::size_t>(-1);  // its unmeasured call is refused
 
  private:
   int passes_;
@@ -232,6 +234,21 @@ TEST(RangeReplay, NestedRegionsKeepTheirOwnValues) {
   ASSERT_EQ(r.records().size(), 2u);
   for (const Record& rec : r.records())  // outer was opened first, inner second
     EXPECT_EQ(rec.value, rec.annotation == "outer" ? 1 : 2) << rec.annotation;
+}
+
+// Work the backend refuses in a config's unmeasured call (a CUDA graph in application replay)
+// is raised when the sweep reaches that config: the configs before it are measured.
+TEST(RangeReplay, AConfigTheBackendRefusesKeepsTheSessionsBeforeIt) {
+  ScriptedReplayBackend gpu(/*passes=*/2, /*capacity=*/100);
+  gpu.refused_config = 1;
+  try {
+    detail::run_sweep(gpu, quiet(2), two_configs(), [&](std::size_t, int) { Annotation a("w"); });
+    FAIL() << "no error";
+  } catch (const MeasurementError& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot be measured"), std::string::npos) << e.what();
+    ASSERT_TRUE(e.partial_results());
+    EXPECT_EQ(e.partial_results()->records().size(), 2u);  // both runs of the first config
+  }
 }
 
 TEST(RangeReplay, EachLaterPassIsSaidAtInfo) {
