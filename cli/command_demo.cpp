@@ -128,6 +128,11 @@ int command_demo(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   options.cache_control = CacheControl::all;
   options.metrics = demo_metrics(args.get("--metrics"));
   try {
+    if (const auto mode = args.get("--replay-mode")) options.replay_mode = parse_replay_mode(*mode);
+  } catch (const OptionError& e) {
+    throw UsageError(std::string("--replay-mode: ") + e.what());
+  }
+  try {
     options.validate();  // unknown sets, and with a GPU unknown names, before any GPU work
   } catch (const OptionError& e) {
     throw UsageError(std::string("--metrics: ") + e.what());

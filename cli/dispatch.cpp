@@ -59,7 +59,9 @@ const std::vector<Command>& commands() {
         {"--json", "PATH", "also write everything measured to one JSON file"},
         {"--metrics", "LIST",
          "hardware counters to measure too, comma-separated names or sets (set:memory); "
-         "`kprof metrics --sets` lists the sets"}},
+         "`kprof metrics --sets` lists the sets"},
+        {"--replay-mode", "MODE",
+         "with --metrics: kernel (default), range or application (docs/metrics.md)"}},
        command_demo},
       {"metrics",
        "the hardware counters of a chip: search, describe, metric sets, pass counts (no GPU "

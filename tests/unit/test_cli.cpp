@@ -179,8 +179,10 @@ TEST(Cli, UnknownOptionNamesItTheClosestAndTheValidOnes) {
   ASSERT_EQ(l.size(), 2u) << o.err;
   EXPECT_EQ(l[0],
             "kprof demo: unknown option '--runz' (did you mean '--runs'?); valid options: "
-            "--runs N, --csv PREFIX, --json PATH, --metrics LIST, --help");
-  EXPECT_EQ(l[1], "usage: kprof demo [--runs N] [--csv PREFIX] [--json PATH] [--metrics LIST]");
+            "--runs N, --csv PREFIX, --json PATH, --metrics LIST, --replay-mode MODE, --help");
+  EXPECT_EQ(l[1],
+            "usage: kprof demo [--runs N] [--csv PREFIX] [--json PATH] [--metrics LIST] "
+            "[--replay-mode MODE]");
 }
 
 TEST(Cli, CommandsWithoutOptionsRejectAny) {
@@ -545,6 +547,16 @@ TEST(CliDemo, AnUnknownMetricSetIsAUsageErrorBeforeAnyGpuWork) {
   EXPECT_EQ(o.code, kExitUsage);
   EXPECT_TRUE(contains(o.err, "--metrics: metrics='set:memroy' is not valid")) << o.err;
   EXPECT_TRUE(contains(o.err, "'set:memory'")) << o.err;
+  EXPECT_TRUE(contains(o.err, "usage: kprof demo")) << o.err;
+}
+
+TEST(CliDemo, AnUnknownReplayModeIsAUsageErrorBeforeAnyGpuWork) {
+  const auto o = kprof::testing::kprof_cli({"demo", "--replay-mode", "app"});
+  EXPECT_EQ(o.code, kExitUsage);
+  EXPECT_TRUE(contains(o.err,
+                       "--replay-mode: replay_mode='app' is not valid; valid: 'kernel', "
+                       "'range' or 'application'"))
+      << o.err;
   EXPECT_TRUE(contains(o.err, "usage: kprof demo")) << o.err;
 }
 
