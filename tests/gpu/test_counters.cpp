@@ -223,19 +223,40 @@ TEST(Counters, ApplicationReplayCountsKernelsOutsideAnnotations) {
   }
 }
 
+// capture_graph's graph on a stream of its own, freed with the test.
+class GraphOnStream {
+ public:
+  GraphOnStream() {
+    check(cudaMalloc(reinterpret_cast<void**>(&out_), 1024 * sizeof(float)), "cudaMalloc");
+    check(cudaStreamCreate(&stream_), "cudaStreamCreate");
+    graph_ = capture_graph(stream_, out_);
+  }
+  ~GraphOnStream() {
+    cudaGraphExecDestroy(graph_);
+    cudaStreamDestroy(stream_);
+    cudaFree(out_);
+  }
+  GraphOnStream(const GraphOnStream&) = delete;
+  GraphOnStream& operator=(const GraphOnStream&) = delete;
+  void launch_and_wait() const {
+    check(cudaGraphLaunch(graph_, stream_), "cudaGraphLaunch");
+    check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
+  }
+
+ private:
+  float* out_ = nullptr;
+  cudaStream_t stream_ = nullptr;
+  cudaGraphExec_t graph_ = nullptr;
+};
+
 TEST(Counters, GraphLaunchesInKernelReplay) {
-  float* out = nullptr;
-  check(cudaMalloc(reinterpret_cast<void**>(&out), 1024 * sizeof(float)), "cudaMalloc");
-  cudaStream_t stream = nullptr;
-  check(cudaStreamCreate(&stream), "cudaStreamCreate");
-  cudaGraphExec_t graph = capture_graph(stream, out);
+  const GraphOnStream graph;
   for (kprof::ReplayMode replay :
        {kprof::ReplayMode::kernel, kprof::ReplayMode::range, kprof::ReplayMode::application}) {
     try {
       const kprof::Results r = kprof::profile(counter_options({kRead}, replay, 1), [&] {
         kprof::Annotation a("graph");
-        check(cudaGraphLaunch(graph, stream), "cudaGraphLaunch");
-        check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+        graph.launch_and_wait();
       });
       print_rows("graph launch", r);
       EXPECT_FALSE(r.records().empty());
@@ -246,19 +267,12 @@ TEST(Counters, GraphLaunchesInKernelReplay) {
       EXPECT_NE(std::string(e.what()).find("replay_mode='range'"), std::string::npos);
     }
   }
-  cudaGraphExecDestroy(graph);
-  cudaStreamDestroy(stream);
-  cudaFree(out);
 }
 
 // A graph launched only after the unmeasured call (torch's CUDA-graph warm-up runs eagerly
 // first) is still named, not left to CUPTI's error.
 TEST(Counters, AGraphLaunchedAfterTheUnmeasuredCallIsNamedInApplicationReplay) {
-  float* out = nullptr;
-  check(cudaMalloc(reinterpret_cast<void**>(&out), 1024 * sizeof(float)), "cudaMalloc");
-  cudaStream_t stream = nullptr;
-  check(cudaStreamCreate(&stream), "cudaStreamCreate");
-  cudaGraphExec_t graph = capture_graph(stream, out);
+  const GraphOnStream graph;
   kprof::demo::Kernels kernels(1 << 20);
   int calls = 0;
   try {
@@ -267,17 +281,13 @@ TEST(Counters, AGraphLaunchedAfterTheUnmeasuredCallIsNamedInApplicationReplay) {
       if (++calls == 1)
         kernels.scale(1 << 20);
       else
-        check(cudaGraphLaunch(graph, stream), "cudaGraphLaunch");
-      check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+        graph.launch_and_wait();
     });
     ADD_FAILURE() << "no error";
   } catch (const kprof::MeasurementError& e) {
     std::printf("[ RESULT ] graph after the unmeasured call, application replay: %s\n", e.what());
     EXPECT_NE(std::string(e.what()).find("replay_mode='application'"), std::string::npos);
   }
-  cudaGraphExecDestroy(graph);
-  cudaStreamDestroy(stream);
-  cudaFree(out);
 }
 
 // The flush before a kernel is skipped when the launch is captured into a graph, and so is
