@@ -326,7 +326,7 @@ class Sweeper {
         }
         // The user's function failed: the configs before this one can still be measured.
         // Anything else (a CUDA error, an interrupt) ends the profile now.
-        failed_call_ = {c, std::current_exception()};
+        defer_call_failure(c);
         return depth;
       } catch (...) {
         end_run_quietly();
@@ -337,12 +337,18 @@ class Sweeper {
       try {
         widths_[c] = backend_.unmeasured_call_done(c, regions.size());
       } catch (const MeasurementError&) {  // work the backend cannot measure (a CUDA graph in
-        if (c == 0) throw;                 // application replay): the configs before it can
-        failed_call_ = {c, std::current_exception()};  // still be measured
+        defer_call_failure(c);             // application replay)
         return depth;
       }
     }
     return depth;
+  }
+
+  // From the handler of config `c`'s failed unmeasured call: keeps the error for when the sweep
+  // reaches `c`, so that the configs before it are measured; config 0's is rethrown now.
+  void defer_call_failure(std::size_t c) {
+    if (c == 0) throw;
+    failed_call_ = {c, std::current_exception()};
   }
 
   // Ends the tracker's run after a failed call, whose own error is the one to report.

@@ -80,8 +80,7 @@ void CounterBackend::start(const Options& options) {
     logged_before_run_ = 0;
     session_complete_ = false;
     metrics_ = collected_metrics();
-    profiler_ =
-        std::make_unique<RangeProfiler>(metrics_, flushes_before_kernels() && !user_replay());
+    profiler_ = std::make_unique<RangeProfiler>(metrics_, kernel_replay_flushes());
     warn_of_warm_later_passes();
     flush_pause_.reset();
     flush_pause_.arm(pauses_for_flushes() ? profiler_.get() : nullptr);
@@ -111,8 +110,8 @@ void CounterBackend::start(const Options& options) {
 }
 
 void CounterBackend::warn_of_warm_later_passes() const {
-  if (user_replay() || !flushes_before_kernels() || profiler_->passes() == 1 ||
-      profiler_->resets_cache_per_pass() || options_.verbosity == Verbosity::silent)
+  if (!kernel_replay_flushes() || profiler_->passes() == 1 || profiler_->resets_cache_per_pass() ||
+      options_.verbosity == Verbosity::silent)
     return;
   log_once("warm-later-passes",
            "[kprof] replay_mode='kernel', " + std::to_string(profiler_->passes()) +
@@ -189,11 +188,9 @@ void CounterBackend::drain_kernel_session() {
       throw MeasurementError(
           "kprof internal error: the range profiler wants another pass of a kernel-replay "
           "session");
-  } catch (const CudaError& e) {
-    // CUPTI 13.0 fails the Stop of a 1-pass session of auto ranges that saw a graph launch.
-    if (profiler_->passes() == 1 && graph_launched(attribution_->take_launches()))
-      throw MeasurementError(graph_launch_with_auto_ranges("kernel", e.what()));
-    throw;
+  } catch (const CudaError& e) {  // a 1-pass session runs auto ranges under user replay
+    raise_failed_stop(e.what(),
+                      profiler_->passes() == 1 && graph_launched(attribution_->take_launches()));
   }
   const std::vector<RangeValues> ranges = profiler_->decode();
   std::vector<Measurement> measured = kernel_measurements(ranges, take_launches());
@@ -205,9 +202,18 @@ bool CounterBackend::flushes_before_kernels() const {
   return options_.cache_control == CacheControl::all && !user_ranges();
 }
 
+bool CounterBackend::kernel_replay_flushes() const {
+  return flushes_before_kernels() && !user_replay();
+}
+
 bool CounterBackend::pauses_for_flushes() const {
-  return flushes_before_kernels() && !user_replay() && profiler_ != nullptr &&
-         profiler_->passes() > 1;
+  return kernel_replay_flushes() && profiler_ != nullptr && profiler_->passes() > 1;
+}
+
+void CounterBackend::raise_failed_stop(const char* what, bool after_graph) const {
+  if (after_graph)
+    throw MeasurementError(graph_launch_with_auto_ranges(to_string(options_.replay_mode), what));
+  throw;
 }
 
 std::vector<LaunchAttribution::Launch> CounterBackend::take_launches() {
@@ -331,10 +337,7 @@ bool CounterBackend::end_pass() {
   try {
     session_complete_ = profiler_->end_pass();
   } catch (const CudaError& e) {
-    // CUPTI fails the Stop of auto ranges under user replay that saw a graph launch.
-    if (!user_ranges() && graph)
-      throw MeasurementError(graph_launch_with_auto_ranges("application", e.what()));
-    throw;
+    raise_failed_stop(e.what(), !user_ranges() && graph);
   }
   return session_complete_;
 }

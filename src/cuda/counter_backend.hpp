@@ -106,8 +106,14 @@ class CounterBackend final : public Backend {
   // the launch callback (range replay flushes before each top-level range: a flush inside a
   // range would be counted).
   bool flushes_before_kernels() const;
+  // Kernel replay with cache_control="all" (CUPTI replays each kernel, flush included).
+  bool kernel_replay_flushes() const;
   // Kernel replay of more than one pass: the flush before each kernel is no range.
   bool pauses_for_flushes() const;
+  // From the handler of a failed Stop: CUPTI 13.0 fails the Stop of auto ranges under its
+  // user replay (kernel replay's 1-pass sessions, application replay) after a CUDA graph
+  // launch, which is said as such; any other failure is rethrown.
+  [[noreturn]] void raise_failed_stop(const char* what, bool after_graph) const;
   // The launches logged since the last call; raises what the launch callback ran into.
   std::vector<LaunchAttribution::Launch> take_launches();
   std::string kernel_list(const std::vector<std::string>& mangled);
