@@ -10,9 +10,10 @@
 #      bench/seed_sweep.py (kprof vs CUDA events vs ncu)
 # Everything lands in $OUT/validation.tar.gz (logs, figures, recordings); a summary is printed.
 #
-#   bash tests/gpu/validate_h200.sh [all|cpp|python|examples|bench|newer-cupti]
+#   bash tests/gpu/validate_h200.sh [all|cpp|python|examples|bench|hot|newer-cupti]
 # "cpp" runs step 1; "python" the Python GPU tests but the examples; "examples" the examples and
-# tutorial steps (tests/python/test_gpu_examples.py) and step 3; "bench" step 4. Each fits one
+# tutorial steps (tests/python/test_gpu_examples.py) and step 3; "bench" step 4; "hot" (not in
+# "all") the hot-path benchmarks (bench/hot_path.cpp and .py) and the seed sweep. Each fits one
 # device call of 10 minutes. "newer-cupti" (not in "all") runs the counter tests with the CUPTI
 # of PyPI's nvidia-cuda-cupti wheel instead of the toolkit's (13.4 and later reset the L2
 # before every kernel-replay pass); the machine has no network, so fetch it here first and
@@ -52,10 +53,23 @@ fi
 
 fi
 
+if [ "$parts" = hot ]; then
+step "benchmark: hot path in C++"
+if cmake --preset default -B build/h200-bench -DCMAKE_CUDA_ARCHITECTURES=90-real \
+     -DKPROF_BUILD_TESTS=OFF -DKPROF_BUILD_BENCH=ON >"$work/cmake-bench.log" 2>&1 &&
+   cmake --build build/h200-bench -j16 --target kprof_hot_path >>"$work/cmake-bench.log" 2>&1; then
+  timeout 120 build/h200-bench/bench/kprof_hot_path --pieces 2>&1 | tee "$work/bench-hot-cpp.log"
+else
+  grep -E "error|FAILED" "$work/cmake-bench.log" | head -40
+fi
+fi
+
 if [ "$parts" != cpp ]; then
 step "Python install (offline)"
 rm -rf /tmp/kp
-python3 -m pip install -q --no-build-isolation --no-deps --target /tmp/kp . \
+# Hopper's code only: the default list of seven architectures triples the build's time.
+python3 -m pip install -q --no-build-isolation --no-deps --target /tmp/kp \
+  -C cmake.define.CMAKE_CUDA_ARCHITECTURES=90-real . \
   >"$work/pip.log" 2>&1 || tail -30 "$work/pip.log"
 export PYTHONPATH=/tmp/kp PATH=/tmp/kp/bin:$PATH
 fi
@@ -121,6 +135,15 @@ timeout "${COUNTER_BENCH_TIMEOUT:-300}" python3 bench/counter_sweep.py \
 
 step "benchmark: seed sweep"
 timeout 200 python3 bench/seed_sweep.py --json "$work/figures/seed_sweep.json" 2>&1 |
+  tee "$work/bench.log"
+fi
+
+if [ "$parts" = hot ]; then
+step "benchmark: hot path in Python"
+timeout 200 python3 bench/hot_path.py --json "$work/figures/hot_path.json" 2>&1 |
+  tee "$work/bench-hot.log"
+step "benchmark: seed sweep"
+timeout 200 python3 bench/seed_sweep.py --skip-ncu --json "$work/figures/seed_sweep.json" 2>&1 |
   tee "$work/bench.log"
 fi
 
