@@ -15,4 +15,8 @@ void set_log_sink(LogSink sink);
 // Writes one line through the sink.
 void log_line(std::string_view line);
 
+// Writes `line` once per process for each `key`: conditions that hold for the whole process
+// (no NVML, no thermal headroom) are not repeated by every profile.
+void log_once(std::string_view key, std::string_view line);
+
 }  // namespace kprof

@@ -4,6 +4,7 @@
 
 #include <nanobind/nanobind.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -41,11 +42,12 @@ class ProgressScope {
   ~ProgressScope();
   ProgressScope(const ProgressScope&) = delete;
   ProgressScope& operator=(const ProgressScope&) = delete;
+  // For ProfileHooks::run_done: tells the observer of each measured run (empty without one).
+  std::function<void(std::size_t config, int run)> run_done() const;
 
  private:
   PyObject* observer_;
   PyObject* previous_ = nullptr;
-  bool observing_ = false;  // this scope set the engine's run observer
   int uncaught_;
 };
 
@@ -55,15 +57,10 @@ bool deliver_log_line(const std::string& line);
 
 // --- conditions (conditions.cpp) -------------------------------------------------------------
 
-// For the scope's lifetime, the engine's waits (thermal pauses) check for Python signals
-// between their sleeps: Ctrl-C raises KeyboardInterrupt instead of waiting for the GPU to cool.
-class InterruptPoll {
- public:
-  InterruptPoll();
-  ~InterruptPoll();
-  InterruptPoll(const InterruptPoll&) = delete;
-  InterruptPoll& operator=(const InterruptPoll&) = delete;
-};
+// For ProfileHooks::interrupt_poll: the engine's waits (thermal pauses) check for Python
+// signals between their sleeps, so that Ctrl-C raises KeyboardInterrupt instead of waiting for
+// the GPU to cool. Takes the GIL.
+void poll_python_interrupt();
 
 // --- errors -----------------------------------------------------------------------------------
 

@@ -1,23 +1,18 @@
 // The Python side of the measurement conditions: Ctrl-C during a thermal pause.
 #include "common.hpp"
-#include "core/engine.hpp"
 #include "kprof/errors.hpp"
 
 namespace kprof::py {
 
-InterruptPoll::InterruptPoll() {
-  kprof::detail::set_interrupt_poll([] {
-    nb::gil_scoped_acquire gil;
-    if (PyErr_CheckSignals() == 0) return;
-    nb::python_error e;  // takes the pending KeyboardInterrupt
-    try {
-      stash_and_throw(e, "benchmark");
-    } catch (const std::runtime_error& stopped) {
-      throw kprof::Error(std::string("interrupted during a thermal pause: ") + stopped.what());
-    }
-  });
+void poll_python_interrupt() {
+  nb::gil_scoped_acquire gil;
+  if (PyErr_CheckSignals() == 0) return;
+  nb::python_error e;  // takes the pending KeyboardInterrupt
+  try {
+    stash_and_throw(e, "benchmark");
+  } catch (const std::runtime_error& stopped) {
+    throw kprof::Error(std::string("interrupted during a thermal pause: ") + stopped.what());
+  }
 }
-
-InterruptPoll::~InterruptPoll() { kprof::detail::set_interrupt_poll(nullptr); }
 
 }  // namespace kprof::py

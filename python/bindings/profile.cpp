@@ -22,7 +22,9 @@ nb::object run_profile(const kprof::Options& options, const std::vector<std::str
   StashScope scope(&stash);
   nb::handle callable = fn;  // kept alive by the caller for the whole call
   ProgressScope progress;    // the front end's progress bar, if it set one (progress.cpp)
-  InterruptPoll interrupts;  // Ctrl-C stops a long thermal pause (conditions.cpp)
+  kprof::ProfileHooks hooks;
+  hooks.run_done = progress.run_done();
+  hooks.interrupt_poll = poll_python_interrupt;  // Ctrl-C stops a long thermal pause
 
   kprof::BenchmarkFn body = [callable](const kprof::Config& config) {
     nb::gil_scoped_acquire gil;
@@ -36,7 +38,7 @@ nb::object run_profile(const kprof::Options& options, const std::vector<std::str
   std::optional<kprof::Results> results;
   try {
     nb::gil_scoped_release release;
-    results.emplace(kprof::profile(options, sweep, body));
+    results.emplace(kprof::profile(options, sweep, body, hooks));
   } catch (const kprof::Error& e) {
     raise_from_core(e, stash);
   } catch (const std::exception&) {

@@ -14,7 +14,6 @@
 #include <string>
 
 #include "common.hpp"
-#include "core/engine.hpp"
 
 namespace kprof::py {
 namespace {
@@ -46,17 +45,19 @@ ProgressScope::ProgressScope() : observer_(g_next), uncaught_(std::uncaught_exce
   g_next = nullptr;
   previous_ = g_active;
   g_active = observer_;
-  // Only this scope's profile calls the observer, and only while it runs, inside this scope.
-  if (observer_)
-    observing_ = kprof::detail::set_run_observer([this](std::size_t config, int) {
-      nb::gil_scoped_acquire gil;
-      notify(observer_, "run_done", nb::int_(config));
-    });
+}
+
+// Only this scope's profile calls the observer, and only while it runs, inside this scope.
+std::function<void(std::size_t, int)> ProgressScope::run_done() const {
+  if (!observer_) return {};
+  return [observer = observer_](std::size_t config, int) {
+    nb::gil_scoped_acquire gil;
+    notify(observer, "run_done", nb::int_(config));
+  };
 }
 
 ProgressScope::~ProgressScope() {
   g_active = previous_;
-  if (observing_) kprof::detail::set_run_observer(nullptr);
   if (!observer_) return;
   const bool failed = std::uncaught_exceptions() > uncaught_;
   notify(observer_, "close", nb::bool_(failed));

@@ -7,6 +7,7 @@
 
 #include "api/gpu.hpp"
 #include "core/engine.hpp"
+#include "core/say.hpp"
 #include "kprof/errors.hpp"
 #include "kprof/log.hpp"
 #include "kprof/metrics.hpp"
@@ -14,11 +15,7 @@
 namespace kprof {
 namespace {
 
-std::string fixed(double v, int decimals) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  return buf;
-}
+using detail::fixed;
 
 // INFO verbosity: one line when the sweep starts and one per finished config.
 detail::SweepHooks progress_hooks(const Options& options, const Sweep& sweep) {
@@ -64,7 +61,8 @@ std::string output_prefix(const Options& options) {
 
 }  // namespace
 
-Results profile(const Options& given, const Sweep& sweep, const BenchmarkFn& fn) {
+Results profile(const Options& given, const Sweep& sweep, const BenchmarkFn& fn,
+                const ProfileHooks& profile_hooks) {
   given.validate();
   // Metric sets stand for their members from here on: rows, records and derived metrics
   // name real metrics.
@@ -79,9 +77,11 @@ Results profile(const Options& given, const Sweep& sweep, const BenchmarkFn& fn)
   services.thermal_unavailable = device.thermal_unavailable;
   services.clocks = device.clocks.get();
   services.clocks_unavailable = device.clocks_unavailable;
+  detail::SweepHooks hooks = progress_hooks(options, sweep);
+  hooks.run_end = profile_hooks.run_done;
+  hooks.interrupt_poll = profile_hooks.interrupt_poll;
   Results results = detail::run_sweep(
-      *backend, options, sweep, [&](std::size_t c, int) { fn(sweep.config(c)); },
-      progress_hooks(options, sweep), services);
+      *backend, options, sweep, [&](std::size_t c, int) { fn(sweep.config(c)); }, hooks, services);
   if (options.output_csv) {
     for (const auto& path : results.write_csv(output_prefix(options), "profile"))
       if (options.verbosity != Verbosity::silent) log_line("[kprof] wrote " + path);

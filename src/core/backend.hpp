@@ -1,4 +1,8 @@
-// The interface between the sweep engine and whatever measures the GPU.
+// One way of measuring the GPU: a backend. Each of kprof's ways (activity timing; hardware
+// counters in kernel, range or application replay) is one class that owns its sessions and its
+// loop over configs, runs and passes (measure()), as NVBench's measure_cold and measure_cupti
+// each own theirs. The engine around it (SweepRuns) runs the benchmark with its measurement
+// conditions and turns what the backend hands it into records; it knows no CUPTI protocol.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +15,8 @@
 #include "kprof/results.hpp"
 
 namespace kprof::detail {
+
+class SweepRuns;
 
 struct MetricValue {
   std::string metric;
@@ -36,53 +42,19 @@ struct Measurement {
 class Backend {
  public:
   virtual ~Backend() = default;
-  // Device, clocks, versions and backend name for SessionInfo. Throws NoGpuError.
+  // Device, clocks, versions, backend name and passes for SessionInfo. Throws NoGpuError.
   virtual SessionInfo describe() = 0;
   // Prepares measuring (subscribes to CUPTI, allocates the L2 flush buffer...). Throws
   // NoGpuError, CuptiBusyError, CudaError. After start() returns, stop() must be called.
   virtual void start(const Options& options) = 0;
-  // Waits for the GPU and returns every measurement completed since the previous call.
-  virtual std::vector<Measurement> collect() = 0;
+  // Measures the whole sweep in this backend's order: runs the benchmark through `runs`
+  // (configs x runs, or passes x runs) and hands it every measurement (SweepRuns::collect).
+  virtual void measure(SweepRuns& runs) = 0;
+  // After measure() failed: what was measured and not yet handed over. May throw: the GPU may
+  // be what failed.
+  virtual std::vector<Measurement> salvage() = 0;
   // Releases everything start() took. Never throws; safe to call twice.
   virtual void stop() noexcept = 0;
-
-  // Called before and after every run of the benchmark (a backend may open a session, or drain
-  // a buffer that fills up).
-  virtual void before_run(std::size_t /*config*/) {}
-  virtual void after_run() {}
-  // Whether the engine collects after every config (the activity flush costs ~0.6 ms), or only
-  // when the sweep ends or a stopping rule needs the values (the range profiler's collection
-  // ends a profiler session).
-  virtual bool collects_per_config() const { return true; }
-
-  // Whether the engine calls the benchmark once per config, unmeasured, before the first run
-  // (range replay: to learn how deep the regions nest; counters: to size sessions for the runs).
-  virtual bool wants_unmeasured_calls() const { return user_replay(); }
-  // After the unmeasured call of `config`, which opened `regions` regions: forget what it
-  // launched, and return the ranges a run of it takes in a user-replay session (one per
-  // region in range replay, one per kernel launch in application replay).
-  virtual std::size_t unmeasured_call_done(std::size_t /*config*/, std::size_t regions) {
-    return regions;
-  }
-
-  // --- user replay: the engine runs the benchmark once per pass ---------------------------
-  // Whether this backend needs the engine to repeat the work once per pass (range and
-  // application replay).
-  virtual bool user_replay() const { return false; }
-  // Ranges one session can hold: the engine ends a session before it would overflow.
-  virtual std::size_t session_capacity() const { return 0; }
-  // The ranges the run that just ended took, given the regions it opened.
-  virtual std::size_t ranges_of_run(std::size_t regions) const { return regions; }
-  // A run took `ranges` ranges: later sessions make room for runs that wide.
-  virtual void fit_run(std::size_t /*ranges*/) {}
-  // Starts a session whose regions nest at most `depth` deep.
-  virtual void begin_session(int /*depth*/) {}
-  // How many times a session of `depth` nesting levels runs its work (for progress messages).
-  virtual int passes_per_session(int depth) const { return depth; }
-  virtual void begin_pass() {}
-  // Returns true when every pass of the session has run; collect() then decodes it.
-  virtual bool end_pass() { return true; }
-
   // Wall time the last profile spent inside CUPTI's range profiler (SessionInfo); NaN for a
   // backend without it. Valid after stop().
   virtual double profiler_seconds() const { return std::numeric_limits<double>::quiet_NaN(); }

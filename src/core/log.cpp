@@ -2,11 +2,15 @@
 
 #include <iostream>
 #include <mutex>
+#include <set>
+#include <string>
 
 namespace kprof {
 namespace {
 std::mutex g_mutex;
 LogSink g_sink;
+std::mutex g_once_mutex;
+std::set<std::string, std::less<>> g_said;
 }  // namespace
 
 void set_log_sink(LogSink sink) {
@@ -25,6 +29,14 @@ void log_line(std::string_view line) {
   } else {
     std::cerr << line << '\n';
   }
+}
+
+void log_once(std::string_view key, std::string_view line) {
+  {
+    std::lock_guard lock(g_once_mutex);
+    if (!g_said.emplace(key).second) return;
+  }
+  log_line(line);
 }
 
 }  // namespace kprof

@@ -1,13 +1,16 @@
-// make_gpu_backend: which backend measures the options, after checking this build can.
+// make_gpu_backend: the one place that chooses how `options` are measured, after checking this
+// build can.
 #include <cuda_runtime_api.h>
 
 #include <memory>
 #include <string>
 
 #include "api/gpu.hpp"
-#include "cuda/activity_backend.hpp"
-#include "cuda/counter_backend.hpp"
+#include "cuda/activity_timing.hpp"
+#include "cuda/application_replay.hpp"
 #include "cuda/cuda_check.hpp"
+#include "cuda/kernel_replay.hpp"
+#include "cuda/range_replay.hpp"
 #include "kprof/errors.hpp"
 
 namespace kprof::detail {
@@ -23,8 +26,17 @@ void require_gpu() {
 
 std::unique_ptr<Backend> make_gpu_backend(const Options& options) {
   require_gpu();
-  if (activity_records_measure(options)) return std::make_unique<ActivityBackend>(options);
-  return std::make_unique<CounterBackend>(options);
+  if (activity_records_measure(options)) return std::make_unique<ActivityTiming>(options);
+  switch (options.replay_mode) {
+    case ReplayMode::kernel:
+      return std::make_unique<KernelReplay>(options);
+    case ReplayMode::range:
+      return std::make_unique<RangeReplay>(options);
+    case ReplayMode::application:
+      return std::make_unique<ApplicationReplay>(options);
+  }
+  throw UnsupportedError("replay_mode='" + to_string(options.replay_mode) +
+                         "' has no backend in this build");
 }
 
 }  // namespace kprof::detail

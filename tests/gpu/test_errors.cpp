@@ -46,7 +46,7 @@ TEST(Errors, BackendStopIsIdempotentAndStartable) {
   auto backend = kprof::detail::make_gpu_backend(kprof::Options{});
   backend->stop();  // before start: nothing to release
   backend->start(kprof::Options{});
-  EXPECT_TRUE(backend->collect().empty());  // no region open: nothing measured
+  EXPECT_TRUE(backend->salvage().empty());  // no region open: nothing measured
   backend->stop();
   backend->stop();
   backend->start(kprof::Options{});  // a stopped backend starts again

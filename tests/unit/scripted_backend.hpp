@@ -1,14 +1,20 @@
 // A Backend for testing the engine without a GPU: the benchmark body "launches" kernels with
-// known values, attributed to regions by the real RegionTracker, as the CUPTI backend does.
+// known values, attributed to regions by the real RegionTracker, as the CUPTI backends do. Its
+// measure() is the loop of the activity backend (collect after every config) or, with
+// `per_config = false` and `unmeasured_call`, of kernel replay (an unmeasured call per config
+// first, one collection when the sweep ends).
 #pragma once
 
 #include <limits>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/backend.hpp"
 #include "core/region_tracker.hpp"
+#include "core/sweep_runs.hpp"
+#include "core/unmeasured_calls.hpp"
 
 namespace kprof::testing {
 
@@ -25,7 +31,22 @@ class ScriptedBackend : public detail::Backend {
     ++starts;
     running = true;
   }
-  std::vector<detail::Measurement> collect() override {
+  void measure(detail::SweepRuns& runs) override {
+    std::optional<detail::UnmeasuredCalls> calls;
+    if (unmeasured_call)
+      calls.emplace(
+          runs, [this](std::size_t, std::size_t regions) { return unmeasured_call_done(regions); });
+    const detail::SweepRuns::Collect take = [this] { return collect(); };
+    const bool rule = runs.options().stopping.has_value();
+    for (std::size_t c = 0; c < runs.configs(); ++c) {
+      if (calls) calls->raise_if_failed(c);
+      runs.run_config(c, take);
+      if (per_config && !rule) runs.collect(take);
+    }
+    if (!per_config && !rule) runs.collect(take);
+  }
+  std::vector<detail::Measurement> salvage() override { return collect(); }
+  virtual std::vector<detail::Measurement> collect() {
     ++collects;
     std::lock_guard lock(mutex_);
     return std::move(pending_);
@@ -47,22 +68,22 @@ class ScriptedBackend : public detail::Backend {
     pending_.push_back(std::move(m));
   }
 
-  // As the counter backend: the engine calls the benchmark once, unmeasured, before the runs;
-  // what it launched is forgotten.
-  bool wants_unmeasured_calls() const override { return unmeasured_call; }
-  std::size_t unmeasured_call_done(std::size_t, std::size_t regions) override {
+  int starts = 0, stops = 0, collects = 0;
+  bool running = false;
+  // As the counter backends: the benchmark is called once per config, unmeasured, before the
+  // runs; what it launched is forgotten.
+  bool unmeasured_call = false;
+  bool per_config = true;                       // collect after every config (else once at the end)
+  std::vector<std::size_t> unmeasured_regions;  // the regions of each unmeasured call
+
+ private:
+  std::size_t unmeasured_call_done(std::size_t regions) {
     unmeasured_regions.push_back(regions);
     std::lock_guard lock(mutex_);
     pending_.clear();
     return regions;
   }
 
-  int starts = 0, stops = 0, collects = 0;
-  bool running = false;
-  bool unmeasured_call = false;
-  std::vector<std::size_t> unmeasured_regions;  // unmeasured_call_done's arguments
-
- private:
   std::mutex mutex_;
   std::vector<detail::Measurement> pending_;
   std::uint64_t clock_ = 0;

@@ -472,13 +472,14 @@ TEST(ThermalInEngine, AnInterruptStopsALongPause) {
   services.thermal = &hot;
   services.now_s = [&] { return now; };
   services.sleep_s = [&](double s) { now += s; };
-  detail::set_interrupt_poll([&] {
+  detail::SweepHooks hooks;
+  hooks.interrupt_poll = [&] {
     if (++polls == 4) throw Error("interrupted (test)");  // Ctrl-C after two seconds
-  });
+  };
   Options o = quiet(2);
   o.thermal_mode = ThermalMode::automatic;
-  EXPECT_THROW(detail::run_sweep(gpu, o, Sweep(), [&](std::size_t, int) {}, {}, services), Error);
-  detail::set_interrupt_poll(nullptr);
+  EXPECT_THROW(
+      detail::run_sweep(gpu, o, Sweep(), [&](std::size_t, int) {}, hooks, services), Error);
   EXPECT_EQ(polls, 4);
   EXPECT_DOUBLE_EQ(now, 2.0);
   EXPECT_EQ(gpu.stops, 1);

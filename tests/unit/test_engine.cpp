@@ -56,14 +56,17 @@ TEST(Engine, AnUnmeasuredCallOfEachConfigComesBeforeTheRuns) {
   Sweep sweep = Sweep().axis("n", {1, 2});
   std::vector<std::pair<std::size_t, int>> calls;
   std::vector<std::pair<std::size_t, int>> observed;
-  detail::set_run_observer([&](std::size_t c, int run) { observed.emplace_back(c, run); });
-  Results r = detail::run_sweep(gpu, quiet(2), sweep, [&](std::size_t c, int run) {
-    calls.emplace_back(c, run);
-    Annotation a("k");
-    Annotation b("inner");
-    gpu.launch("kern", 100.0 * (c + 1) + run);
-  });
-  detail::set_run_observer(nullptr);
+  detail::SweepHooks hooks;
+  hooks.run_end = [&](std::size_t c, int run) { observed.emplace_back(c, run); };
+  Results r = detail::run_sweep(
+      gpu, quiet(2), sweep,
+      [&](std::size_t c, int run) {
+        calls.emplace_back(c, run);
+        Annotation a("k");
+        Annotation b("inner");
+        gpu.launch("kern", 100.0 * (c + 1) + run);
+      },
+      hooks);
   const std::vector<std::pair<std::size_t, int>> runs{{0, 0}, {0, 1}, {1, 0}, {1, 1}};
   std::vector<std::pair<std::size_t, int>> expected{{0, 0}, {1, 0}};
   expected.insert(expected.end(), runs.begin(), runs.end());

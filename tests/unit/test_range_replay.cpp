@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/engine.hpp"
+#include "core/pass_loop.hpp"
 #include "core/region_tracker.hpp"
 #include "kprof/annotate.hpp"
 #include "kprof/errors.hpp"
@@ -24,7 +25,7 @@ namespace {
 // Measures each region opened in a session's first pass as one whole-region value: the
 // number of its opening in the session (a range's counters, as the range profiler decodes
 // them after the last pass).
-class ScriptedReplayBackend : public detail::Backend {
+class ScriptedReplayBackend : public detail::Backend, private detail::PassSessions {
  public:
   ScriptedReplayBackend(int passes, std::size_t capacity) : passes_(passes), capacity_(capacity) {}
 
@@ -41,7 +42,26 @@ class ScriptedReplayBackend : public detail::Backend {
          },
          nullptr});
   }
-  std::vector<detail::Measurement> collect() override {
+  // The loop of range and application replay.
+  void measure(detail::SweepRuns& runs) override {
+    detail::UnmeasuredCalls calls(runs, [this](std::size_t c, std::size_t regions) {
+      return unmeasured_call_done(c, regions);
+    });
+    detail::run_passes(runs, *this, calls);
+  }
+  std::vector<detail::Measurement> salvage() override { return decode(); }
+  void stop() noexcept override {}
+
+  std::vector<int> session_depths;         // one per session
+  std::vector<int> depths;                 // of every region opened in a pass
+  std::vector<std::size_t> fitted;         // fit_run's arguments
+  std::vector<std::size_t> session_sizes;  // regions of each collected session
+  bool grows = false;
+  std::size_t ranges_per_region = 1;
+  std::size_t refused_config = static_cast<std::size_t>(-1);  // its unmeasured call is refused
+
+ private:
+  std::vector<detail::Measurement> decode() override {
     std::vector<detail::Measurement> out;
     for (std::size_t i = 0; i < opened_.size(); ++i) {
       detail::Measurement m;
@@ -55,40 +75,30 @@ class ScriptedReplayBackend : public detail::Backend {
     opened_.clear();
     return out;
   }
-  void stop() noexcept override {}
-  bool user_replay() const override { return true; }
   std::size_t session_capacity() const override { return capacity_; }
   void begin_session(int depth) override {
     session_depths.push_back(depth);
     pass_ = -1;
   }
   void begin_pass() override { ++pass_; }
-  std::size_t unmeasured_call_done(std::size_t config, std::size_t regions) override {
+  std::size_t unmeasured_call_done(std::size_t config, std::size_t regions) {
     if (config == refused_config) throw MeasurementError("config cannot be measured");
     fit_run(regions * ranges_per_region);
     return regions * ranges_per_region;
   }
   // Application replay takes a range per kernel rather than per region.
-  std::size_t ranges_of_run(std::size_t regions) const override {
+  std::size_t run_done(std::size_t regions) override {
+    fit_run(regions * ranges_per_region);
     return regions * ranges_per_region;
   }
   // With `grows`, as the range profiler's backend does: room for four runs of the widest seen.
-  void fit_run(std::size_t regions) override {
+  void fit_run(std::size_t regions) {
     fitted.push_back(regions);
     if (grows) capacity_ = std::max(capacity_, 4 * regions);
   }
   int passes_per_session(int) const override { return passes_; }
   bool end_pass() override { return pass_ + 1 == passes_; }
 
-  std::vector<int> session_depths;         // one per session
-  std::vector<int> depths;                 // of every region opened in a pass
-  std::vector<std::size_t> fitted;         // fit_run's arguments
-  std::vector<std::size_t> session_sizes;  // regions of each collected session
-  bool grows = false;
-  std::size_t ranges_per_region = 1;
-  std::size_t refused_config = static_cast<std::size_t>(-1);  // its unmeasured call is refused
-
- private:
   int passes_;
   std::size_t capacity_;
   int pass_ = -1;
@@ -129,15 +139,40 @@ TEST(RangeReplay, TheRunObserverHearsOfMeasuredRunsOnly) {
   ScriptedReplayBackend gpu(/*passes=*/3, /*capacity=*/100);
   std::vector<std::tuple<std::size_t, int>> observed;
   int calls = 0;
-  ASSERT_TRUE(
-      detail::set_run_observer([&](std::size_t c, int run) { observed.emplace_back(c, run); }));
-  EXPECT_FALSE(detail::set_run_observer([](std::size_t, int) {}));  // the first one stays
-  detail::run_sweep(gpu, quiet(2), two_configs(), [&](std::size_t, int) {
-    ++calls;
-    Annotation a("work");
-  });
-  detail::set_run_observer(nullptr);
+  detail::SweepHooks hooks;
+  hooks.run_end = [&](std::size_t c, int run) { observed.emplace_back(c, run); };
+  detail::run_sweep(
+      gpu, quiet(2), two_configs(),
+      [&](std::size_t, int) {
+        ++calls;
+        Annotation a("work");
+      },
+      hooks);
   EXPECT_EQ(calls, 2 + 3 * 4);  // the unmeasured calls and three passes over four runs
+  const std::vector<std::tuple<std::size_t, int>> runs = {{0, 0}, {0, 1}, {1, 0}, {1, 1}};
+  EXPECT_EQ(observed, runs);
+}
+
+// A profile started inside a running one is refused, and leaves the running one's hooks alone.
+TEST(RangeReplay, ANestedProfileLeavesTheRunningOnesObserverInPlace) {
+  ScriptedReplayBackend gpu(/*passes=*/2, /*capacity=*/100);
+  std::vector<std::tuple<std::size_t, int>> observed;
+  int nested_runs = 0;
+  detail::SweepHooks hooks;
+  hooks.run_end = [&](std::size_t c, int run) { observed.emplace_back(c, run); };
+  detail::SweepHooks nested_hooks;
+  nested_hooks.run_end = [&](std::size_t, int) { ++nested_runs; };
+  detail::run_sweep(
+      gpu, quiet(2), two_configs(),
+      [&](std::size_t, int) {
+        Annotation a("work");
+        kprof::testing::ScriptedBackend other;
+        EXPECT_THROW(detail::run_sweep(
+                         other, quiet(1), Sweep(), [](std::size_t, int) {}, nested_hooks),
+                     AnnotationError);
+      },
+      hooks);
+  EXPECT_EQ(nested_runs, 0);
   const std::vector<std::tuple<std::size_t, int>> runs = {{0, 0}, {0, 1}, {1, 0}, {1, 1}};
   EXPECT_EQ(observed, runs);
 }
@@ -316,7 +351,7 @@ namespace {
 // when the sweep ends, unless a stopping rule needs the values.
 class CollectOnce : public kprof::testing::ScriptedBackend {
  public:
-  bool collects_per_config() const override { return false; }
+  CollectOnce() { per_config = false; }
 };
 
 TEST(Engine, ABackendThatCollectsOnceIsCollectedWhenTheSweepEnds) {

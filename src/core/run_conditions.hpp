@@ -1,0 +1,75 @@
+// The conditions each run is measured in (docs/conditions.md): the thermal guard before it, a
+// reading of the GPU after it (clock, temperature, clock event reasons; paced), and the
+// RunInfo the results report for it.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/device_probe.hpp"
+#include "core/paced_reading.hpp"
+#include "core/thermal_guard.hpp"
+#include "kprof/options.hpp"
+#include "kprof/results.hpp"
+
+namespace kprof::detail {
+
+// What the engine uses of the GPU besides the backend; any may be null. src/api builds these
+// on NVML; tests give scripted ones.
+struct SweepServices {
+  DeviceProbe* device = nullptr;         // the profiled GPU: per-run clock, temperature...
+  TemperatureSource* thermal = nullptr;  // what the thermal guard watches
+  ClockSetter* clocks = nullptr;         // clock_control="base"
+  std::string device_unavailable;        // why `device` is null ("" when it is not)
+  std::string thermal_unavailable;       // why `thermal` is null
+  std::string clocks_unavailable;        // why `clocks` is null
+  std::function<double()> now_s;         // monotonic seconds; default steady_clock
+  std::function<void(double)> sleep_s;   // default std::this_thread::sleep_for
+};
+
+// Monotonic seconds (steady_clock): the engine's clock unless a test gives its own.
+double steady_seconds();
+
+class RunConditions {
+ public:
+  using Now = std::function<double()>;
+  // `poll` is called between the sleeps of a thermal pause; it throws to stop the sweep.
+  RunConditions(const Options& options, const SweepServices& services, const SessionInfo& session,
+                Now now, std::function<void()> poll);
+
+  // Before a run: the thermal guard's pause, in seconds (0 without a guard).
+  double before_run();
+  // After a run of `seconds`, which the guard paused `pause` seconds before.
+  void after_run(std::size_t config, int run, double seconds, double pause);
+  // The clock the kernels ran at, counted by the GPU (kHz per config and run), replaces NVML's
+  // readings around those runs.
+  void apply_counter_clocks(const std::map<std::pair<std::size_t, int>, double>& clocks);
+
+  // Where the runs' SM clock came from (SessionInfo::clock_source).
+  std::string clock_source() const;
+  const ThermalGuard* thermal() const { return thermal_ ? &*thermal_ : nullptr; }
+  std::vector<RunInfo> take_runs() { return std::move(runs_); }
+
+ private:
+  void unavailable_device(const std::string& why) const;
+  void make_thermal_guard(const SweepServices& services, std::function<void()> poll);
+
+  const Options& options_;
+  const SessionInfo& session_;
+  Now now_;
+  std::function<void(double)> sleep_;
+  DeviceProbe* device_ = nullptr;
+  PacedReading<DeviceReading> device_reading_;
+  std::optional<PacedTemperature> thermal_source_;
+  std::optional<ThermalGuard> thermal_;
+  std::vector<RunInfo> runs_;
+  bool counter_clocks_ = false;  // a clock came from the counters
+  bool kernel_clocks_ = false;   // a clock reading came from the probe kernel
+};
+
+}  // namespace kprof::detail

@@ -1,0 +1,192 @@
+#include "cuda/counter_session.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <utility>
+
+#include "core/range_passes.hpp"
+#include "cuda/cuda_check.hpp"
+#include "cuda/device_facts.hpp"
+#include "cuda/launch_apis.hpp"
+#include "kprof/errors.hpp"
+#include "kprof/log.hpp"
+#include "kprof/metrics.hpp"
+
+namespace kprof::detail {
+namespace {
+
+// Ranges one session holds at most; a larger sweep runs in several sessions.
+constexpr std::size_t kMaxCapacity = 1 << 16;
+
+// CUPTI's dimension units in the short spelling kprof's durations and tables use.
+std::string short_unit(const std::string& unit) {
+  if (unit == "nanosecond" || unit == "nsecond") return "ns";
+  if (unit == "byte") return "B";
+  if (unit == "percent") return "%";
+  if (unit == "byte/second") return "B/s";
+  return unit;
+}
+
+}  // namespace
+
+void SessionCapacity::fit(std::size_t run_ranges) {
+  while (ranges_ < kMaxCapacity && run_ranges * 4 > ranges_) ranges_ *= 2;
+}
+
+bool graph_launched(const std::vector<Launch>& launches) {
+  return std::any_of(launches.begin(), launches.end(), [](const Launch& l) { return l.graph; });
+}
+
+std::vector<std::string> CounterSession::collected_metrics() const {
+  std::vector<std::string> wanted = metrics::expand(options_.metrics);
+  if (std::find(wanted.begin(), wanted.end(), kClockMetric) != wanted.end()) return wanted;
+  const std::optional<std::string> chip = metrics::current_chip();
+  if (!chip) return wanted;
+  const metrics::MetricCatalog catalog = metrics::catalog(*chip);
+  std::vector<std::string> with_clock = wanted;
+  with_clock.push_back(kClockMetric);
+  // The clock rides along only where it costs no extra pass.
+  return catalog.passes(with_clock) == catalog.passes(wanted) ? with_clock : wanted;
+}
+
+SessionInfo CounterSession::describe() const {
+  const std::vector<std::string> collected = collected_metrics();
+  int passes = 0;
+  if (const std::optional<std::string> chip = metrics::current_chip())
+    passes = metrics::catalog(*chip).passes(collected);
+  SessionInfo s = describe_session(options_, "cupti-range-profiler", passes);
+  s.metrics = metrics::expand(options_.metrics);
+  return s;
+}
+
+void CounterSession::start(const Options& options, const Setup& setup) {
+  stop();
+  options_ = options;
+  setup_ = setup;
+  try {
+    check_cuda(cudaFree(nullptr), "cudaFree(0)");
+    attribution_ = std::make_unique<LaunchAttribution>(
+        setup.flush_before_kernels ? &flush_ : nullptr, &flush_pause_);
+    subscriber_.subscribe(&LaunchAttribution::callback, attribution_.get());
+    if (options.cache_control == CacheControl::all) flush_.allocate();
+    subscriber_.enable(CUPTI_CB_DOMAIN_RUNTIME_API, runtime_launch_cbids());
+    subscriber_.enable(CUPTI_CB_DOMAIN_DRIVER_API, driver_launch_cbids());
+    metrics_ = collected_metrics();
+    profiler_ = std::make_unique<RangeProfiler>(metrics_, setup.reset_cache_per_pass);
+    flush_pause_.reset();
+    const metrics::MetricCatalog catalog = metrics::catalog(profiler_->chip());
+    const std::vector<std::string> wanted = metrics::expand(options.metrics);
+    units_.clear();
+    reported_.clear();
+    clock_index_ = -1;
+    for (std::size_t i = 0; i < metrics_.size(); ++i) {
+      units_.push_back(short_unit(catalog.describe_brief(metrics_[i]).unit));
+      reported_.push_back(std::find(wanted.begin(), wanted.end(), metrics_[i]) != wanted.end());
+      if (metrics_[i] == kClockMetric) clock_index_ = static_cast<int>(i);
+    }
+    attribution_->log_launches(true);
+  } catch (...) {
+    stop();
+    throw;
+  }
+}
+
+void CounterSession::stop() noexcept {
+  subscriber_.unsubscribe();
+  if (attribution_ != nullptr) attribution_->wait_idle();  // no callback uses the profiler now
+  flush_pause_.arm(nullptr);
+  if (profiler_ != nullptr) {
+    profiler_seconds_ = cupti_seconds();
+    if (options_.verbosity == Verbosity::debug) log_costs();
+  }
+  profiler_.reset();  // stops a pass in flight, disables the range profiler
+  if (attribution_ != nullptr) {
+    attribution_->log_launches(false);
+    attribution_->reset();
+  }
+  flush_pause_.reset();
+  flush_.release();
+}
+
+// The wall time spent in CUPTI: its calls, and with auto ranges (kernel and application
+// replay) the launch calls, in which it profiles each kernel (less the pauses for flushes,
+// counted in Start and Stop already).
+double CounterSession::cupti_seconds() const noexcept {
+  const RangeProfiler::Costs& c = profiler_->costs();
+  const double calls =
+      c.enable_s + c.session_s + c.start_s + c.stop_s + c.ranges_s + c.decode_s + c.evaluate_s;
+  if (!setup_.auto_ranges || attribution_ == nullptr) return calls;
+  return calls + attribution_->launch_seconds() - flush_pause_.seconds();
+}
+
+void CounterSession::log_costs() const noexcept {
+  try {
+    const RangeProfiler::Costs& c = profiler_->costs();
+    char line[512];
+    std::snprintf(
+        line, sizeof line,
+        "[kprof] range profiler: %d session(s), %d pass(es), %zu range(s); enable %.3f s, "
+        "sessions %.3f s, start %.3f s, stop %.3f s, push/pop %.3f s, decode %.3f s, "
+        "evaluate %.3f s",
+        c.sessions, c.passes, c.ranges, c.enable_s, c.session_s, c.start_s, c.stop_s, c.ranges_s,
+        c.decode_s, c.evaluate_s);
+    log_line(line);
+  } catch (...) {
+  }
+}
+
+std::vector<Launch> CounterSession::take_launches() {
+  std::vector<Launch> launches = attribution_->take_launches();
+  attribution_->correlations().clear();  // only the activity backend reads them
+  attribution_->rethrow_problem();
+  return launches;
+}
+
+std::vector<Measurement> CounterSession::kernel_measurements(const std::vector<RangeValues>& ranges,
+                                                             const std::vector<Launch>& launches) {
+  if (ranges.size() != launches.size())
+    throw MeasurementError(unpaired_auto_ranges(to_string(options_.replay_mode), ranges.size(),
+                                                launches.size(), graph_launched(launches)));
+  // Auto ranges come back in launch order; their names are not relied on (whether they
+  // restart at "0" in each session of one enabled profiler is not documented).
+  std::vector<Measurement> out;
+  for (std::size_t i = 0; i < ranges.size(); ++i) {
+    const Launch& launch = launches[i];
+    if (launch.region == kNoRegion) continue;
+    out.push_back(measurement(launch.region, launch.kernel, i, ranges[i].values));
+  }
+  return out;
+}
+
+Measurement CounterSession::measurement(RegionId region, std::string mangled, std::uint64_t order,
+                                        const std::vector<double>& values) {
+  Measurement m;
+  m.region = region;
+  m.kernel = mangled.empty() ? std::string("(unnamed kernel)") : names_.demangled(mangled);
+  m.mangled = std::move(mangled);
+  m.order = order;
+  for (std::size_t k = 0; k < metrics_.size() && k < values.size(); ++k) {
+    if (static_cast<int>(k) == clock_index_) m.sm_clock_hz = values[k];
+    if (reported_[k]) m.values.push_back({metrics_[k], values[k], units_[k]});
+  }
+  return m;
+}
+
+std::string CounterSession::kernel_list(const std::vector<std::string>& mangled) {
+  if (mangled.empty()) return "no kernel";
+  std::string text = std::to_string(mangled.size()) + " kernel(s) (";
+  for (std::size_t i = 0; i < mangled.size() && i < 3; ++i)
+    text +=
+        (i ? ", " : "") + (mangled[i].empty() ? std::string("?") : names_.demangled(mangled[i]));
+  return text + (mangled.size() > 3 ? ", ...)" : ")");
+}
+
+void CounterSession::raise_failed_stop(const char* what, bool after_graph) const {
+  if (after_graph)
+    throw MeasurementError(graph_launch_with_auto_ranges(to_string(options_.replay_mode), what));
+  throw;
+}
+
+}  // namespace kprof::detail

@@ -1,0 +1,121 @@
+// What the three counter backends (kernel, range and application replay) share: the metrics the
+// range profiler collects and their units, the launch callbacks with their log of launches, the
+// L2 flush, the range profiler itself, and the way its values become measurements.
+//
+// Durations come from the counter gpu__time_duration.sum: activity records carry no duration
+// while the range profiler runs. The SM clock the kernels ran at rides along
+// (gpc__cycles_elapsed.avg.per_second) where it costs no pass.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/backend.hpp"
+#include "core/pass_pause.hpp"
+#include "cuda/cupti_subscriber.hpp"
+#include "cuda/kernel_names.hpp"
+#include "cuda/l2_flush.hpp"
+#include "cuda/launch_attribution.hpp"
+#include "cuda/range_profiler.hpp"
+#include "kprof/options.hpp"
+
+namespace kprof::detail {
+
+// The counter that says which SM clock the kernels ran at.
+inline constexpr const char* kClockMetric = "gpc__cycles_elapsed.avg.per_second";
+
+// Ranges a session holds at first. The first cuptiRangeProfilerStart of a session costs time in
+// proportion to its counter data's capacity (H200: 0.16 s at 16 ranges, 1.0 s at 1,024, 14.6 s
+// at 16,384; docs/validation.md), and a later session on the same profiler ~10 ms, so that
+// small sessions win (1,000 ranges: 0.80 s in sessions of 64, 1.70 s in one of 1,024). The
+// unmeasured call of each config tells how many ranges a run needs before the first session.
+inline constexpr std::size_t kSessionRanges = 64;
+
+using Launch = LaunchAttribution::Launch;
+
+// The ranges the next session holds: kSessionRanges at first, doubled (up to 65,536) while one
+// run needs more than a quarter of it.
+class SessionCapacity {
+ public:
+  std::size_t ranges() const { return ranges_; }
+  void fit(std::size_t run_ranges);
+
+ private:
+  std::size_t ranges_ = kSessionRanges;
+};
+
+// Whether a log of launches holds a CUDA graph launch (one launch, several kernels).
+bool graph_launched(const std::vector<Launch>& launches);
+
+class CounterSession {
+ public:
+  // How a backend wants the session set up.
+  struct Setup {
+    bool flush_before_kernels = false;  // the launch callback flushes the L2 before each kernel
+    bool reset_cache_per_pass = false;  // CUPTI >= 13.4 resets the L2 before each replayed pass
+    bool auto_ranges = true;            // the ranges are kernels (kernel, application replay)
+  };
+
+  explicit CounterSession(const Options& options) : options_(options) {}
+  ~CounterSession() { stop(); }
+  CounterSession(const CounterSession&) = delete;
+  CounterSession& operator=(const CounterSession&) = delete;
+
+  const Options& options() const { return options_; }
+  // SessionInfo for the counter backends: the passes the metrics need on this GPU.
+  SessionInfo describe() const;
+  // Subscribes to the launch callbacks, allocates the flush buffer (cache_control="all") and
+  // enables the range profiler for the metrics; launches are logged from then on.
+  void start(const Options& options, const Setup& setup);
+  // Wall time inside CUPTI is kept for profiler_seconds(). Never throws.
+  void stop() noexcept;
+
+  RangeProfiler& profiler() { return *profiler_; }
+  const RangeProfiler& profiler() const { return *profiler_; }
+  bool started() const { return profiler_ != nullptr; }
+  LaunchAttribution& attribution() { return *attribution_; }
+  L2Flush& flush() { return flush_; }
+  PassPause& flush_pause() { return flush_pause_; }
+
+  // The launches logged since the last call; raises what the launch callback ran into.
+  std::vector<Launch> take_launches();
+  // Auto ranges (one per launch, in launch order) paired with the launches they measured.
+  std::vector<Measurement> kernel_measurements(const std::vector<RangeValues>& ranges,
+                                               const std::vector<Launch>& launches);
+  Measurement measurement(RegionId region, std::string mangled, std::uint64_t order,
+                          const std::vector<double>& values);
+  std::string demangled(const std::string& mangled) { return names_.demangled(mangled); }
+  // "2 kernel(s) (a, b)", for messages.
+  std::string kernel_list(const std::vector<std::string>& mangled);
+  // From the handler of a failed Stop: CUPTI 13.0 fails the Stop of auto ranges under its user
+  // replay (kernel replay's 1-pass sessions, application replay) after a CUDA graph launch,
+  // which is said as such; any other failure is rethrown.
+  [[noreturn]] void raise_failed_stop(const char* what, bool after_graph) const;
+  double profiler_seconds() const { return profiler_seconds_; }
+
+ private:
+  std::vector<std::string> collected_metrics() const;
+  double cupti_seconds() const noexcept;
+  void log_costs() const noexcept;
+
+  Options options_;
+  Setup setup_;
+  std::vector<std::string> metrics_;  // what the profiler collects, in its order
+  std::vector<std::string> units_;    // per metric
+  std::vector<bool> reported_;        // per metric: asked for (else collected for the clock)
+  int clock_index_ = -1;              // kClockMetric's position in metrics_, or -1
+  double profiler_seconds_ = std::numeric_limits<double>::quiet_NaN();  // of the last profile
+  L2Flush flush_;
+  PassPause flush_pause_;
+  CuptiSubscriber subscriber_;
+  // Kept after stop() until the next start(), so that a CUPTI callback that raced with stop()
+  // never touches freed memory.
+  std::unique_ptr<LaunchAttribution> attribution_;
+  std::unique_ptr<RangeProfiler> profiler_;
+  KernelNames names_;
+};
+
+}  // namespace kprof::detail

@@ -1,0 +1,131 @@
+#include "cuda/kernel_replay.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <iterator>
+#include <string>
+#include <utility>
+
+#include "core/sweep_runs.hpp"
+#include "core/unmeasured_calls.hpp"
+#include "cuda/cuda_check.hpp"
+#include "kprof/errors.hpp"
+#include "kprof/log.hpp"
+
+namespace kprof::detail {
+void KernelReplay::start(const Options& options) {
+  stop();
+  capacity_ = {};
+  logged_before_run_ = 0;
+  const bool flush = options.cache_control == CacheControl::all;
+  session_.start(options, {.flush_before_kernels = flush, .reset_cache_per_pass = flush});
+  warn_of_warm_later_passes();
+  if (pauses_for_flushes()) session_.flush_pause().arm(&session_.profiler());
+}
+
+void KernelReplay::stop() noexcept {
+  session_.stop();
+  drained_.clear();
+}
+
+void KernelReplay::measure(SweepRuns& runs) {
+  UnmeasuredCalls calls(runs,
+                        [this](std::size_t, std::size_t regions) { return call_done(regions); });
+  const SweepRuns::Collect collect_values = [this] { return collect(); };
+  const SweepRuns::RunHooks hooks{[this, &calls](std::size_t c) { before_run(calls.ranges(c)); },
+                                  [this] { after_run(); }};
+  for (std::size_t c = 0; c < runs.configs(); ++c) {
+    calls.raise_if_failed(c);
+    runs.run_config(c, collect_values, hooks);
+  }
+  // Decoded once at the end rather than per config: a session ends in ~ms.
+  if (!runs.options().stopping) runs.collect(collect_values);
+}
+
+void KernelReplay::warn_of_warm_later_passes() const {
+  const RangeProfiler& profiler = session_.profiler();
+  if (!flushes() || profiler.passes() == 1 || profiler.resets_cache_per_pass() ||
+      session_.options().verbosity == Verbosity::silent)
+    return;
+  log_once("warm-later-passes",
+           "[kprof] replay_mode='kernel', " + std::to_string(profiler.passes()) +
+               " passes: this CUPTI (before 13.4) restores each kernel's memory before its "
+               "later passes and cannot flush the L2 between them, so those passes start warm "
+               "(SM and DRAM % of kernels under ~100 us can read several points off Nsight "
+               "Compute's); replay_mode='application' flushes before every pass");
+}
+
+// No session is open during the call, so nothing of it was profiled and no flush was paused:
+// the runs' paused flushes are no ranges.
+std::size_t KernelReplay::call_done(std::size_t /*regions*/) {
+  // Its kernels finish before any range opens, and their faults are its config's.
+  check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize (after an unmeasured call)");
+  const std::vector<Launch> launches = session_.take_launches();
+  const auto flushes = pauses_for_flushes() ? std::count_if(launches.begin(), launches.end(),
+                                                            [](const Launch& l) { return l.flush; })
+                                            : 0;
+  const std::size_t ranges = launches.size() - static_cast<std::size_t>(flushes);
+  capacity_.fit(ranges);
+  return ranges;
+}
+
+void KernelReplay::before_run(std::size_t needs) {
+  session_.flush_pause().rethrow();  // a pass it failed to stop or start leaves it unusable
+  RangeProfiler& profiler = session_.profiler();
+  if (profiler.in_pass() &&
+      session_.attribution().launches_logged() + needs > profiler.max_ranges())
+    drain_session();
+  if (profiler.in_pass()) return;
+  (void)session_.attribution().take_launches();  // launches between runs belong to no session
+  start_session();
+}
+
+void KernelReplay::after_run() {
+  const std::size_t logged = session_.attribution().launches_logged();
+  const std::size_t run_ranges = logged - std::min(logged, logged_before_run_);
+  logged_before_run_ = logged;
+  capacity_.fit(run_ranges);
+  // The open session holds what it was created for, whatever the next one will hold.
+  if (logged + 2 * run_ranges <= session_.profiler().max_ranges()) return;
+  drain_session();
+}
+
+void KernelReplay::start_session() {
+  RangeProfiler& profiler = session_.profiler();
+  profiler.begin_session(profiler.passes() == 1 ? RangeProfiler::Mode::auto_range_user_replay
+                                                : RangeProfiler::Mode::kernel_replay,
+                         capacity_.ranges());
+  profiler.start_pass();
+}
+
+void KernelReplay::drain_session() {
+  session_.flush_pause().rethrow();
+  if (!session_.started() || !session_.profiler().in_pass()) return;
+  RangeProfiler& profiler = session_.profiler();
+  // A fault of the benchmark's kernels is its own, whatever the profiler makes of it.
+  check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+  try {
+    // Kernel replay ran every pass inside the kernel launches; a 1-pass set has but one.
+    if (!profiler.end_pass())
+      throw MeasurementError(
+          "kprof internal error: the range profiler wants another pass of a kernel-replay "
+          "session");
+  } catch (const CudaError& e) {  // a 1-pass session runs auto ranges under user replay
+    session_.raise_failed_stop(
+        e.what(), profiler.passes() == 1 && graph_launched(session_.attribution().take_launches()));
+  }
+  const std::vector<RangeValues> ranges = profiler.decode();
+  std::vector<Measurement> measured =
+      session_.kernel_measurements(ranges, session_.take_launches());
+  std::move(measured.begin(), measured.end(), std::back_inserter(drained_));
+  logged_before_run_ = 0;
+}
+
+std::vector<Measurement> KernelReplay::collect() {
+  if (!session_.started()) throw CudaError("kprof internal error: collect() before start()");
+  drain_session();
+  return std::exchange(drained_, {});
+}
+
+}  // namespace kprof::detail
