@@ -36,6 +36,7 @@ DriverApi load() {
   resolve("cuStreamIsCapturing", api.stream_is_capturing);
   resolve("cuCtxGetCurrent", api.ctx_get_current);
   resolve("cuGetErrorName", api.get_error_name);
+  resolve("cuPointerGetAttribute", api.pointer_get_attribute);
   return api;
 }
 

@@ -17,6 +17,7 @@ struct DriverApi {
   PFN_cuStreamIsCapturing_v10000 stream_is_capturing = nullptr;
   PFN_cuCtxGetCurrent_v4000 ctx_get_current = nullptr;
   PFN_cuGetErrorName_v6000 get_error_name = nullptr;
+  PFN_cuPointerGetAttribute_v4000 pointer_get_attribute = nullptr;
 };
 
 // Resolves the functions once per process (thread-safe). Throws NoGpuError without a driver,

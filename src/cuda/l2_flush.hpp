@@ -53,10 +53,11 @@ class L2Flush {
   L2Flush(const L2Flush&) = delete;
   L2Flush& operator=(const L2Flush&) = delete;
 
-  // Allocates 2x the L2 of the current device in its current context and loads the flush
-  // kernel. Throws CudaError.
+  // Takes a buffer of 2x the L2 of the current device in its current context (allocated by the
+  // first profile there, kept for the process's life) and loads the flush kernel. Throws
+  // CudaError.
   void allocate();
-  // Frees the buffer; never throws.
+  // Lets go of the buffer, which stays allocated for the next profile; never throws.
   void release() noexcept;
   bool allocated() const noexcept { return buffer_ != 0; }
   std::size_t bytes() const noexcept { return bytes_; }
