@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "cli/commands.hpp"
-#include "src/core/edit_distance.hpp"
+#include "kprof/errors.hpp"
 
 namespace kprof::cli {
 
@@ -32,20 +32,6 @@ std::optional<std::string> ParsedArgs::get(const std::string& name) const {
   const auto it = values_.find(name);
   if (it == values_.end()) return std::nullopt;
   return it->second;
-}
-
-std::string closest(const std::string& given, const std::vector<std::string>& choices) {
-  std::string best;
-  std::size_t best_distance = 3;  // accept at most 2 edits
-  for (const std::string& c : choices) {
-    if (given.size() >= 2 && c.rfind(given, 0) == 0) return c;  // a prefix: "dev" -> "devices"
-    const std::size_t d = detail::edit_distance(given, c);
-    if (d < best_distance) {
-      best_distance = d;
-      best = c;
-    }
-  }
-  return best;
 }
 
 std::string one_line(const std::string& message) {
@@ -92,7 +78,7 @@ ParsedArgs parse_args(const std::vector<std::string>& args, const std::vector<Op
     if (spec == specs.end()) {
       std::vector<std::string> names;
       for (const OptionSpec& s : specs) names.push_back(s.name);
-      const std::string near = closest(name, names);
+      const std::string near = closest_choice(name, names);
       throw UsageError("unknown option '" + name + "'" +
                        (near.empty() ? "" : " (did you mean '" + near + "'?)") +
                        "; valid options: " + valid_options(specs));

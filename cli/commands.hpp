@@ -64,9 +64,6 @@ int parse_positive_int(const std::string& option, const std::string& value, int 
 // A finite decimal number ("2", "0.5", "1e-3"); UsageError naming the option otherwise.
 double parse_number(const std::string& option, const std::string& value);
 
-// The name in `choices` closest to `given` (edit distance at most 2, or a prefix); empty if none.
-std::string closest(const std::string& given, const std::vector<std::string>& choices);
-
 // Collapses a message onto one line (newlines become "; ").
 std::string one_line(const std::string& message);
 

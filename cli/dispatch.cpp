@@ -169,7 +169,7 @@ std::string join(const std::vector<std::string>& items) {
 }
 
 int unknown_command(const std::string& name, std::ostream& err) {
-  const std::string near = closest(name, command_names());
+  const std::string near = closest_choice(name, command_names());
   err << "kprof: unknown command '" << name << "'"
       << (near.empty() ? "" : " (did you mean '" + near + "'?)")
       << "; valid commands: " << join(command_names()) << "\n"

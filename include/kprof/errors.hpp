@@ -160,4 +160,8 @@ class FormatError : public Error {
 // "a, b or c": joins valid choices for error messages.
 std::string join_choices(const std::vector<std::string>& choices);
 
+// The choice `given` most likely meant, for "did you mean ...?": one it is a prefix of (two
+// characters at least), else the nearest within two edits; "" when none is that close.
+std::string closest_choice(const std::string& given, const std::vector<std::string>& choices);
+
 }  // namespace kprof

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "common.hpp"
-#include "core/stats.hpp"
-#include "core/units.hpp"
+#include "kprof/stats.hpp"
+#include "kprof/units.hpp"
 
 namespace kprof::py {
 
@@ -22,7 +22,7 @@ void bind_display(nb::module_& m) {
   m.def(
       "_display_unit",
       [](double value, const std::string& unit) {
-        const kprof::detail::DisplayUnit u = kprof::detail::display_unit(value, unit);
+        const kprof::DisplayUnit u = kprof::display_unit(value, unit);
         return std::make_tuple(u.factor, u.unit);
       },
       nb::arg("value"), nb::arg("unit"),
@@ -31,20 +31,16 @@ void bind_display(nb::module_& m) {
   m.def(
       "_format_number",
       [](double value, int significant) {
-        return std::isnan(value) ? std::string("-")
-                                 : kprof::detail::format_number(value, significant);
+        return std::isnan(value) ? std::string("-") : kprof::format_number(value, significant);
       },
-      nb::arg("value"), nb::arg("significant") = kprof::detail::kDisplayDigits,
+      nb::arg("value"), nb::arg("significant") = kprof::kDisplayDigits,
       "A number as the results table prints it (4 significant digits; '-' for NaN).");
   m.def(
-      "_mean",
-      [](const std::vector<double>& v) { return kprof::detail::mean(std::span<const double>(v)); },
+      "_mean", [](const std::vector<double>& v) { return kprof::mean(std::span<const double>(v)); },
       nb::arg("values"), "The core's mean (NaN when empty).");
   m.def(
       "_geomean",
-      [](const std::vector<double>& v) {
-        return kprof::detail::geomean(std::span<const double>(v));
-      },
+      [](const std::vector<double>& v) { return kprof::geomean(std::span<const double>(v)); },
       nb::arg("values"), "The core's geometric mean (NaN when empty or any value <= 0).");
 }
 

@@ -13,8 +13,8 @@
 #include <type_traits>
 #include <utility>
 
-#include "core/stats.hpp"
 #include "kprof/errors.hpp"
+#include "kprof/stats.hpp"
 
 namespace kprof::detail {
 

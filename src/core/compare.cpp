@@ -11,8 +11,8 @@
 #include <utility>
 
 #include "core/text_table.hpp"
-#include "core/units.hpp"
 #include "kprof/errors.hpp"
+#include "kprof/units.hpp"
 
 namespace kprof {
 
@@ -166,9 +166,9 @@ const char* to_string(TestMethod m) {
 
 void CompareOptions::validate() const {
   if (!(threshold_pct >= 0) || std::isinf(threshold_pct))
-    throw OptionError("threshold", detail::format_number(threshold_pct), "a percentage >= 0");
+    throw OptionError("threshold", kprof::format_number(threshold_pct), "a percentage >= 0");
   if (!(alpha > 0 && alpha < 1))
-    throw OptionError("alpha", detail::format_number(alpha), "a number between 0 and 1");
+    throw OptionError("alpha", kprof::format_number(alpha), "a number between 0 and 1");
   for (const std::string& m : metrics)
     if (m.empty()) throw OptionError("metric", "''", "a metric name");
 }
@@ -342,7 +342,7 @@ std::string incompatibility(const Row& base, const Row& next) {
   if (base.normalized_against != next.normalized_against)
     return normalization(base.normalized_against) + " in BASE, " +
            normalization(next.normalized_against) + " in NEW";
-  if (base.unit != next.unit && !detail::unit_factor(next.unit, base.unit))
+  if (base.unit != next.unit && !kprof::unit_factor(next.unit, base.unit))
     return "unit '" + base.unit + "' in BASE, '" + next.unit + "' in NEW";
   return "";
 }
@@ -370,7 +370,7 @@ std::optional<bool> overlap(double lo1, double hi1, double lo2, double hi2) {
 
 ComparedRow compare_rows(const Side& base_side, const Row& base, const Side& next_side,
                          const Row& next, const CompareOptions& options) {
-  const double factor = base.unit == next.unit ? 1 : *detail::unit_factor(next.unit, base.unit);
+  const double factor = base.unit == next.unit ? 1 : *kprof::unit_factor(next.unit, base.unit);
   const std::vector<double> x = base_side.values(base), y = next_side.values(next, factor);
   const detail::MannWhitney test = detail::mann_whitney_u(x, y);
   ComparedRow r;
@@ -485,7 +485,7 @@ std::string compared_table(const std::vector<ComparedRow>& rows) {
     cells.push_back(r.metric);
     if (with_kernel_index) cells.push_back(std::to_string(r.kernel_index));
     // Both means in one unit, chosen from the base mean, so that they read alike.
-    const detail::DisplayUnit unit = detail::display_unit(r.base_mean, r.unit);
+    const kprof::DisplayUnit unit = kprof::display_unit(r.base_mean, r.unit);
     cells.push_back(detail::cell_number(r.base_mean * unit.factor));
     cells.push_back(detail::cell_number(r.new_mean * unit.factor));
     cells.push_back(signed_pct(r.change_pct));
@@ -512,7 +512,7 @@ std::string unmatched_table(const std::string& title, const std::vector<Unmatche
   for (const UnmatchedRow& r : rows) {
     std::vector<std::string> cells{r.annotation, config_text(r.config), r.metric};
     if (with_kernel_index) cells.push_back(std::to_string(r.kernel_index));
-    const detail::Scaled mean = detail::scale_for_display(r.mean, r.unit);
+    const kprof::Scaled mean = kprof::scale_for_display(r.mean, r.unit);
     cells.push_back(detail::cell_number(mean.value));
     cells.push_back(std::to_string(r.num_runs));
     cells.push_back(mean.unit);
@@ -532,9 +532,9 @@ std::string summary(const Comparison& c) {
   }
   out += "; " + std::to_string(c.only_in_base.size()) + " only in BASE, " +
          std::to_string(c.only_in_new.size()) + " only in NEW\n";
-  return out + "a change counts when p < " + detail::format_number(c.options.alpha) +
+  return out + "a change counts when p < " + kprof::format_number(c.options.alpha) +
          " (two-sided Mann-Whitney U over the runs) and |change| >= " +
-         detail::format_number(c.options.threshold_pct) + "%\n";
+         kprof::format_number(c.options.threshold_pct) + "%\n";
 }
 
 }  // namespace

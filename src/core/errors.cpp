@@ -1,5 +1,7 @@
 #include "kprof/errors.hpp"
 
+#include "core/edit_distance.hpp"
+
 namespace kprof {
 
 std::string join_choices(const std::vector<std::string>& choices) {
@@ -9,6 +11,20 @@ std::string join_choices(const std::vector<std::string>& choices) {
     out += "'" + choices[i] + "'";
   }
   return out;
+}
+
+std::string closest_choice(const std::string& given, const std::vector<std::string>& choices) {
+  std::string best;
+  std::size_t best_distance = 3;  // accept at most 2 edits
+  for (const std::string& c : choices) {
+    if (given.size() >= 2 && c.rfind(given, 0) == 0) return c;  // a prefix: "dev" -> "devices"
+    const std::size_t d = detail::edit_distance(given, c);
+    if (d < best_distance) {
+      best_distance = d;
+      best = c;
+    }
+  }
+  return best;
 }
 
 OptionError::OptionError(std::string option, std::string value, std::string valid)

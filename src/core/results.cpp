@@ -10,7 +10,7 @@
 #include <tuple>
 
 #include "core/text_table.hpp"
-#include "core/units.hpp"
+#include "kprof/units.hpp"
 
 namespace kprof {
 namespace {
@@ -195,7 +195,7 @@ std::vector<std::string> row_cells(const Row& r, const Sweep& sweep, bool with_k
   cells.push_back(shorten(r.kernel, kKernelWidth));
   if (with_kernel_index) cells.push_back(std::to_string(r.kernel_index));
   // One unit per row, chosen from the mean, so every number of the row reads alike.
-  const detail::DisplayUnit unit = detail::display_unit(r.mean, r.unit);
+  const kprof::DisplayUnit unit = kprof::display_unit(r.mean, r.unit);
   auto scaled = [&](double v) { return cell_number(v * unit.factor); };
   cells.push_back(scaled(r.mean));
   cells.push_back(scaled(r.median));

@@ -1,4 +1,4 @@
-#include "core/stats.hpp"
+#include "kprof/stats.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-namespace kprof::detail {
+namespace kprof {
 
 namespace {
 
@@ -197,4 +197,4 @@ Summary summarize(std::span<const double> values) {
   return s;
 }
 
-}  // namespace kprof::detail
+}  // namespace kprof

@@ -7,7 +7,7 @@
 #include <tuple>
 
 #include "core/aggregate.hpp"
-#include "core/stats.hpp"
+#include "kprof/stats.hpp"
 
 namespace kprof::detail {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/units.hpp"
+#include "kprof/units.hpp"
 
 namespace kprof::detail {
 

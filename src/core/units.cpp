@@ -1,4 +1,4 @@
-#include "core/units.hpp"
+#include "kprof/units.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -7,7 +7,7 @@
 #include <span>
 #include <string_view>
 
-namespace kprof::detail {
+namespace kprof {
 namespace {
 
 // A unit name and how many base units of its family one of it is.
@@ -123,4 +123,4 @@ std::string format_number(double v, int significant) {
   return trim_zeros(buf);
 }
 
-}  // namespace kprof::detail
+}  // namespace kprof

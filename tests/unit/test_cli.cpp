@@ -11,6 +11,7 @@
 #include "cli/cli.hpp"
 #include "cli/commands.hpp"
 #include "cli_runner.hpp"
+#include "kprof/errors.hpp"
 #include "kprof/version.hpp"
 
 using namespace kprof;
@@ -378,9 +379,9 @@ TEST(CliFormat, Numbers) {
 TEST(CliFormat, OneLineAndClosest) {
   EXPECT_EQ(one_line("first\nsecond\n"), "first; second");
   EXPECT_EQ(one_line("unknown metric 'x':\n  dram__bytes"), "unknown metric 'x': dram__bytes");
-  EXPECT_EQ(closest("dem", {"devices", "doctor", "demo"}), "demo");
-  EXPECT_EQ(closest("--rusn", {"--runs", "--csv", "--json"}), "--runs");
-  EXPECT_EQ(closest("zzzzzz", {"devices", "doctor", "demo"}), "");
+  EXPECT_EQ(kprof::closest_choice("dem", {"devices", "doctor", "demo"}), "demo");
+  EXPECT_EQ(kprof::closest_choice("--rusn", {"--runs", "--csv", "--json"}), "--runs");
+  EXPECT_EQ(kprof::closest_choice("zzzzzz", {"devices", "doctor", "demo"}), "");
 }
 
 // --- doctor, from a SystemInfo and a probe outcome ----------------------------------------------

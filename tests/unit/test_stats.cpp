@@ -5,9 +5,9 @@
 #include <numbers>
 #include <vector>
 
-#include "core/stats.hpp"
+#include "kprof/stats.hpp"
 
-using namespace kprof::detail;
+using namespace kprof;
 
 namespace {
 

@@ -3,9 +3,9 @@
 #include <cmath>
 #include <limits>
 
-#include "core/units.hpp"
+#include "kprof/units.hpp"
 
-namespace kprof::detail {
+namespace kprof {
 namespace {
 
 void expect_scaled(double value, const std::string& unit, double want_value,
@@ -123,4 +123,4 @@ TEST(Units, FormatNumberNonFinite) {
 }
 
 }  // namespace
-}  // namespace kprof::detail
+}  // namespace kprof

@@ -1,4 +1,5 @@
-// Statistics as plain functions. NaN values are skipped by summarize(); the other functions
+// Statistics as plain functions, as kprof computes every column of its results: the front ends
+// and C++ users compute alike. NaN values are skipped by summarize(); the other functions
 // expect values without NaN.
 #pragma once
 
@@ -6,7 +7,7 @@
 #include <optional>
 #include <span>
 
-namespace kprof::detail {
+namespace kprof {
 
 double mean(std::span<const double> v);
 double sample_stddev(std::span<const double> v);  // n-1 in the denominator; NaN for n < 2
@@ -37,4 +38,4 @@ struct Summary {
 };
 Summary summarize(std::span<const double> values);
 
-}  // namespace kprof::detail
+}  // namespace kprof

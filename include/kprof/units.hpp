@@ -5,7 +5,7 @@
 #include <optional>
 #include <string>
 
-namespace kprof::detail {
+namespace kprof {
 
 // The significant digits of a value shown to a person.
 inline constexpr int kDisplayDigits = 4;
@@ -41,4 +41,4 @@ std::optional<double> unit_factor(const std::string& from, const std::string& to
 // "nan", "inf", "-inf" for the non-finite values.
 std::string format_number(double v, int significant = kDisplayDigits);
 
-}  // namespace kprof::detail
+}  // namespace kprof
