@@ -1,16 +1,16 @@
 // make_gpu_backend: the one place that chooses how `options` are measured, after checking this
-// build can.
+// build can. The duration alone in kernel replay comes from activity records; anything else
+// from the backend registered for the replay mode (kernel_replay.cpp, range_replay.cpp,
+// application_replay.cpp).
 #include <cuda_runtime_api.h>
 
 #include <memory>
 #include <string>
 
 #include "api/gpu.hpp"
+#include "core/backend_registry.hpp"
 #include "cuda/activity_timing.hpp"
-#include "cuda/application_replay.hpp"
 #include "cuda/cuda_check.hpp"
-#include "cuda/kernel_replay.hpp"
-#include "cuda/range_replay.hpp"
 #include "kprof/errors.hpp"
 
 namespace kprof::detail {
@@ -27,16 +27,7 @@ void require_gpu() {
 std::unique_ptr<Backend> make_gpu_backend(const Options& options) {
   require_gpu();
   if (activity_records_measure(options)) return std::make_unique<ActivityTiming>(options);
-  switch (options.replay_mode) {
-    case ReplayMode::kernel:
-      return std::make_unique<KernelReplay>(options);
-    case ReplayMode::range:
-      return std::make_unique<RangeReplay>(options);
-    case ReplayMode::application:
-      return std::make_unique<ApplicationReplay>(options);
-  }
-  throw UnsupportedError("replay_mode='" + to_string(options.replay_mode) +
-                         "' has no backend in this build");
+  return make_registered_backend(options);
 }
 
 }  // namespace kprof::detail
