@@ -146,20 +146,10 @@ def _as_values(config: Any, index: int, single: bool) -> tuple[Any, ...]:
     return tuple(config)
 
 
-def bind(
-    fp: FunctionParams,
-    *,
-    args: Sequence[Any] = (),
-    kwargs: Mapping[str, Any] | None = None,
-    call_configs: Any = None,
-    decorator_configs: list[Any] | None = None,
-) -> BoundConfigs:
-    """Binds the configs of one call of a decorated function. Raises ConfigError naming what
-    is wrong and the function's parameters; never calls the function."""
-    kwargs = dict(kwargs or {})
+def _check_keywords(fp: FunctionParams, kwargs: Mapping[str, Any]) -> None:
+    """Call-time keywords fix a parameter for every config: they must be parameters that can
+    be given by keyword (or go to ``**kwargs``)."""
     by_name = {p.name: p for p in fp.params}
-
-    # Call-time keywords: fixed for every config.
     unknown = [k for k in kwargs if k not in by_name]
     if unknown and not fp.var_keyword:
         raise ConfigError(
@@ -172,10 +162,17 @@ def bind(
             f"{fp.signature_text()}: parameter(s) {positional_only} are positional-only and "
             "cannot be fixed by keyword; give them in the configs"
         )
-    free = [p for p in fp.params if p.name not in kwargs]
-    free_names = ", ".join(p.name for p in free) or "(none)"
 
-    # Where the configs come from.
+
+def _configs_of(
+    fp: FunctionParams,
+    free: Sequence[inspect.Parameter],
+    args: Sequence[Any],
+    call_configs: Any,
+    decorator_configs: list[Any] | None,
+) -> list[Any]:
+    """Where the configs come from: positional arguments (one config), the call, the
+    decoration, or none at all when every free parameter has a default."""
     if args:
         if call_configs is not None or decorator_configs is not None:
             where = "the call" if call_configs is not None else "decoration"
@@ -183,28 +180,34 @@ def bind(
                 f"positional arguments form one config, but configs were also given at {where}; "
                 "give either positional arguments or configs"
             )
-        configs: list[Any] = [tuple(args)]
-    elif call_configs is not None:
+        return [tuple(args)]
+    if call_configs is not None:
         if decorator_configs is not None:
             raise ConfigError(
                 "You have provided configs at decoration time and at runtime. Provide configs "
                 "at decoration time or at runtime."
             )
-        configs = materialize(call_configs, "the call")
-    elif decorator_configs is not None:
-        configs = decorator_configs
-    else:
-        missing = [p.name for p in free if p.default is _P.empty]
-        if missing:
-            raise ConfigError(
-                f"You have provided no configs, and {fp.signature_text()} has parameters without "
-                f"defaults ({', '.join(missing)}). Provide configs at decoration time or at "
-                "runtime, or call it with the values of one config."
-            )
-        configs = [()]
+        return materialize(call_configs, "the call")
+    if decorator_configs is not None:
+        return decorator_configs
+    missing = [p.name for p in free if p.default is _P.empty]
+    if missing:
+        raise ConfigError(
+            f"You have provided no configs, and {fp.signature_text()} has parameters without "
+            f"defaults ({', '.join(missing)}). Provide configs at decoration time or at "
+            "runtime, or call it with the values of one config."
+        )
+    return [()]
 
-    single = len(free) == 1 and not args
-    values = [_as_values(c, i, single) for i, c in enumerate(configs)]
+
+def _check_lengths(
+    fp: FunctionParams,
+    free: Sequence[inspect.Parameter],
+    values: Sequence[tuple[Any, ...]],
+    kwargs: Mapping[str, Any],
+) -> int:
+    """Every config gives the same number of values, between the free parameters without a
+    default and all free parameters; returns that number."""
     lengths = [len(v) for v in values]
     if any(n != lengths[0] for n in lengths):
         raise ConfigError(
@@ -215,11 +218,53 @@ def bind(
     if not required <= n <= len(free):
         expects = f"{len(free)}" if required == len(free) else f"between {required} and {len(free)}"
         fixed = f" (fixed by keyword: {', '.join(kwargs)})" if kwargs else ""
+        free_names = ", ".join(p.name for p in free) or "(none)"
         raise ConfigError(
             f"Configs have {n} values, but {fp.signature_text()} expects {expects}: "
             f"{free_names}{fixed}"
         )
+    return n
 
+
+def _call_of(
+    fp: FunctionParams, full: Mapping[str, Any], kwargs: Mapping[str, Any], extra: Sequence[str]
+) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """The arguments that call the function with one config's values (``full``, by name)."""
+    call_args: list[Any] = []
+    call_kwargs: dict[str, Any] = {}
+    by_keyword = False  # once a parameter goes by keyword, the ones after it must too
+    for p in fp.params:
+        if p.kind == _P.KEYWORD_ONLY or (p.kind == _P.POSITIONAL_OR_KEYWORD and by_keyword):
+            call_kwargs[p.name] = full[p.name]
+        elif p.kind == _P.POSITIONAL_OR_KEYWORD and p.name in kwargs:
+            by_keyword = True
+            call_kwargs[p.name] = full[p.name]
+        else:
+            call_args.append(full[p.name])
+    for k in extra:
+        call_kwargs[k] = kwargs[k]
+    return tuple(call_args), call_kwargs
+
+
+def bind(
+    fp: FunctionParams,
+    *,
+    args: Sequence[Any] = (),
+    kwargs: Mapping[str, Any] | None = None,
+    call_configs: Any = None,
+    decorator_configs: list[Any] | None = None,
+) -> BoundConfigs:
+    """Binds the configs of one call of a decorated function. Raises ConfigError naming what
+    is wrong and the function's parameters; never calls the function."""
+    kwargs = dict(kwargs or {})
+    _check_keywords(fp, kwargs)
+    free = [p for p in fp.params if p.name not in kwargs]
+    configs = _configs_of(fp, free, args, call_configs, decorator_configs)
+    single = len(free) == 1 and not args
+    values = [_as_values(c, i, single) for i, c in enumerate(configs)]
+    n = _check_lengths(fp, free, values, kwargs)
+
+    by_name = {p.name for p in fp.params}
     extra_columns = [k for k in kwargs if k not in by_name]
     columns = fp.names + extra_columns
     bound = BoundConfigs(columns=columns, values=[], calls=[], derive_args=[])
@@ -228,20 +273,7 @@ def bind(
         for i, p in enumerate(free):
             full[p.name] = config[i] if i < n else p.default
         full.update(kwargs)
-        call_args: list[Any] = []
-        call_kwargs: dict[str, Any] = {}
-        by_keyword = False  # once a parameter goes by keyword, the ones after it must too
-        for p in fp.params:
-            if p.kind == _P.KEYWORD_ONLY or (p.kind == _P.POSITIONAL_OR_KEYWORD and by_keyword):
-                call_kwargs[p.name] = full[p.name]
-            elif p.kind == _P.POSITIONAL_OR_KEYWORD and p.name in kwargs:
-                by_keyword = True
-                call_kwargs[p.name] = full[p.name]
-            else:
-                call_args.append(full[p.name])
-        for k in extra_columns:
-            call_kwargs[k] = kwargs[k]
         bound.values.append(tuple(full[c] for c in columns))
-        bound.calls.append((tuple(call_args), call_kwargs))
+        bound.calls.append(_call_of(fp, full, kwargs, extra_columns))
         bound.derive_args.append(tuple(full[p.name] for p in fp.params))
     return bound
