@@ -1,6 +1,7 @@
 // The layout of results, in one place: every column of the tables kprof gives (the Python
-// DataFrames and the CSV files), with its kind, unit and the field its value comes from. The
-// CSV writer and reader iterate these lists, so a new column is one line in
+// DataFrames and the CSV files), with its kind, unit and the field its value comes from, and the
+// rows that say where and how a profile ran. The CSV writer and reader, the Python DataFrames,
+// `kprof report` and the HTML report iterate these lists, so a new column is one line in
 // src/core/layout.cpp.
 #pragma once
 
@@ -88,5 +89,19 @@ std::string_view to_string(ResultTable table);  // "rows", "samples_file"...
 std::string_view to_string(ColumnKind kind);    // "text", "optional_integer"...
 std::string_view to_string(ColumnSource source);
 std::string_view to_string(ColumnShown shown);
+
+// One fact of where and how results were measured.
+struct ContextRow {
+  std::string label;   // "GPU", "backend", "profiler seconds"
+  std::string text;    // "NVIDIA H200 (device 0), rated clocks: SM 1980 MHz, memory 3201 MHz"
+  bool brief = false;  // also printed above the table by `kprof report`
+};
+
+// The facts `session` records, in order: GPU, host, date, backend, cache control, clock
+// control, runs, metrics measured, versions, then every other session field under its own name
+// ("profiler seconds") where it differs from SessionInfo's default (what files written before
+// the field existed read with), numbers to 4 significant digits. A fact the session does not
+// hold (no GPU name, no versions) is left out.
+std::vector<ContextRow> context_rows(const SessionInfo& session);
 
 }  // namespace kprof

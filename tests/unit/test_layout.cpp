@@ -1,8 +1,9 @@
-// The result layout (kprof/layout.hpp): every column names a field that exists, and the
-// reserved names are every column of the tables.
+// The result layout (kprof/layout.hpp): every column names a field that exists, the reserved
+// names are every column of the tables, and the context rows say what a session records.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 #include <string>
 #include <vector>
@@ -43,6 +44,12 @@ std::set<std::string> item_fields(ResultTable table) {
       return field_names<InfoValue>(info_fields);
   }
   return {};
+}
+
+const ContextRow* find(const std::vector<ContextRow>& rows, const std::string& label) {
+  const auto it =
+      std::find_if(rows.begin(), rows.end(), [&](const ContextRow& r) { return r.label == label; });
+  return it == rows.end() ? nullptr : &*it;
 }
 
 }  // namespace
@@ -112,4 +119,77 @@ TEST(Layout, ReservedNamesAreEveryColumnOfTheTables) {
   const auto& reserved = reserved_column_names();
   EXPECT_EQ(std::set<std::string>(reserved.begin(), reserved.end()), expected);
   EXPECT_EQ(reserved.size(), expected.size());  // each once
+}
+
+TEST(Layout, ContextRowsOfAFullSession) {
+  SessionInfo s;
+  s.gpu = "NVIDIA H200";
+  s.device = 0;
+  s.host = "vm";
+  s.compute_clock_khz = 1980000;
+  s.memory_clock_khz = 3201000;
+  s.backend = "cupti-range-profiler";
+  s.replay_mode = "application";
+  s.passes = 8;
+  s.cache_control = "all";
+  s.clock_control = "none";
+  s.runs = 3;
+  s.metrics = {"gpu__time_duration.sum", "dram__bytes_read.sum"};
+  s.kprof_version = "0.1.0";
+  s.cuda_driver_version = "13.0";
+  s.cuda_runtime_version = "13.0";
+  s.cupti_version = "130001";
+  s.started_at = "2026-11-30T11:59:24Z";
+  s.thermal_mode = "auto";
+  s.clock_source = "counters";
+  s.profiler_seconds = 0.31625873300000007;
+  s.throttle_threshold = 0.75;
+  const auto rows = context_rows(s);
+  std::vector<std::string> labels, brief;
+  for (const ContextRow& r : rows) {
+    labels.push_back(r.label);
+    if (r.brief) brief.push_back(r.label);
+  }
+  EXPECT_EQ(labels, (std::vector<std::string>{"GPU", "host", "date", "backend", "cache control",
+                                              "clock control", "runs", "metrics measured",
+                                              "versions", "thermal mode", "clock source",
+                                              "profiler seconds", "throttle threshold"}));
+  EXPECT_EQ(brief, (std::vector<std::string>{"GPU", "host", "date", "backend", "cache control",
+                                             "clock control", "runs", "versions"}));
+  EXPECT_EQ(find(rows, "GPU")->text,
+            "NVIDIA H200 (device 0), rated clocks: SM 1980 MHz, memory 3201 MHz");
+  EXPECT_EQ(find(rows, "backend")->text, "cupti-range-profiler (replay application, 8 passes)");
+  EXPECT_EQ(find(rows, "runs")->text, "3 per config");
+  EXPECT_EQ(find(rows, "metrics measured")->text, "gpu__time_duration.sum, dram__bytes_read.sum");
+  EXPECT_EQ(find(rows, "versions")->text,
+            "kprof 0.1.0, CUDA driver 13.0, CUDA runtime 13.0, CUPTI 13.0.1");
+  EXPECT_EQ(find(rows, "profiler seconds")->text, "0.3163");  // 4 significant digits
+  EXPECT_EQ(find(rows, "throttle threshold")->text, "0.75");
+}
+
+TEST(Layout, ContextRowsLeaveOutWhatASessionDoesNotRecord) {
+  // A file written before the conditions existed reads with SessionInfo's defaults: of those,
+  // only the runs asked for (one) are a fact.
+  const auto defaults = context_rows(SessionInfo{});
+  ASSERT_EQ(defaults.size(), 1u);
+  EXPECT_EQ(defaults[0].label + "=" + defaults[0].text, "runs=1 per config");
+  SessionInfo s;
+  s.gpu = "NVIDIA H200";
+  s.runs = 0;  // a stopping rule decided
+  s.stop_rel_half_width = 0.01;
+  s.stop_min_runs = 5;
+  s.stop_max_runs = 100;
+  const auto rows = context_rows(s);
+  std::vector<std::string> labels;
+  for (const ContextRow& r : rows) labels.push_back(r.label + "=" + r.text);
+  EXPECT_EQ(labels, (std::vector<std::string>{"GPU=NVIDIA H200", "stop rel half width=0.01",
+                                              "stop min runs=5", "stop max runs=100"}));
+}
+
+TEST(Layout, ContextRowsKeepACuptiVersionThatIsNoNumber) {
+  SessionInfo s;
+  s.cupti_version = "13.0 (torch)";
+  s.cuda_driver_version = "13.0";
+  ASSERT_NE(find(context_rows(s), "versions"), nullptr);
+  EXPECT_EQ(find(context_rows(s), "versions")->text, "CUDA driver 13.0, CUPTI 13.0 (torch)");
 }
