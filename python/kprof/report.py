@@ -80,98 +80,11 @@ def _shorten(text: str, width: int = KERNEL_WIDTH) -> str:
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
-def _cupti(version: Any) -> str:
-    try:
-        n = int(str(version))
-    except ValueError:
-        return str(version)
-    if n <= 0:
-        return "none"
-    return f"{n // 10000}.{n // 100 % 100}.{n % 100}" if n >= 100000 else f"v{n}"
-
-
-def _mhz(khz: Any) -> str:
-    try:
-        v = float(khz)
-    except (TypeError, ValueError):
-        return "-"
-    return "-" if v <= 0 else f"{_core._format_number(v / 1000)} MHz"
-
-
-_KNOWN_SESSION_KEYS = {
-    "gpu",
-    "device",
-    "host",
-    "compute_clock_khz",
-    "memory_clock_khz",
-    "backend",
-    "replay_mode",
-    "passes",
-    "cache_control",
-    "clock_control",
-    "runs",
-    "metrics",
-    "kprof_version",
-    "cuda_driver_version",
-    "cuda_runtime_version",
-    "cupti_version",
-    "started_at",
-}
-
-
 def context_rows(session: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """Where, when and how the results were measured, as (label, text) pairs, in the order the
-    ``kprof report`` command prints them; session fields this version does not know follow
-    under their own names."""
-    s = session
-    rows: list[tuple[str, str]] = []
-    if s.get("gpu"):
-        gpu = str(s["gpu"])
-        if isinstance(s.get("device"), int) and s["device"] >= 0:
-            gpu += f" (device {s['device']})"
-        if s.get("compute_clock_khz") or s.get("memory_clock_khz"):
-            gpu += (
-                f", rated clocks: SM {_mhz(s.get('compute_clock_khz'))}, "
-                f"memory {_mhz(s.get('memory_clock_khz'))}"
-            )
-        rows.append(("GPU", gpu))
-    if s.get("host"):
-        rows.append(("host", str(s["host"])))
-    if s.get("started_at"):
-        rows.append(("date", str(s["started_at"])))
-    if s.get("backend"):
-        backend = str(s["backend"])
-        if s.get("replay_mode"):
-            passes = s.get("passes", 1)
-            backend += f" (replay {s['replay_mode']}, {passes} pass{'es' if passes != 1 else ''})"
-        rows.append(("backend", backend))
-    for key, label in (("cache_control", "cache control"), ("clock_control", "clock control")):
-        if s.get(key):
-            rows.append((label, str(s[key])))
-    if s.get("runs"):
-        rows.append(("runs", f"{s['runs']} per config"))
-    if s.get("metrics"):
-        rows.append(("metrics measured", ", ".join(str(m) for m in s["metrics"])))
-    versions = [
-        (name, s.get(key))
-        for name, key in (
-            ("kprof", "kprof_version"),
-            ("CUDA driver", "cuda_driver_version"),
-            ("CUDA runtime", "cuda_runtime_version"),
-            ("CUPTI", "cupti_version"),
-        )
-    ]
-    text = ", ".join(
-        f"{name} {_cupti(v) if name == 'CUPTI' else v}"
-        for name, v in versions
-        if v not in (None, "")
-    )
-    if text:
-        rows.append(("versions", text))
-    for key in s:
-        if key not in _KNOWN_SESSION_KEYS and s[key] not in (None, "", [], {}):
-            rows.append((key.replace("_", " "), str(s[key])))
-    return rows
+    """Where, when and how the results were measured, as (label, text) pairs: the core's
+    context rows (``kprof::context_rows``), the facts ``kprof report`` prints first, in its
+    order, then every other field the session records, numbers to 4 significant digits."""
+    return [(label, text) for label, text, _ in _core.context_rows(dict(session))]
 
 
 def _context_line(session: Mapping[str, Any]) -> str:
@@ -492,14 +405,11 @@ def write_html(
 # --- the command ----------------------------------------------------------------------------
 
 
-#: The facts ``kprof report`` prints above the table (the C++ command's, in its order).
-_TEXT_FACTS = ("GPU", "host", "date", "backend", "cache control", "clock control", "runs")
-
-
 def _context_text(path: str, session: Mapping[str, Any]) -> str:
-    """The lines the C++ ``kprof report FILE`` prints above the table, aligned alike."""
-    facts = dict(context_rows(session))
-    rows = [("file", path)] + [(k, facts[k]) for k in (*_TEXT_FACTS, "versions") if k in facts]
+    """The lines the C++ ``kprof report FILE`` prints above the table (the core's brief context
+    rows), aligned alike."""
+    brief = [(label, text) for label, text, brief in _core.context_rows(dict(session)) if brief]
+    rows = [("file", path), *brief]
     width = max(len(k) for k, _ in rows)
     return "".join(f"{k.ljust(width)}  {v}".rstrip() + "\n" for k, v in rows)
 

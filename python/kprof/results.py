@@ -2,16 +2,19 @@
 """``ProfileResults``: what a profile returns, as pandas DataFrames, text and files.
 
 Every number here was computed by the C++ core (statistics, combination of kernels, derived
-and normalized metrics); this module only arranges the core's columns into DataFrames and puts
-the original Python config objects into the parameter columns.
+and normalized metrics), and every DataFrame's columns are the core's result layout
+(``kprof._core.result_layout()``, include/kprof/layout.hpp): their names, order, kinds and the
+fields they come from. This module only turns each kind into its dtype and puts the original
+Python config objects into the parameter columns.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 import os
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -21,25 +24,22 @@ from kprof.errors import OutputExistsError
 
 __all__ = ["ProfileResults", "load"]
 
-#: nsight-python's processed columns, in its order (the parameter columns go after Metric).
-_NSIGHT_STAT_COLUMNS = [
-    "AvgValue",
-    "StdDev",
-    "MinValue",
-    "MaxValue",
-    "NumRuns",
-    "Kernel",
-    "GPU",
-    "Host",
-    "ComputeClock",
-    "MemoryClock",
-    "Unit",
-    "CI95_Lower",
-    "CI95_Upper",
-    "RelativeStdDevPct",
-    "StableMeasurement",
-    "Normalized",
-]
+
+class _Column(NamedTuple):
+    """A column of the core's result layout."""
+
+    name: str
+    kind: str  # text, optional_text, integer, optional_integer, real, flag, baseline, ...
+    source: str  # item, session, run or collectors
+    field: str  # the field of the item (or session, or run) the values come from
+    unit: str
+    shown: str  # always, normalized, per_kernel or files
+
+
+@functools.cache
+def _layout(table: str) -> tuple[_Column, ...]:
+    """The columns of one of the core's result tables, in order."""
+    return tuple(_Column(*c) for c in _core.result_layout()[table])
 
 
 def _object_column(values: Sequence[Any]) -> pd.Series:
@@ -51,9 +51,34 @@ def _object_column(values: Sequence[Any]) -> pd.Series:
     return pd.Series(arr, dtype=object).infer_objects()
 
 
-def _units(units: Sequence[str]) -> list[str | None]:
-    # A derived metric without a unit has no unit (nsight-python: NaN), not an empty string.
-    return [u if u else None for u in units]
+def _cells(kind: str, values: Sequence[Any]) -> Any:
+    """A column's values with the dtype of its kind; ``None`` is a missing value."""
+    if kind == "real":
+        return np.asarray(values, dtype=float)
+    if kind == "integer":
+        return np.asarray(values, dtype=np.int64)
+    if kind == "optional_integer":
+        return pd.array([None if v is None or v < 0 else v for v in values], dtype="Int64")
+    if kind == "flag":
+        return pd.array(values, dtype="boolean")
+    if kind == "optional_text":
+        # A derived metric without a unit has no unit (nsight-python: NaN), not an empty string.
+        return [v if v else None for v in values]
+    if kind == "baseline":
+        return _object_column([v if v else False for v in values])
+    return list(values)
+
+
+def _shown(columns: Sequence[_Column], items: Mapping[str, Sequence[Any]]) -> set[str]:
+    """When a column of a DataFrame appears: always, and in per-kernel mode (a kernel index is
+    set) or when normalizing (a baseline is set) where the items are so."""
+    shown = {"always"}
+    for c in columns:
+        if c.shown == "per_kernel" and any(k >= 0 for k in items[c.field]):
+            shown.add("per_kernel")
+        if c.kind == "baseline" and any(items[c.field]):
+            shown.add("normalized")
+    return shown
 
 
 class ProfileResults:
@@ -152,15 +177,6 @@ class ProfileResults:
             for j, name in enumerate(self._parameters)
         }
 
-    def _context(self, n: int) -> dict[str, list[Any]]:
-        s = self._core.session
-        return {
-            "GPU": [s["gpu"]] * n,
-            "Host": [s["host"]] * n,
-            "ComputeClock": [s["compute_clock_khz"]] * n,
-            "MemoryClock": [s["memory_clock_khz"]] * n,
-        }
-
     def _info_values(self) -> list[tuple[str, str, int, int, str, Any]]:
         """Every info collector value: (name, scope, config, run, annotation, value), the
         value as collected (the object, a float, or None when there was none)."""
@@ -235,83 +251,7 @@ class ProfileResults:
         ``ThrottledRuns`` (runs whose clock was below 75% of ``ComputeClock``); NaN without
         NVML.
         """
-        rows = self._core.rows_columns()
-        n = len(rows["annotation"])
-        session = self._core.session
-        normalized = any(rows["normalized_against"])
-        per_kernel = any(k >= 0 for k in rows["kernel_index"])
-
-        data: dict[str, Any] = {
-            "Annotation": rows["annotation"],
-            "Metric": rows["metric"],
-        }
-        data.update(self._param_columns(rows["config"]))
-        data.update(
-            {
-                "AvgValue": np.asarray(rows["mean"], dtype=float),
-                "StdDev": np.asarray(rows["stddev"], dtype=float),
-                "MinValue": np.asarray(rows["min"], dtype=float),
-                "MaxValue": np.asarray(rows["max"], dtype=float),
-                "NumRuns": np.asarray(rows["num_runs"], dtype=np.int64),
-                "Kernel": rows["kernel"],
-            }
-        )
-        data.update(self._context(n))
-        data.update(
-            {
-                "Unit": _units(rows["unit"]),
-            }
-        )
-        data.update(self._info_row_columns(rows["annotation"], rows["config"]))
-        data.update(
-            {
-                "CI95_Lower": np.asarray(rows["ci95_lower"], dtype=float),
-                "CI95_Upper": np.asarray(rows["ci95_upper"], dtype=float),
-                "RelativeStdDevPct": np.asarray(rows["rel_stddev_pct"], dtype=float),
-                "StableMeasurement": pd.array(rows["stable"], dtype="boolean"),
-                "Normalized": _object_column(
-                    [a if a else False for a in rows["normalized_against"]]
-                ),
-            }
-        )
-        if normalized:
-            data["NormalizationValue"] = np.asarray(rows["normalization_value"], dtype=float)
-        data["Geomean"] = np.asarray(rows["geomean"], dtype=float)
-        data["Median"] = np.asarray(rows["median"], dtype=float)
-        if per_kernel:
-            data["KernelIndex"] = np.asarray(rows["kernel_index"], dtype=np.int64)
-        data.update(
-            {
-                "Backend": [session["backend"]] * n,
-                "ReplayMode": [session["replay_mode"]] * n,
-                "CacheControl": [session["cache_control"]] * n,
-                "Passes": np.full(n, session["passes"], dtype=np.int64),
-                "RunsDone": np.asarray(rows["runs_done"], dtype=np.int64),
-                "StoppedBy": [b if b else None for b in rows["stopped_by"]],
-                "MeasuredClock": np.asarray(rows["measured_clock_khz"], dtype=float),
-                "Temperature": np.asarray(rows["temperature_c"], dtype=float),
-                "ThrottledRuns": np.asarray(rows["throttled_runs"], dtype=float),
-            }
-        )
-        return pd.DataFrame({k: _column(v, n) for k, v in data.items()})
-
-    def _run_context(self, configs: Sequence[int], runs: Sequence[int]) -> dict[str, Any]:
-        """Per (config, run): the measured SM clock, temperature, clock event reasons and
-        throttle flag (NaN / None when unknown)."""
-        r = self._core.runs_columns()
-        by_run = {(c, k): i for i, (c, k) in enumerate(zip(r["config"], r["run"], strict=True))}
-        where = [by_run.get((c, k)) for c, k in zip(configs, runs, strict=True)]
-
-        def pick(column: str, missing: Any) -> list[Any]:
-            return [missing if i is None else r[column][i] for i in where]
-
-        reasons = pick("clock_event_reasons", -1)
-        return {
-            "MeasuredClock": np.asarray(pick("sm_clock_khz", math.nan), dtype=float),
-            "Temperature": np.asarray(pick("temperature_c", math.nan), dtype=float),
-            "ClockEventReasons": pd.array([x if x >= 0 else None for x in reasons], dtype="Int64"),
-            "Throttled": pd.array(pick("throttled", None), dtype="boolean"),
-        }
+        return self._frame("rows", self._core.rows_columns())
 
     def _info_raw_columns(
         self, annotations: Sequence[str], configs: Sequence[int], runs: Sequence[int]
@@ -344,6 +284,41 @@ class ProfileResults:
             columns[name] = _object_column(cells)
         return columns
 
+    def _run_values(self, items: Mapping[str, Sequence[Any]]) -> Callable[[str], list[Any]]:
+        """The values of a run field for each item's (config, run); None where no run."""
+        r = self._core.runs_columns()
+        by_run = {(c, k): i for i, (c, k) in enumerate(zip(r["config"], r["run"], strict=True))}
+        where = [by_run.get(ck) for ck in zip(items["config"], items["run"], strict=True)]
+        return lambda field: [None if i is None else r[field][i] for i in where]
+
+    def _frame(self, table: str, items: Mapping[str, Sequence[Any]]) -> pd.DataFrame:
+        """The DataFrame of one of the core's tables, its columns in the layout's order."""
+        columns = _layout(table)
+        n = len(items["config"])
+        shown = _shown(columns, items)
+        session = self._core.session
+        run_values = None
+        data: dict[str, Any] = {}
+        for c in columns:
+            if c.shown not in shown:
+                continue
+            if c.kind == "parameters":
+                data.update(self._param_columns(items[c.field]))
+            elif c.kind == "info" and c.source == "item":
+                data.update(self._info_row_columns(items["annotation"], items["config"]))
+            elif c.kind == "info":
+                data.update(
+                    self._info_raw_columns(items["annotation"], items["config"], items["run"])
+                )
+            elif c.source == "session":
+                data[c.name] = _cells(c.kind, [session[c.field]] * n)
+            elif c.source == "run":
+                run_values = run_values or self._run_values(items)
+                data[c.name] = _cells(c.kind, run_values(c.field))
+            else:
+                data[c.name] = _cells(c.kind, items[c.field])
+        return pd.DataFrame({k: _column(v, n) for k, v in data.items()})
+
     def runs_dataframe(self) -> pd.DataFrame:
         """One row per run of the benchmark function (kprof only): ``Config`` (index into
         the sweep), ``Run``, ``Seconds`` (wall time of the call), ``ThermalPause`` (seconds the
@@ -354,17 +329,7 @@ class ProfileResults:
         reason bits), ``Throttled`` (``MeasuredClock``
         below the threshold share of ``ComputeClock``, 75% by default, NVBench's rule), then
         the parameter columns. NaN / ``<NA>`` where NVML could not read."""
-        r = self._core.runs_columns()
-        n = len(r["config"])
-        data: dict[str, Any] = {
-            "Config": np.asarray(r["config"], dtype=np.int64),
-            "Run": np.asarray(r["run"], dtype=np.int64),
-            "Seconds": np.asarray(r["seconds"], dtype=float),
-            "ThermalPause": np.asarray(r["pause_s"], dtype=float),
-        }
-        data.update(self._run_context(r["config"], r["run"]))
-        data.update(self._param_columns(r["config"]))
-        return pd.DataFrame({k: _column(v, n) for k, v in data.items()})
+        return self._frame("runs", self._core.runs_columns())
 
     def raw_dataframe(self) -> pd.DataFrame:
         """One row per (annotation, config, run, metric): the values the statistics were
@@ -377,42 +342,14 @@ class ProfileResults:
         conditions ``MeasuredClock``, ``Temperature``, ``ClockEventReasons``, ``Throttled``
         (see :meth:`runs_dataframe`), and the parameter columns last.
         """
-        s = self._core.samples_columns()
-        n = len(s["annotation"])
-        data: dict[str, Any] = {
-            "Annotation": s["annotation"],
-            "Value": np.asarray(s["value"], dtype=float),
-            "Metric": s["metric"],
-            "Kernel": s["kernel"],
-        }
-        data.update(self._context(n))
-        data["Unit"] = _units(s["unit"])
-        data.update(self._info_raw_columns(s["annotation"], s["config"], s["run"]))
-        data["Run"] = np.asarray(s["run"], dtype=np.int64)
-        if any(k >= 0 for k in s["kernel_index"]):
-            data["KernelIndex"] = np.asarray(s["kernel_index"], dtype=np.int64)
-        data.update(self._run_context(s["config"], s["run"]))
-        data.update(self._param_columns(s["config"]))
-        return pd.DataFrame({k: _column(v, n) for k, v in data.items()})
+        return self._frame("samples", self._core.samples_columns())
 
     def records_dataframe(self) -> pd.DataFrame:
         """The raw records: one row per measured kernel, run and metric, before kernels were
         combined (kprof only). Columns: ``Annotation`` (the path, ``"outer/inner"`` when
         nested), ``Kernel``, ``KernelIndex`` (launch order inside the region in that run),
         ``Run``, ``Metric``, ``Value``, ``Unit``, then the parameter columns."""
-        r = self._core.records_columns()
-        n = len(r["annotation"])
-        data: dict[str, Any] = {
-            "Annotation": r["annotation"],
-            "Kernel": r["kernel"],
-            "KernelIndex": np.asarray(r["kernel_index"], dtype=np.int64),
-            "Run": np.asarray(r["run"], dtype=np.int64),
-            "Metric": r["metric"],
-            "Value": np.asarray(r["value"], dtype=float),
-            "Unit": _units(r["unit"]),
-        }
-        data.update(self._param_columns(r["config"]))
-        return pd.DataFrame({k: _column(v, n) for k, v in data.items()})
+        return self._frame("records", self._core.records_columns())
 
     # --- text -----------------------------------------------------------------------------------
 
