@@ -20,12 +20,15 @@ import math
 import os
 import sys
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from kprof import _saving
+from kprof._files import write_atomic
 from kprof._native import core as _core
-
-if TYPE_CHECKING:
-    from kprof.results import ProfileResults
+from kprof._results_data import ResultsData
+from kprof._version import version
+from kprof.errors import FormatError, KprofError, OptionError
+from kprof.visualization import context_line, plot_results, require_matplotlib
 
 __all__ = ["main", "write_html", "results_html", "context_rows", "USAGE"]
 
@@ -88,8 +91,6 @@ def context_rows(session: Mapping[str, Any]) -> list[tuple[str, str]]:
 
 
 def _context_line(session: Mapping[str, Any]) -> str:
-    from kprof.visualization import context_line
-
     line = context_line(session)
     if session.get("runs"):
         line += f" · {session['runs']} runs"
@@ -99,7 +100,7 @@ def _context_line(session: Mapping[str, Any]) -> str:
 # --- tables ---------------------------------------------------------------------------------
 
 
-def _row_cells(results: ProfileResults) -> list[dict[str, Any]]:
+def _row_cells(results: ResultsData) -> list[dict[str, Any]]:
     """Per row of the results: the cells of the text table, scaled alike."""
     rows = results.core.rows_columns()
     configs = results.configs
@@ -137,7 +138,7 @@ def _interval(lo: Any, hi: Any, factor: float) -> str:
 
 
 def _table(
-    results: ProfileResults,
+    results: ResultsData,
     cells: Sequence[Mapping[str, Any]],
     *,
     with_metric: bool,
@@ -194,7 +195,7 @@ def _normalization_note(cells: Sequence[Mapping[str, Any]]) -> str:
     return "values relative to " + ", ".join(baselines) if baselines else ""
 
 
-def results_html(results: ProfileResults) -> str:
+def results_html(results: ResultsData) -> str:
     """An HTML fragment for notebooks: the context line and the results table (numbers as in
     :meth:`kprof.ProfileResults.table`), at most 200 rows."""
     e = html.escape
@@ -219,7 +220,7 @@ def results_html(results: ProfileResults) -> str:
     return "".join(parts)
 
 
-def _samples_table(results: ProfileResults, cells: Sequence[Mapping[str, Any]]) -> str:
+def _samples_table(results: ResultsData, cells: Sequence[Mapping[str, Any]]) -> str:
     """The per-run values, each in its row's unit."""
     e = html.escape
     s = results.core.samples_columns()
@@ -270,7 +271,7 @@ def _have_matplotlib() -> bool:
 
 
 def render_html(
-    results: ProfileResults,
+    results: ResultsData,
     *,
     title: str | None = None,
     plots: bool | None = None,
@@ -279,23 +280,10 @@ def render_html(
     **plot_options: Any,
 ) -> str:
     """The page :func:`write_html` writes, as a string."""
-    from kprof import __version__
-
     e = html.escape
     name = title or (os.path.basename(source) if source else "profile results")
     cells = _row_cells(results)
-    all_metrics = results.metrics
-    if metrics is not None:
-        from kprof.errors import OptionError
-
-        for m in metrics:
-            if m not in all_metrics:
-                raise OptionError(
-                    "metric", repr(m), "one of " + (", ".join(map(repr, all_metrics)) or "none")
-                )
-        chosen = list(metrics)
-    else:
-        chosen = list(all_metrics)
+    chosen = _chosen_metrics(results, metrics)
     if plots is None:
         plots = _have_matplotlib()
 
@@ -334,19 +322,7 @@ def render_html(
     out.append("</section>")
 
     if plots and chosen:
-        from kprof.visualization import plot_results
-
-        out.append('<section id="plots"><h2>Plots</h2>')
-        for m in chosen:
-            options = dict(plot_options)
-            options.setdefault("title", "")
-            fig = plot_results(results, None, metric=m, **options)
-            alt = f"{m}: mean of each annotation per config, with 95% interval bars"
-            out.append(
-                f'<figure><img alt="{e(alt)}" src="data:image/png;base64,{_png_base64(fig)}">'
-                f"<figcaption>{e(m)}</figcaption></figure>"
-            )
-        out.append("</section>")
+        out.append(_plots_section(results, chosen, plot_options))
     elif chosen and not _have_matplotlib():
         out.append("<p class=\"note\">Plots need matplotlib: pip install 'kprof[plot]'.</p>")
 
@@ -357,13 +333,45 @@ def render_html(
             f"{_samples_table(results, cells)}</details></section>"
         )
     now = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    out.append(f"<footer>Written by kprof {e(__version__)} on {e(now)}.</footer>")
+    out.append(f"<footer>Written by kprof {e(version())} on {e(now)}.</footer>")
     out.append("</body></html>")
     return "\n".join(out) + "\n"
 
 
+def _chosen_metrics(results: ResultsData, metrics: Sequence[str] | None) -> list[str]:
+    """The metrics the page shows: ``metrics``, each one of the results', or all."""
+    all_metrics = results.metrics
+    if metrics is None:
+        return list(all_metrics)
+    for m in metrics:
+        if m not in all_metrics:
+            raise OptionError(
+                "metric", repr(m), "one of " + (", ".join(map(repr, all_metrics)) or "none")
+            )
+    return list(metrics)
+
+
+def _plots_section(
+    results: ResultsData, metrics: Sequence[str], plot_options: Mapping[str, Any]
+) -> str:
+    """One plot per metric, embedded as base64 PNG."""
+    e = html.escape
+    out = ['<section id="plots"><h2>Plots</h2>']
+    for m in metrics:
+        options = dict(plot_options)
+        options.setdefault("title", "")
+        fig = plot_results(results, None, metric=m, **options)
+        alt = f"{m}: mean of each annotation per config, with 95% interval bars"
+        out.append(
+            f'<figure><img alt="{e(alt)}" src="data:image/png;base64,{_png_base64(fig)}">'
+            f"<figcaption>{e(m)}</figcaption></figure>"
+        )
+    out.append("</section>")
+    return "\n".join(out)
+
+
 def write_html(
-    results: ProfileResults,
+    results: ResultsData,
     path: str | os.PathLike[str],
     *,
     title: str | None = None,
@@ -391,14 +399,10 @@ def write_html(
         The path written.
     """
     if plots:
-        from kprof.visualization import require_matplotlib
-
         require_matplotlib()
     text = render_html(
         results, title=title, plots=plots, metrics=metrics, source=source, **plot_options
     )
-    from kprof._files import write_atomic
-
     return write_atomic(path, lambda out: out.write(text.encode("utf-8")))
 
 
@@ -447,9 +451,6 @@ def main(argv: Sequence[str]) -> int:
     1 an output could not be written (matplotlib missing, a folder not writable), 2 a wrong
     command line or a file that cannot be read.
     """
-    from kprof.errors import FormatError, KprofError
-    from kprof.results import load
-
     args_in = list(argv)
     if args_in and args_in[0] == "report" and not os.path.exists("report"):
         args_in = args_in[1:]  # the command's name, not a file called "report"
@@ -466,7 +467,7 @@ def main(argv: Sequence[str]) -> int:
         print(parser.format_help(), end="")
         return EXIT_OK
     try:
-        results = load(args.file)
+        results = ResultsData(_saving.read(args.file))
     except (FormatError, ImportError) as e:
         print(f"kprof report: cannot read FILE: {e}", file=sys.stderr)
         return EXIT_USAGE
@@ -484,8 +485,6 @@ def main(argv: Sequence[str]) -> int:
     print(_context_text(args.file, results.session) + "\n" + results.table(), end="", flush=True)
     try:
         if args.plot:
-            from kprof.visualization import plot_results
-
             plot_results(results, args.plot, metric=metrics, title=os.path.basename(args.file))
             print(f"wrote {args.plot}")
         if args.html:
