@@ -1,5 +1,4 @@
 // `kprof report FILE`: a saved result in the terminal, with where and how it was measured.
-#include <charconv>
 #include <ostream>
 
 #include "cli/cli.hpp"
@@ -7,47 +6,6 @@
 #include "kprof/errors.hpp"
 
 namespace kprof::cli {
-
-namespace {
-
-// SessionInfo stores the CUPTI version as CUPTI's number ("130001"); people read "13.0.1".
-std::string cupti_text(const std::string& version) {
-  int number = 0;
-  const char* end = version.data() + version.size();
-  const auto [ptr, ec] = std::from_chars(version.data(), end, number);
-  return ec == std::errc() && ptr == end ? format_cupti_version(number) : version;
-}
-
-std::string gpu_text(const SessionInfo& s) {
-  std::string text = s.gpu;
-  if (s.device >= 0) text += " (device " + std::to_string(s.device) + ")";
-  if (s.compute_clock_khz > 0 || s.memory_clock_khz > 0)
-    text += ", rated clocks: SM " + format_clock(s.compute_clock_khz) + ", memory " +
-            format_clock(s.memory_clock_khz);
-  return text;
-}
-
-std::string backend_text(const SessionInfo& s) {
-  std::string text = s.backend;
-  if (!s.replay_mode.empty())
-    text += " (replay " + s.replay_mode + ", " + std::to_string(s.passes) +
-            (s.passes == 1 ? " pass)" : " passes)");
-  return text;
-}
-
-std::string versions_text(const SessionInfo& s) {
-  std::string text;
-  const auto add = [&](const std::string& name, const std::string& version) {
-    if (!version.empty()) text += (text.empty() ? "" : ", ") + name + " " + version;
-  };
-  add("kprof", s.kprof_version);
-  add("CUDA driver", s.cuda_driver_version);
-  add("CUDA runtime", s.cuda_runtime_version);
-  add("CUPTI", s.cupti_version.empty() ? "" : cupti_text(s.cupti_version));
-  return text;
-}
-
-}  // namespace
 
 Results read_results_arg(const std::string& what, const std::string& path) {
   try {
@@ -58,20 +16,10 @@ Results read_results_arg(const std::string& what, const std::string& path) {
 }
 
 std::vector<std::vector<std::string>> session_context(const SessionInfo& s) {
-  const std::vector<std::vector<std::string>> facts = {
-      {"GPU", s.gpu.empty() ? "" : gpu_text(s)},
-      {"host", s.host},
-      {"date", s.started_at},
-      {"backend", s.backend.empty() ? "" : backend_text(s)},
-      {"cache control", s.cache_control},
-      {"clock control", s.clock_control},
-      {"runs", s.runs > 0 ? std::to_string(s.runs) + " per config" : ""},
-      {"versions", versions_text(s)},
-  };
-  std::vector<std::vector<std::string>> known;
-  for (const auto& f : facts)
-    if (!f[1].empty()) known.push_back(f);
-  return known;
+  std::vector<std::vector<std::string>> rows;
+  for (const ContextRow& row : context_rows(s))
+    if (row.brief) rows.push_back({row.label, row.text});
+  return rows;
 }
 
 int command_report(const ParsedArgs& args, std::ostream& out, std::ostream& err) {

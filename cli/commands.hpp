@@ -15,6 +15,7 @@
 
 #include "cli/cli.hpp"
 #include "kprof/device.hpp"
+#include "kprof/layout.hpp"
 #include "kprof/options.hpp"
 #include "kprof/results.hpp"
 #include "kprof/sweep.hpp"
@@ -69,10 +70,11 @@ std::string one_line(const std::string& message);
 
 // --- formatting ----------------------------------------------------------------------------
 
-std::string format_bytes(std::int64_t bytes);   // "139.8 GiB", "60 MiB", "512 B"
-std::string format_clock(std::int64_t khz);     // "1980 MHz"; "-" for 0
-std::string format_cupti_version(int version);  // "13.0.1" for 130001, "v28" for 28
-std::string format_duration_ns(double ns);      // "10.4 us", "2.74 ms"
+// kprof/device.hpp's spelling of sizes, clocks and CUPTI versions.
+using kprof::format_bytes;                  // "139.8 GiB", "60 MiB", "512 B"
+using kprof::format_clock;                  // "1980 MHz"; "-" for 0
+using kprof::format_cupti_version;          // "13.0.1" for 130001, "v28" for 28
+std::string format_duration_ns(double ns);  // "10.4 us", "2.74 ms"
 // Left-aligned columns separated by two spaces, one line per row, no trailing blanks.
 void print_columns(std::ostream& out, const std::vector<std::vector<std::string>>& rows,
                    const std::string& indent = "");
@@ -178,8 +180,9 @@ void print_demo_summary(const Results& results, std::ostream& out);
 // Reads the results file given as argument `what` ("FILE", "BASE"). A file that cannot be read
 // is a UsageError: exit code 1 of `compare` means "something got slower" and nothing else.
 Results read_results_arg(const std::string& what, const std::string& path);
-// Where, when and how the results were measured: {label, text} per known fact (GPU, host, date,
-// backend, cache and clock control, runs, versions), for print_columns.
+// Where, when and how the results were measured: {label, text} per brief fact of
+// kprof::context_rows (GPU, host, date, backend, cache and clock control, runs, versions), for
+// print_columns.
 std::vector<std::vector<std::string>> session_context(const SessionInfo& s);
 
 // --- the commands --------------------------------------------------------------------------

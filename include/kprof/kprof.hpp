@@ -5,6 +5,7 @@
 #include "kprof/compare.hpp"
 #include "kprof/device.hpp"
 #include "kprof/errors.hpp"
+#include "kprof/layout.hpp"
 #include "kprof/log.hpp"
 #include "kprof/metrics.hpp"
 #include "kprof/options.hpp"

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "kprof/errors.hpp"
+#include "kprof/results.hpp"
 #include "kprof/sweep.hpp"
 
 namespace kprof::py {
@@ -30,6 +31,7 @@ void bind_compare(nb::module_& m);
 void bind_metrics(nb::module_& m);
 void bind_display(nb::module_& m);
 void bind_progress(nb::module_& m);
+void bind_layout(nb::module_& m);
 
 // --- progress (progress.cpp) ---------------------------------------------------------------
 
@@ -139,6 +141,11 @@ inline PyRefPtr hold(nb::object o) { return std::make_shared<PyRef>(std::move(o)
 // anything else -> str(obj). Python converts config objects to int/float/str before this.
 kprof::Value to_value(nb::handle h);
 nb::object from_value(const kprof::Value& v);
+
+// The session as a dict of its fields, named as in the JSON document, and back: a key that is
+// missing keeps the value `base` has (results.cpp).
+nb::dict session_dict(const kprof::SessionInfo& s);
+kprof::SessionInfo session_from_dict(const nb::dict& d, kprof::SessionInfo base = {});
 
 // Column builder for DataFrames: one Python list per column, appended row by row.
 struct Columns {

@@ -33,25 +33,6 @@ nb::object to_py(const std::optional<T>& v) {
   return v ? nb::cast(*v) : nb::none();
 }
 
-nb::dict session_dict(const kprof::SessionInfo& s) {
-  nb::dict d;
-  session_fields(s, [&](const char* name, const auto& v) { d[name] = to_py(v); });
-  return d;
-}
-
-// A session from session_dict()'s keys; a key that is missing keeps SessionInfo's default,
-// but for the options, which default to kprof's.
-kprof::SessionInfo session_from_dict(const nb::dict& d) {
-  kprof::SessionInfo s;
-  s.replay_mode = "kernel";
-  s.cache_control = "all";
-  s.clock_control = "none";
-  session_fields(s, [&](const char* name, auto& field) {
-    if (d.contains(name)) field = nb::cast<std::decay_t<decltype(field)>>(d[name]);
-  });
-  return s;
-}
-
 nb::list sweep_points(const kprof::Sweep& sweep) {
   nb::list points;
   for (std::size_t i = 0; i < sweep.size(); ++i) {
@@ -229,6 +210,19 @@ kprof::Sweep make_sweep(const std::vector<std::string>& names, const nb::list& p
 
 }  // namespace
 
+nb::dict session_dict(const kprof::SessionInfo& s) {
+  nb::dict d;
+  session_fields(s, [&](const char* name, const auto& v) { d[name] = to_py(v); });
+  return d;
+}
+
+kprof::SessionInfo session_from_dict(const nb::dict& d, kprof::SessionInfo s) {
+  session_fields(s, [&](const char* name, auto& field) {
+    if (d.contains(name)) field = nb::cast<std::decay_t<decltype(field)>>(d[name]);
+  });
+  return s;
+}
+
 kprof::Value to_value(nb::handle h) {
   if (PyBool_Check(h.ptr())) return std::int64_t(h.ptr() == Py_True ? 1 : 0);
   if (PyLong_Check(h.ptr())) {
@@ -314,7 +308,12 @@ void bind_results(nb::module_& m) {
       [](const nb::dict& session, const std::vector<std::string>& names, const nb::list& points,
          const nb::dict& records, const kprof::Options& options, const nb::object& configs,
          const nb::object& runs, const nb::object& info) {
-        kprof::SessionInfo s = session_from_dict(session);
+        // A missing option keeps kprof's default.
+        kprof::SessionInfo defaults;
+        defaults.replay_mode = "kernel";
+        defaults.cache_control = "all";
+        defaults.clock_control = "none";
+        kprof::SessionInfo s = session_from_dict(session, std::move(defaults));
         kprof::Sweep sweep = make_sweep(names, points);
         std::vector<kprof::Record> recs = records_from_columns(records);
         kprof::detail::Conditions conditions = conditions_from_columns(configs, runs, info);

@@ -19,7 +19,7 @@ inspected anywhere. Profiling without a GPU raises :class:`kprof.errors.NoGpuErr
 
 from __future__ import annotations
 
-from kprof import analyze, errors, exceptions, experimental, metrics
+from kprof import _version, analyze, errors, exceptions, experimental, metrics
 from kprof.annotation import annotate
 from kprof.collectors import CollectionScope, InfoCollector
 from kprof.comparison import CompareWarning, compare
@@ -29,19 +29,7 @@ from kprof.tools import Tool, activate, deactivate, get_active_tool
 from kprof.verbosity import VerbosityLevel
 from kprof.visualization import plot_file
 
-
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("kprof")
-    except PackageNotFoundError:  # run from a build tree: ask the extension
-        from kprof._native import core
-
-        return str(core.version())
-
-
-__version__ = _version()
+__version__ = _version.version()
 
 __all__ = [
     "analyze",

@@ -12,14 +12,13 @@ needs pyarrow (``pip install 'kprof[parquet]'``).
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pandas as pd
 
+from kprof._files import write_atomic
+from kprof._results_data import ResultsData
 from kprof.errors import FormatError, OutputExistsError
-
-if TYPE_CHECKING:
-    from kprof.results import ProfileResults
 
 __all__ = ["METADATA_KEY", "SUFFIXES", "is_parquet", "frame", "write", "read_json"]
 
@@ -53,12 +52,10 @@ def _plain(column: pd.Series) -> pd.Series:
     return column.map(lambda v: None if v is None else str(v))
 
 
-def frame(results: ProfileResults) -> pd.DataFrame:
+def frame(results: ResultsData) -> pd.DataFrame:
     """The table a Parquet file holds: rows and per-run samples, told apart by ``Kind``.
     Parameter columns hold the values as saved (int, float or str)."""
-    from kprof.results import ProfileResults
-
-    saved = ProfileResults(results.core)  # the configs as the core stores them
+    saved = ResultsData(results.core)  # the configs as the core stores them
     rows = saved.to_dataframe()
     rows["Normalized"] = [b if isinstance(b, str) else None for b in rows["Normalized"]]
     samples = saved.raw_dataframe()
@@ -81,10 +78,8 @@ def frame(results: ProfileResults) -> pd.DataFrame:
     return table
 
 
-def write(results: ProfileResults, path: str | os.PathLike[str], overwrite: bool) -> str:
+def write(results: ResultsData, path: str | os.PathLike[str], overwrite: bool) -> str:
     """Writes the Parquet file atomically (see :func:`kprof._files.write_atomic`)."""
-    from kprof._files import write_atomic
-
     pa, pq = _pyarrow()
     path = os.fspath(path)
     if os.path.exists(path) and not overwrite:

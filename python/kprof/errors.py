@@ -305,10 +305,6 @@ def error_class(kind: str) -> type[KprofError]:
 
 
 def _from_core(kind: str, message: str, attributes: dict[str, Any], partial: Any) -> KprofError:
-    """Called by ``kprof._core`` to turn a ``kprof::Error`` into its Python class."""
-    partial_results = None
-    if partial is not None:
-        from kprof.results import ProfileResults  # here: kprof.results imports kprof.errors
-
-        partial_results = ProfileResults(partial)
-    return error_class(kind)._create(message, partial_results=partial_results, **attributes)
+    """Called by ``kprof._core`` to turn a ``kprof::Error`` into its Python class; ``partial``
+    is the :class:`kprof.ProfileResults` of what was measured, or ``None``."""
+    return error_class(kind)._create(message, partial_results=partial, **attributes)

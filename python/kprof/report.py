@@ -20,12 +20,15 @@ import math
 import os
 import sys
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from kprof import _saving
+from kprof._files import write_atomic
 from kprof._native import core as _core
-
-if TYPE_CHECKING:
-    from kprof.results import ProfileResults
+from kprof._results_data import ResultsData
+from kprof._version import version
+from kprof.errors import FormatError, KprofError, OptionError
+from kprof.visualization import context_line, plot_results, require_matplotlib
 
 __all__ = ["main", "write_html", "results_html", "context_rows", "USAGE"]
 
@@ -80,103 +83,14 @@ def _shorten(text: str, width: int = KERNEL_WIDTH) -> str:
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
-def _cupti(version: Any) -> str:
-    try:
-        n = int(str(version))
-    except ValueError:
-        return str(version)
-    if n <= 0:
-        return "none"
-    return f"{n // 10000}.{n // 100 % 100}.{n % 100}" if n >= 100000 else f"v{n}"
-
-
-def _mhz(khz: Any) -> str:
-    try:
-        v = float(khz)
-    except (TypeError, ValueError):
-        return "-"
-    return "-" if v <= 0 else f"{_core._format_number(v / 1000)} MHz"
-
-
-_KNOWN_SESSION_KEYS = {
-    "gpu",
-    "device",
-    "host",
-    "compute_clock_khz",
-    "memory_clock_khz",
-    "backend",
-    "replay_mode",
-    "passes",
-    "cache_control",
-    "clock_control",
-    "runs",
-    "metrics",
-    "kprof_version",
-    "cuda_driver_version",
-    "cuda_runtime_version",
-    "cupti_version",
-    "started_at",
-}
-
-
 def context_rows(session: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """Where, when and how the results were measured, as (label, text) pairs, in the order the
-    ``kprof report`` command prints them; session fields this version does not know follow
-    under their own names."""
-    s = session
-    rows: list[tuple[str, str]] = []
-    if s.get("gpu"):
-        gpu = str(s["gpu"])
-        if isinstance(s.get("device"), int) and s["device"] >= 0:
-            gpu += f" (device {s['device']})"
-        if s.get("compute_clock_khz") or s.get("memory_clock_khz"):
-            gpu += (
-                f", rated clocks: SM {_mhz(s.get('compute_clock_khz'))}, "
-                f"memory {_mhz(s.get('memory_clock_khz'))}"
-            )
-        rows.append(("GPU", gpu))
-    if s.get("host"):
-        rows.append(("host", str(s["host"])))
-    if s.get("started_at"):
-        rows.append(("date", str(s["started_at"])))
-    if s.get("backend"):
-        backend = str(s["backend"])
-        if s.get("replay_mode"):
-            passes = s.get("passes", 1)
-            backend += f" (replay {s['replay_mode']}, {passes} pass{'es' if passes != 1 else ''})"
-        rows.append(("backend", backend))
-    for key, label in (("cache_control", "cache control"), ("clock_control", "clock control")):
-        if s.get(key):
-            rows.append((label, str(s[key])))
-    if s.get("runs"):
-        rows.append(("runs", f"{s['runs']} per config"))
-    if s.get("metrics"):
-        rows.append(("metrics measured", ", ".join(str(m) for m in s["metrics"])))
-    versions = [
-        (name, s.get(key))
-        for name, key in (
-            ("kprof", "kprof_version"),
-            ("CUDA driver", "cuda_driver_version"),
-            ("CUDA runtime", "cuda_runtime_version"),
-            ("CUPTI", "cupti_version"),
-        )
-    ]
-    text = ", ".join(
-        f"{name} {_cupti(v) if name == 'CUPTI' else v}"
-        for name, v in versions
-        if v not in (None, "")
-    )
-    if text:
-        rows.append(("versions", text))
-    for key in s:
-        if key not in _KNOWN_SESSION_KEYS and s[key] not in (None, "", [], {}):
-            rows.append((key.replace("_", " "), str(s[key])))
-    return rows
+    """Where, when and how the results were measured, as (label, text) pairs: the core's
+    context rows (``kprof::context_rows``), the facts ``kprof report`` prints first, in its
+    order, then every other field the session records, numbers to 4 significant digits."""
+    return [(label, text) for label, text, _ in _core.context_rows(dict(session))]
 
 
 def _context_line(session: Mapping[str, Any]) -> str:
-    from kprof.visualization import context_line
-
     line = context_line(session)
     if session.get("runs"):
         line += f" · {session['runs']} runs"
@@ -186,7 +100,7 @@ def _context_line(session: Mapping[str, Any]) -> str:
 # --- tables ---------------------------------------------------------------------------------
 
 
-def _row_cells(results: ProfileResults) -> list[dict[str, Any]]:
+def _row_cells(results: ResultsData) -> list[dict[str, Any]]:
     """Per row of the results: the cells of the text table, scaled alike."""
     rows = results.core.rows_columns()
     configs = results.configs
@@ -224,7 +138,7 @@ def _interval(lo: Any, hi: Any, factor: float) -> str:
 
 
 def _table(
-    results: ProfileResults,
+    results: ResultsData,
     cells: Sequence[Mapping[str, Any]],
     *,
     with_metric: bool,
@@ -281,7 +195,7 @@ def _normalization_note(cells: Sequence[Mapping[str, Any]]) -> str:
     return "values relative to " + ", ".join(baselines) if baselines else ""
 
 
-def results_html(results: ProfileResults) -> str:
+def results_html(results: ResultsData) -> str:
     """An HTML fragment for notebooks: the context line and the results table (numbers as in
     :meth:`kprof.ProfileResults.table`), at most 200 rows."""
     e = html.escape
@@ -306,7 +220,7 @@ def results_html(results: ProfileResults) -> str:
     return "".join(parts)
 
 
-def _samples_table(results: ProfileResults, cells: Sequence[Mapping[str, Any]]) -> str:
+def _samples_table(results: ResultsData, cells: Sequence[Mapping[str, Any]]) -> str:
     """The per-run values, each in its row's unit."""
     e = html.escape
     s = results.core.samples_columns()
@@ -357,7 +271,7 @@ def _have_matplotlib() -> bool:
 
 
 def render_html(
-    results: ProfileResults,
+    results: ResultsData,
     *,
     title: str | None = None,
     plots: bool | None = None,
@@ -366,23 +280,10 @@ def render_html(
     **plot_options: Any,
 ) -> str:
     """The page :func:`write_html` writes, as a string."""
-    from kprof import __version__
-
     e = html.escape
     name = title or (os.path.basename(source) if source else "profile results")
     cells = _row_cells(results)
-    all_metrics = results.metrics
-    if metrics is not None:
-        from kprof.errors import OptionError
-
-        for m in metrics:
-            if m not in all_metrics:
-                raise OptionError(
-                    "metric", repr(m), "one of " + (", ".join(map(repr, all_metrics)) or "none")
-                )
-        chosen = list(metrics)
-    else:
-        chosen = list(all_metrics)
+    chosen = _chosen_metrics(results, metrics)
     if plots is None:
         plots = _have_matplotlib()
 
@@ -421,19 +322,7 @@ def render_html(
     out.append("</section>")
 
     if plots and chosen:
-        from kprof.visualization import plot_results
-
-        out.append('<section id="plots"><h2>Plots</h2>')
-        for m in chosen:
-            options = dict(plot_options)
-            options.setdefault("title", "")
-            fig = plot_results(results, None, metric=m, **options)
-            alt = f"{m}: mean of each annotation per config, with 95% interval bars"
-            out.append(
-                f'<figure><img alt="{e(alt)}" src="data:image/png;base64,{_png_base64(fig)}">'
-                f"<figcaption>{e(m)}</figcaption></figure>"
-            )
-        out.append("</section>")
+        out.append(_plots_section(results, chosen, plot_options))
     elif chosen and not _have_matplotlib():
         out.append("<p class=\"note\">Plots need matplotlib: pip install 'kprof[plot]'.</p>")
 
@@ -444,13 +333,45 @@ def render_html(
             f"{_samples_table(results, cells)}</details></section>"
         )
     now = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    out.append(f"<footer>Written by kprof {e(__version__)} on {e(now)}.</footer>")
+    out.append(f"<footer>Written by kprof {e(version())} on {e(now)}.</footer>")
     out.append("</body></html>")
     return "\n".join(out) + "\n"
 
 
+def _chosen_metrics(results: ResultsData, metrics: Sequence[str] | None) -> list[str]:
+    """The metrics the page shows: ``metrics``, each one of the results', or all."""
+    all_metrics = results.metrics
+    if metrics is None:
+        return list(all_metrics)
+    for m in metrics:
+        if m not in all_metrics:
+            raise OptionError(
+                "metric", repr(m), "one of " + (", ".join(map(repr, all_metrics)) or "none")
+            )
+    return list(metrics)
+
+
+def _plots_section(
+    results: ResultsData, metrics: Sequence[str], plot_options: Mapping[str, Any]
+) -> str:
+    """One plot per metric, embedded as base64 PNG."""
+    e = html.escape
+    out = ['<section id="plots"><h2>Plots</h2>']
+    for m in metrics:
+        options = dict(plot_options)
+        options.setdefault("title", "")
+        fig = plot_results(results, None, metric=m, **options)
+        alt = f"{m}: mean of each annotation per config, with 95% interval bars"
+        out.append(
+            f'<figure><img alt="{e(alt)}" src="data:image/png;base64,{_png_base64(fig)}">'
+            f"<figcaption>{e(m)}</figcaption></figure>"
+        )
+    out.append("</section>")
+    return "\n".join(out)
+
+
 def write_html(
-    results: ProfileResults,
+    results: ResultsData,
     path: str | os.PathLike[str],
     *,
     title: str | None = None,
@@ -478,28 +399,21 @@ def write_html(
         The path written.
     """
     if plots:
-        from kprof.visualization import require_matplotlib
-
         require_matplotlib()
     text = render_html(
         results, title=title, plots=plots, metrics=metrics, source=source, **plot_options
     )
-    from kprof._files import write_atomic
-
     return write_atomic(path, lambda out: out.write(text.encode("utf-8")))
 
 
 # --- the command ----------------------------------------------------------------------------
 
 
-#: The facts ``kprof report`` prints above the table (the C++ command's, in its order).
-_TEXT_FACTS = ("GPU", "host", "date", "backend", "cache control", "clock control", "runs")
-
-
 def _context_text(path: str, session: Mapping[str, Any]) -> str:
-    """The lines the C++ ``kprof report FILE`` prints above the table, aligned alike."""
-    facts = dict(context_rows(session))
-    rows = [("file", path)] + [(k, facts[k]) for k in (*_TEXT_FACTS, "versions") if k in facts]
+    """The lines the C++ ``kprof report FILE`` prints above the table (the core's brief context
+    rows), aligned alike."""
+    brief = [(label, text) for label, text, brief in _core.context_rows(dict(session)) if brief]
+    rows = [("file", path), *brief]
     width = max(len(k) for k, _ in rows)
     return "".join(f"{k.ljust(width)}  {v}".rstrip() + "\n" for k, v in rows)
 
@@ -537,9 +451,6 @@ def main(argv: Sequence[str]) -> int:
     1 an output could not be written (matplotlib missing, a folder not writable), 2 a wrong
     command line or a file that cannot be read.
     """
-    from kprof.errors import FormatError, KprofError
-    from kprof.results import load
-
     args_in = list(argv)
     if args_in and args_in[0] == "report" and not os.path.exists("report"):
         args_in = args_in[1:]  # the command's name, not a file called "report"
@@ -556,7 +467,7 @@ def main(argv: Sequence[str]) -> int:
         print(parser.format_help(), end="")
         return EXIT_OK
     try:
-        results = load(args.file)
+        results = ResultsData(_saving.read(args.file))
     except (FormatError, ImportError) as e:
         print(f"kprof report: cannot read FILE: {e}", file=sys.stderr)
         return EXIT_USAGE
@@ -574,8 +485,6 @@ def main(argv: Sequence[str]) -> int:
     print(_context_text(args.file, results.session) + "\n" + results.table(), end="", flush=True)
     try:
         if args.plot:
-            from kprof.visualization import plot_results
-
             plot_results(results, args.plot, metric=metrics, title=os.path.basename(args.file))
             print(f"wrote {args.plot}")
         if args.html:

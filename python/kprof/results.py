@@ -1,62 +1,23 @@
 # SPDX-License-Identifier: Apache-2.0
-"""``ProfileResults``: what a profile returns, as pandas DataFrames, text and files.
+"""``ProfileResults``: what a profile returns, with its plots, reports and files.
 
-Every number here was computed by the C++ core (statistics, combination of kernels, derived
-and normalized metrics); this module only arranges the core's columns into DataFrames and puts
-the original Python config objects into the parameter columns.
+The data (DataFrames, text, JSON and CSV) is :class:`kprof._results_data.ResultsData`'s; this
+module sits above the modules that draw (:mod:`kprof.visualization`), render
+(:mod:`kprof.report`) and save (:mod:`kprof._saving`) results and gives them their methods.
 """
 
 from __future__ import annotations
 
-import math
 import os
-from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-import pandas as pd
-
-from kprof._native import core as _core
-from kprof.errors import OutputExistsError
+from kprof import _saving, report, visualization
+from kprof._results_data import ResultsData
 
 __all__ = ["ProfileResults", "load"]
 
-#: nsight-python's processed columns, in its order (the parameter columns go after Metric).
-_NSIGHT_STAT_COLUMNS = [
-    "AvgValue",
-    "StdDev",
-    "MinValue",
-    "MaxValue",
-    "NumRuns",
-    "Kernel",
-    "GPU",
-    "Host",
-    "ComputeClock",
-    "MemoryClock",
-    "Unit",
-    "CI95_Lower",
-    "CI95_Upper",
-    "RelativeStdDevPct",
-    "StableMeasurement",
-    "Normalized",
-]
 
-
-def _object_column(values: Sequence[Any]) -> pd.Series:
-    """A column of arbitrary Python objects (tuples, tensors, dtypes...) kept as they are,
-    with plain numbers and strings given their natural dtype."""
-    arr = np.empty(len(values), dtype=object)
-    for i, v in enumerate(values):
-        arr[i] = v  # element by element: sequences must not be broadcast
-    return pd.Series(arr, dtype=object).infer_objects()
-
-
-def _units(units: Sequence[str]) -> list[str | None]:
-    # A derived metric without a unit has no unit (nsight-python: NaN), not an empty string.
-    return [u if u else None for u in units]
-
-
-class ProfileResults:
+class ProfileResults(ResultsData):
     """The results of one profile: aggregated rows, per-run samples and raw kernel records.
 
     Returned by functions decorated with :func:`kprof.analyze.kernel`, by :func:`kprof.load`,
@@ -80,360 +41,10 @@ class ProfileResults:
     ``(name, config, run, annotation)``).
     """
 
-    def __init__(
-        self,
-        core: Any,
-        parameters: Sequence[str] | None = None,
-        config_values: Sequence[Sequence[Any]] | None = None,
-        info_objects: dict[tuple[str, int, int, str], Any] | None = None,
-    ) -> None:
-        self._core = core
-        self._info_objects = dict(info_objects or {})
-        self._parameters = list(core.sweep_names if parameters is None else parameters)
-        if config_values is None:
-            config_values = core.sweep_points
-        self._configs = [tuple(c) for c in config_values]
-        if any(len(c) != len(self._parameters) for c in self._configs):
-            raise ValueError("every config needs one value per parameter")
-
-    # --- what there is ------------------------------------------------------------------------
-
-    @property
-    def core(self) -> Any:
-        """The underlying ``kprof._core.Results``."""
-        return self._core
-
-    @property
-    def session(self) -> dict[str, Any]:
-        """Where and how the profile ran: GPU, host, clocks, backend, replay mode, cache
-        control, passes, runs, metrics, versions, start time, and the conditions:
-        ``clock_control``, ``thermal_mode``, ``throttle_threshold`` and the stopping rule
-        (``stop_rel_half_width``, ``stop_min_runs``, ``stop_max_runs``, ``stop_time_budget_s``;
-        NaN / 0 with a fixed number of runs, and ``runs`` is 0 when a rule decided);
-        ``clock_source`` (where ``MeasuredClock`` came from: ``"counters"``, ``"nvml"``,
-        ``"probe kernel"`` or empty) and ``profiler_seconds`` (wall time inside CUPTI's range
-        profiler with counters, NaN without)."""
-        return dict(self._core.session)
-
-    @property
-    def parameters(self) -> list[str]:
-        """Names of the parameter columns."""
-        return list(self._parameters)
-
-    @property
-    def configs(self) -> list[tuple[Any, ...]]:
-        """The configs, in sweep order, as the original Python objects."""
-        return list(self._configs)
-
-    @property
-    def metrics(self) -> list[str]:
-        """The metrics in the rows (measured, then derived), in order of first appearance."""
-        return list(dict.fromkeys(self._core.rows_columns()["metric"]))
-
-    @property
-    def empty(self) -> bool:
-        return bool(self._core.empty())
-
-    def __len__(self) -> int:
-        return int(self._core.num_rows)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ProfileResults):
-            return NotImplemented
-        return bool(self._core == other._core)
-
-    __hash__ = None  # type: ignore[assignment]
-
-    # --- DataFrames ---------------------------------------------------------------------------
-
-    def _param_columns(self, config_indices: Sequence[int]) -> dict[str, pd.Series]:
-        return {
-            name: _object_column([self._configs[i][j] for i in config_indices])
-            for j, name in enumerate(self._parameters)
-        }
-
-    def _context(self, n: int) -> dict[str, list[Any]]:
-        s = self._core.session
-        return {
-            "GPU": [s["gpu"]] * n,
-            "Host": [s["host"]] * n,
-            "ComputeClock": [s["compute_clock_khz"]] * n,
-            "MemoryClock": [s["memory_clock_khz"]] * n,
-        }
-
-    def _info_values(self) -> list[tuple[str, str, int, int, str, Any]]:
-        """Every info collector value: (name, scope, config, run, annotation, value), the
-        value as collected (the object, a float, or None when there was none)."""
-        v = self._core.info_values_columns()
-        out = []
-        for name, scope, config, run, annotation, value, text in zip(
-            v["name"],
-            v["scope"],
-            v["config"],
-            v["run"],
-            v["annotation"],
-            v["value"],
-            v["text"],
-            strict=True,
-        ):
-            key = (name, config, run, annotation)
-            if key in self._info_objects:
-                obj = self._info_objects[key]
-            elif text:
-                obj = text
-            else:
-                obj = None if math.isnan(value) else value
-            out.append((name, scope, config, run, annotation, obj))
-        return out
-
-    def _info_row_columns(self, annotations: Sequence[str], configs: Sequence[int]) -> dict:
-        """The rows' info collector columns, in nsight-python's naming. The statistics are the
-        core's; a one-value column shows the first value of the row's (the object itself
-        when this process collected it)."""
-        columns: dict[str, Any] = {}
-        core_columns = self._core.info_columns()
-        values = self._info_values()
-        for name, numeric in self._core.info_layout():
-            if numeric:
-                for suffix in ("_Avg", "_Std", "_Min", "_Max"):
-                    columns[name + suffix] = np.asarray(core_columns[name + suffix], dtype=float)
-                continue
-            mine = [v for v in values if v[0] == name and v[5] is not None]
-            cells = []
-            for annotation, config, core_value in zip(
-                annotations, configs, core_columns[name], strict=True
-            ):
-                first = next((v[5] for v in mine if _belongs(v, annotation, config)), core_value)
-                cells.append(first)
-            columns[name] = _object_column(cells)
-        return columns
-
-    def to_dataframe(self) -> pd.DataFrame:
-        """The aggregated results: one row per (annotation, config, metric), and per kernel
-        in per-kernel mode.
-
-        Columns, nsight-python's first and in its order: ``Annotation``, ``Metric``, one
-        column per parameter (the original config objects), ``AvgValue``, ``StdDev`` (sample,
-        n-1; NaN for one run), ``MinValue``, ``MaxValue``, ``NumRuns`` (runs with a value;
-        failed runs are left out), ``Kernel`` (``"k1|k2"`` when kernels were combined),
-        ``GPU``, ``Host``, ``ComputeClock`` and ``MemoryClock`` (rated clocks, kHz), ``Unit``,
-        ``CI95_Lower`` and ``CI95_Upper`` (Student-t interval of the mean, not nsight-python's
-        z interval), ``RelativeStdDevPct``, ``StableMeasurement`` (RSD < 2 %; a nullable
-        boolean, ``pd.NA`` when undefined), ``Normalized`` (False, or the baseline
-        annotation), ``NormalizationValue`` (only when normalizing: the baseline's mean),
-        ``Geomean`` (over the configs of the annotation and metric). Info collectors' columns
-        come after ``Unit``, as in nsight-python: ``<name>_Avg``, ``<name>_Std``,
-        ``<name>_Min``, ``<name>_Max`` for numbers per config, run or annotation, ``<name>``
-        for once-scope values and values that are not numbers.
-
-        Then kprof's own: ``Median``, ``KernelIndex`` (per-kernel mode only), ``Backend``,
-        ``ReplayMode``, ``CacheControl``, ``Passes``, and the conditions of the config's
-        runs: ``RunsDone`` (runs made, failed ones included), ``StoppedBy`` (``"runs"``, or
-        with a stopping rule ``"precision"``, ``"max_runs"``, ``"time_budget"``),
-        ``MeasuredClock`` (mean SM clock of the runs as NVML read it, kHz like
-        ``ComputeClock``), ``Temperature`` (mean GPU temperature, degrees C),
-        ``ThrottledRuns`` (runs whose clock was below 75% of ``ComputeClock``); NaN without
-        NVML.
-        """
-        rows = self._core.rows_columns()
-        n = len(rows["annotation"])
-        session = self._core.session
-        normalized = any(rows["normalized_against"])
-        per_kernel = any(k >= 0 for k in rows["kernel_index"])
-
-        data: dict[str, Any] = {
-            "Annotation": rows["annotation"],
-            "Metric": rows["metric"],
-        }
-        data.update(self._param_columns(rows["config"]))
-        data.update(
-            {
-                "AvgValue": np.asarray(rows["mean"], dtype=float),
-                "StdDev": np.asarray(rows["stddev"], dtype=float),
-                "MinValue": np.asarray(rows["min"], dtype=float),
-                "MaxValue": np.asarray(rows["max"], dtype=float),
-                "NumRuns": np.asarray(rows["num_runs"], dtype=np.int64),
-                "Kernel": rows["kernel"],
-            }
-        )
-        data.update(self._context(n))
-        data.update(
-            {
-                "Unit": _units(rows["unit"]),
-            }
-        )
-        data.update(self._info_row_columns(rows["annotation"], rows["config"]))
-        data.update(
-            {
-                "CI95_Lower": np.asarray(rows["ci95_lower"], dtype=float),
-                "CI95_Upper": np.asarray(rows["ci95_upper"], dtype=float),
-                "RelativeStdDevPct": np.asarray(rows["rel_stddev_pct"], dtype=float),
-                "StableMeasurement": pd.array(rows["stable"], dtype="boolean"),
-                "Normalized": _object_column(
-                    [a if a else False for a in rows["normalized_against"]]
-                ),
-            }
-        )
-        if normalized:
-            data["NormalizationValue"] = np.asarray(rows["normalization_value"], dtype=float)
-        data["Geomean"] = np.asarray(rows["geomean"], dtype=float)
-        data["Median"] = np.asarray(rows["median"], dtype=float)
-        if per_kernel:
-            data["KernelIndex"] = np.asarray(rows["kernel_index"], dtype=np.int64)
-        data.update(
-            {
-                "Backend": [session["backend"]] * n,
-                "ReplayMode": [session["replay_mode"]] * n,
-                "CacheControl": [session["cache_control"]] * n,
-                "Passes": np.full(n, session["passes"], dtype=np.int64),
-                "RunsDone": np.asarray(rows["runs_done"], dtype=np.int64),
-                "StoppedBy": [b if b else None for b in rows["stopped_by"]],
-                "MeasuredClock": np.asarray(rows["measured_clock_khz"], dtype=float),
-                "Temperature": np.asarray(rows["temperature_c"], dtype=float),
-                "ThrottledRuns": np.asarray(rows["throttled_runs"], dtype=float),
-            }
-        )
-        return pd.DataFrame({k: _column(v, n) for k, v in data.items()})
-
-    def _run_context(self, configs: Sequence[int], runs: Sequence[int]) -> dict[str, Any]:
-        """Per (config, run): the measured SM clock, temperature, clock event reasons and
-        throttle flag (NaN / None when unknown)."""
-        r = self._core.runs_columns()
-        by_run = {(c, k): i for i, (c, k) in enumerate(zip(r["config"], r["run"], strict=True))}
-        where = [by_run.get((c, k)) for c, k in zip(configs, runs, strict=True)]
-
-        def pick(column: str, missing: Any) -> list[Any]:
-            return [missing if i is None else r[column][i] for i in where]
-
-        reasons = pick("clock_event_reasons", -1)
-        return {
-            "MeasuredClock": np.asarray(pick("sm_clock_khz", math.nan), dtype=float),
-            "Temperature": np.asarray(pick("temperature_c", math.nan), dtype=float),
-            "ClockEventReasons": pd.array([x if x >= 0 else None for x in reasons], dtype="Int64"),
-            "Throttled": pd.array(pick("throttled", None), dtype="boolean"),
-        }
-
-    def _info_raw_columns(
-        self, annotations: Sequence[str], configs: Sequence[int], runs: Sequence[int]
-    ) -> dict[str, Any]:
-        """One column per info collector: its value for each (annotation, config, run)."""
-        values = self._info_values()
-        names = list(dict.fromkeys(v[0] for v in values))
-        lookup: dict[tuple[str, int, int, str], Any] = {}
-        once: dict[str, Any] = {}
-        scopes: dict[str, str] = {}
-        for name, scope, config, run, annotation, obj in values:
-            scopes.setdefault(name, scope)
-            if scope == "once":
-                once.setdefault(name, obj)
-            else:
-                lookup[(name, config, run, annotation)] = obj
-        columns: dict[str, Any] = {}
-        for name in names:
-            scope = scopes[name]
-            cells = []
-            for a, c, k in zip(annotations, configs, runs, strict=True):
-                if scope == "once":
-                    cells.append(once.get(name))
-                elif scope == "config":
-                    cells.append(lookup.get((name, c, -1, "")))
-                elif scope == "run":
-                    cells.append(lookup.get((name, c, k, "")))
-                else:
-                    cells.append(lookup.get((name, c, k, a)))
-            columns[name] = _object_column(cells)
-        return columns
-
-    def runs_dataframe(self) -> pd.DataFrame:
-        """One row per run of the benchmark function (kprof only): ``Config`` (index into
-        the sweep), ``Run``, ``Seconds`` (wall time of the call), ``ThermalPause`` (seconds the
-        thermal guard paused before it), ``MeasuredClock`` (kHz; with counters the mean clock
-        of the run's kernels, else NVML's reading after the run, or a probe kernel's where NVML
-        has none; NaN when the GPU idled then; ``session["clock_source"]`` says which),
-        ``Temperature`` (degrees C), ``ClockEventReasons`` (NVML's clock event / throttle
-        reason bits), ``Throttled`` (``MeasuredClock``
-        below the threshold share of ``ComputeClock``, 75% by default, NVBench's rule), then
-        the parameter columns. NaN / ``<NA>`` where NVML could not read."""
-        r = self._core.runs_columns()
-        n = len(r["config"])
-        data: dict[str, Any] = {
-            "Config": np.asarray(r["config"], dtype=np.int64),
-            "Run": np.asarray(r["run"], dtype=np.int64),
-            "Seconds": np.asarray(r["seconds"], dtype=float),
-            "ThermalPause": np.asarray(r["pause_s"], dtype=float),
-        }
-        data.update(self._run_context(r["config"], r["run"]))
-        data.update(self._param_columns(r["config"]))
-        return pd.DataFrame({k: _column(v, n) for k, v in data.items()})
-
-    def raw_dataframe(self) -> pd.DataFrame:
-        """One row per (annotation, config, run, metric): the values the statistics were
-        computed from, after kernels were combined and metrics derived (NaN for failed runs).
-
-        Columns: nsight-python's ``profiled_data`` layout ``Annotation``, ``Value``,
-        ``Metric``, ``Kernel``, ``GPU``, ``Host``, ``ComputeClock``, ``MemoryClock``,
-        ``Unit``, one column per info collector (the value collected for that run, config or
-        annotation), then ``Run`` (from 0), ``KernelIndex`` (per-kernel mode only), the run's
-        conditions ``MeasuredClock``, ``Temperature``, ``ClockEventReasons``, ``Throttled``
-        (see :meth:`runs_dataframe`), and the parameter columns last.
-        """
-        s = self._core.samples_columns()
-        n = len(s["annotation"])
-        data: dict[str, Any] = {
-            "Annotation": s["annotation"],
-            "Value": np.asarray(s["value"], dtype=float),
-            "Metric": s["metric"],
-            "Kernel": s["kernel"],
-        }
-        data.update(self._context(n))
-        data["Unit"] = _units(s["unit"])
-        data.update(self._info_raw_columns(s["annotation"], s["config"], s["run"]))
-        data["Run"] = np.asarray(s["run"], dtype=np.int64)
-        if any(k >= 0 for k in s["kernel_index"]):
-            data["KernelIndex"] = np.asarray(s["kernel_index"], dtype=np.int64)
-        data.update(self._run_context(s["config"], s["run"]))
-        data.update(self._param_columns(s["config"]))
-        return pd.DataFrame({k: _column(v, n) for k, v in data.items()})
-
-    def records_dataframe(self) -> pd.DataFrame:
-        """The raw records: one row per measured kernel, run and metric, before kernels were
-        combined (kprof only). Columns: ``Annotation`` (the path, ``"outer/inner"`` when
-        nested), ``Kernel``, ``KernelIndex`` (launch order inside the region in that run),
-        ``Run``, ``Metric``, ``Value``, ``Unit``, then the parameter columns."""
-        r = self._core.records_columns()
-        n = len(r["annotation"])
-        data: dict[str, Any] = {
-            "Annotation": r["annotation"],
-            "Kernel": r["kernel"],
-            "KernelIndex": np.asarray(r["kernel_index"], dtype=np.int64),
-            "Run": np.asarray(r["run"], dtype=np.int64),
-            "Metric": r["metric"],
-            "Value": np.asarray(r["value"], dtype=float),
-            "Unit": _units(r["unit"]),
-        }
-        data.update(self._param_columns(r["config"]))
-        return pd.DataFrame({k: _column(v, n) for k, v in data.items()})
-
-    # --- text -----------------------------------------------------------------------------------
-
-    def table(self) -> str:
-        """An aligned text table of the rows, values scaled to readable units."""
-        return str(self._core.table())
-
-    def __str__(self) -> str:
-        return self.table()
-
-    def __repr__(self) -> str:
-        return self.table()
-
     def _repr_html_(self) -> str:
         """The notebook view: the context line and the results table, numbers scaled as in
         :meth:`table` (see :func:`kprof.report.results_html`)."""
-        from kprof.report import results_html
-
-        return results_html(self)
-
-    # --- plots ----------------------------------------------------------------------------------
+        return report.results_html(self)
 
     def plot(self, filename: str | os.PathLike[str] | None = None, **options: Any) -> Any:
         """Draws the results and returns the matplotlib ``Figure``; writes it to ``filename``
@@ -448,20 +59,10 @@ class ProfileResults:
             kprof.errors.OptionError: An option is invalid for these results.
             ImportError: matplotlib is not installed.
         """
-        from kprof.visualization import plot_results
-
         options.setdefault("title", "")
-        return plot_results(self, filename, **options)
+        return visualization.plot_results(self, filename, **options)
 
     # --- files ----------------------------------------------------------------------------------
-
-    def to_json(self) -> str:
-        """The whole result (session, sweep, records, samples, rows) as one JSON document."""
-        return str(self._core.to_json())
-
-    @classmethod
-    def from_json(cls, text: str) -> ProfileResults:
-        return cls(_core.Results.from_json(text))
 
     def save(self, path: str | os.PathLike[str], overwrite: bool = False) -> str:
         """Writes the results to a JSON file that :func:`kprof.load` reads back exactly.
@@ -482,49 +83,7 @@ class ProfileResults:
         Returns:
             The path written.
         """
-        from kprof import _parquet
-
-        if _parquet.is_parquet(path):
-            return _parquet.write(self, path, overwrite)
-        path = os.fspath(path)
-        if os.path.exists(path) and not overwrite:
-            raise OutputExistsError(f"{path} exists; pass overwrite=True to replace it")
-        parent = os.path.dirname(path)
-        if parent:
-            os.makedirs(parent, exist_ok=True)
-        self._core.write_json(path)
-        return path
-
-    def write_csv(self, prefix: str | os.PathLike[str], tag: str) -> list[str]:
-        """Writes nsight-python's CSV files, ``<prefix>profiled_data-<tag>.csv`` (per run)
-        and ``<prefix>processed_data-<tag>.csv`` (aggregated), plus kprof's
-        ``<prefix>records-<tag>.csv`` (raw records) and ``<prefix>session-<tag>.csv``. A
-        missing folder in ``prefix`` is created. Returns the paths written."""
-        prefix = os.fspath(prefix)
-        folder = os.path.dirname(prefix)
-        if folder:
-            os.makedirs(folder, exist_ok=True)
-        return list(self._core.write_csv(prefix, tag))
-
-    @classmethod
-    def read_csv(cls, prefix: str | os.PathLike[str], tag: str) -> ProfileResults:
-        """Reads the files written by :meth:`write_csv` back."""
-        return cls(_core.Results.read_csv(os.fspath(prefix), tag))
-
-
-def _belongs(value: tuple[str, str, int, int, str, Any], annotation: str, config: int) -> bool:
-    """Whether an info collector value belongs to the row of (annotation, config)."""
-    _, scope, c, _, a, _ = value
-    if scope == "once":
-        return True
-    return c == config and (scope != "annotation" or a == annotation)
-
-
-def _column(values: Any, n: int) -> Any:
-    # Empty lists would become float columns; the rows' types matter only when there are rows.
-    if n == 0 and isinstance(values, list):
-        return pd.Series(values, dtype=object)
-    return values
+        return _saving.save(self, path, overwrite)
 
 
 def load(path: str | os.PathLike[str]) -> ProfileResults:
@@ -538,8 +97,4 @@ def load(path: str | os.PathLike[str]) -> ProfileResults:
     Raises:
         kprof.errors.FormatError: The file is missing, malformed, or of an unknown version.
     """
-    from kprof import _parquet
-
-    if _parquet.is_parquet(path):
-        return ProfileResults(_core.Results.from_json(_parquet.read_json(path)))
-    return ProfileResults(_core.Results.read_json(os.fspath(path)))
+    return ProfileResults(_saving.read(path))

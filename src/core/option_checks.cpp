@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "kprof/errors.hpp"
+#include "kprof/layout.hpp"
 
 namespace kprof {
 namespace {
@@ -84,18 +85,8 @@ void validate_collectors(const std::vector<InfoCollector>& collectors) {
 
 }  // namespace
 
-const std::vector<std::string>& reserved_column_names() {
-  static const std::vector<std::string> names{
-      // nsight-python's RESERVED_COLUMN_NAMES
-      "Annotation", "Value", "Metric", "Kernel", "GPU", "Host", "ComputeClock", "MemoryClock",
-      "Unit", "AvgValue", "StdDev", "MinValue", "MaxValue", "NumRuns", "CI95_Lower", "CI95_Upper",
-      "RelativeStdDevPct", "StableMeasurement", "Geomean", "Normalized", "NormalizationValue",
-      // kprof's own columns
-      "Median", "KernelIndex", "Backend", "ReplayMode", "CacheControl", "Passes", "RunsDone",
-      "StoppedBy", "MeasuredClock", "Temperature", "ThrottledRuns", "Run", "Config",
-      "ClockEventReasons", "Throttled", "Seconds", "ThermalPause"};
-  return names;
-}
+// Every column of the result tables (kprof/layout.hpp): nsight-python's and kprof's own.
+const std::vector<std::string>& reserved_column_names() { return result_column_names(); }
 
 CollectionScope parse_collection_scope(std::string_view v) {
   std::vector<std::string> valid;

@@ -3,6 +3,10 @@
 // `f(name, field)` is called with a const or mutable field, as the struct is.
 #pragma once
 
+#include <algorithm>
+#include <iterator>
+#include <string_view>
+
 #include "kprof/results.hpp"
 
 namespace kprof::detail::fields {
@@ -34,6 +38,15 @@ inline constexpr auto session_fields = [](auto& s, auto&& f) {
   f("stop_max_runs", s.stop_max_runs);
   f("stop_time_budget_s", s.stop_time_budget_s);
 };
+
+// Session fields added after the first files were written: a JSON document or CSV session file
+// without them reads with their defaults.
+inline bool session_field_added_later(std::string_view name) {
+  constexpr std::string_view names[] = {
+      "thermal_mode",  "throttle_threshold", "stop_rel_half_width", "stop_min_runs",
+      "stop_max_runs", "stop_time_budget_s", "clock_source",        "profiler_seconds"};
+  return std::find(std::begin(names), std::end(names), name) != std::end(names);
+}
 
 inline constexpr auto record_fields = [](auto& r, auto&& f) {
   f("config", r.config);

@@ -1,13 +1,13 @@
 // Results as nsight-python's CSV files, plus a file of raw records.
 //
-// Each file is a fixed list of columns around the parameter columns. A Column knows its
-// header name and how to write and read its cell, so one writer and one reader serve the
-// three files. Parameter values are written as text and read back by their look: integer text
-// becomes int64, other number text double (doubles are always written with '.' or 'e'), the
-// rest string; so a string parameter that looks like a number ("42", "1e3", "nan") reads back
-// as a number. The sweep is rebuilt from the configs that have a line in some file (the configs
-// file has one per config that ran): configs with no line at all cannot be recovered from CSV
-// (JSON keeps them). The session is written whole to <prefix>session-<tag>.csv (Field,Value
+// Each file is a table of the result layout (kprof/layout.hpp): a fixed list of columns around
+// the parameter columns, each naming the field of the item or the session it holds, so one
+// writer and one reader serve every file. Parameter values are written as text and read back by
+// their look: integer text becomes int64, other number text double (doubles are always written with
+// '.' or 'e'), the rest string; so a string parameter that looks like a number ("42", "1e3", "nan")
+// reads back as a number. The sweep is rebuilt from the configs that have a line in some file (the
+// configs file has one per config that ran): configs with no line at all cannot be recovered from
+// CSV (JSON keeps them). The session is written whole to <prefix>session-<tag>.csv (Field,Value
 // lines). As in nsight-python, Normalized is "False" when a row is not normalized, so a baseline
 // annotation named "False" reads back as not normalized.
 //
@@ -25,18 +25,23 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <stdexcept>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 
 #include "core/aggregate.hpp"
 #include "core/csv.hpp"
+#include "core/result_fields.hpp"
 #include "kprof/errors.hpp"
+#include "kprof/layout.hpp"
 #include "kprof/results.hpp"
 
 namespace kprof {
 namespace {
 
 using Cells = std::vector<std::string>;
+using namespace detail::fields;
 
 // ---- cell text -----------------------------------------------------------------------------
 
@@ -45,6 +50,15 @@ std::string text(std::integral auto v) { return std::to_string(v); }
 std::string text(double v) { return detail::format_double(v); }
 // pandas' spelling of booleans; empty when unset.
 std::string text(const std::optional<bool>& b) { return !b ? "" : *b ? "True" : "False"; }
+
+// The session's metrics, in one cell.
+constexpr char kMetricSeparator = ';';
+std::string text(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& item : items)
+    out += (out.empty() ? "" : std::string(1, kMetricSeparator)) + item;
+  return out;
+}
 
 // A cell that does not hold what its column needs; the reader adds where it was.
 struct BadCell {
@@ -73,6 +87,15 @@ void parse(std::string_view s, std::optional<bool>& out) {
   out = s.empty() ? std::nullopt : std::optional(s == "True");
 }
 
+void parse(std::string_view s, std::vector<std::string>& out) {
+  out.clear();
+  while (!s.empty()) {
+    const auto end = std::min(s.find(kMetricSeparator), s.size());
+    out.emplace_back(s.substr(0, end));
+    s.remove_prefix(std::min(end + 1, s.size()));
+  }
+}
+
 std::string param_text(const Value& v) {
   const auto* d = std::get_if<double>(&v);
   if (!d) return to_string(v);
@@ -89,130 +112,105 @@ Value param_value(const std::string& s) {
 
 // ---- columns -------------------------------------------------------------------------------
 
-template <class T>
-struct Column {
-  std::string name;
-  std::function<std::string(const T&, const SessionInfo&)> write;
-  std::function<void(T&, SessionInfo&, std::string_view)> read;
+// Calls `f` with the field number `index` of `object` (in the order of `fields`).
+template <class Object, class Fields, class F>
+void with_field(Object& object, Fields fields, std::size_t index, F&& f) {
+  std::size_t k = 0;
+  fields(object, [&](const char*, auto& v) {
+    if (k++ == index) f(v);
+  });
+}
+
+// The number of the field called `name` in `fields`.
+template <class T, class Fields>
+std::size_t field_index(Fields fields, std::string_view name) {
+  std::size_t k = 0;
+  std::optional<std::size_t> found;
+  const T blank{};
+  fields(blank, [&](const char* n, const auto&) {
+    if (n == name) found = k;
+    ++k;
+  });
+  if (!found) throw std::logic_error("kprof layout: no field " + std::string(name));
+  return *found;
+}
+
+// A column of a file: its layout, and the field of the item or the session that holds it.
+struct Slot {
+  const ResultColumn* column;
+  std::size_t field;
 };
 
-// A column of one field of the item.
-template <class T, class M>
-Column<T> field(std::string name, M T::* member) {
-  return {std::move(name), [member](const T& t, const SessionInfo&) { return text(t.*member); },
-          [member](T& t, SessionInfo&, std::string_view s) { parse(s, t.*member); }};
-}
-
-// A column of the session, the same on every line.
-template <class T, class M>
-Column<T> session_field(std::string name, M SessionInfo::* member) {
-  return {std::move(name), [member](const T&, const SessionInfo& s) { return text(s.*member); },
-          [member](T&, SessionInfo& s, std::string_view v) { parse(v, s.*member); }};
-}
-
-template <class T>
-void add_device_columns(std::vector<Column<T>>& columns) {
-  columns.push_back(session_field<T>("GPU", &SessionInfo::gpu));
-  columns.push_back(session_field<T>("Host", &SessionInfo::host));
-  columns.push_back(session_field<T>("ComputeClock", &SessionInfo::compute_clock_khz));
-  columns.push_back(session_field<T>("MemoryClock", &SessionInfo::memory_clock_khz));
-}
-
-// nsight-python's Normalized: "False", or the baseline's name.
-Column<Row> normalized_column() {
-  return {"Normalized",
-          [](const Row& r, const SessionInfo&) {
-            return r.normalized_against.empty() ? std::string("False") : r.normalized_against;
-          },
-          [](Row& r, SessionInfo&, std::string_view s) {
-            r.normalized_against = s == "False" ? "" : std::string(s);
-          }};
-}
-
-// A file: "<prefix><kind>-<tag>.csv", its columns before and after the parameter columns.
-// With `extra_tail`, more columns may follow `after` (processed_data's info columns): they are
-// written by the caller and skipped by the reader.
-template <class T>
+// A file: "<prefix><kind>-<tag>.csv", with the columns of a table of the layout before and
+// after the parameter columns. A table with info collector columns (processed_data) has them
+// after all the others, so that the fixed columns keep their places: they are written by the
+// caller and skipped by the reader.
+template <class T, class Fields>
 struct Layout {
   const char* kind;
-  std::vector<Column<T>> before;
-  std::vector<Column<T>> after;
+  Fields fields;
+  std::vector<Slot> before;
+  std::vector<Slot> after;
   bool extra_tail = false;
-  // The last `added_later` columns of `after` (and any extra tail) are absent from files
-  // written before they existed; such files read with those fields' defaults.
+  // The last `added_later` columns of `after` are absent from files written before they
+  // existed; such files read with those fields' defaults.
   std::size_t added_later = 0;
 };
 
-Layout<Sample> samples_layout() {
-  Layout<Sample> l{"profiled_data", {}, {}};
-  l.before = {field("Annotation", &Sample::annotation), field("Value", &Sample::value),
-              field("Metric", &Sample::metric), field("Kernel", &Sample::kernel)};
-  add_device_columns(l.before);
-  for (auto c : {field("Unit", &Sample::unit), field("KernelIndex", &Sample::kernel_index),
-                 field("Run", &Sample::run), field("Config", &Sample::config)})
-    l.before.push_back(std::move(c));
+// A column's cell: nsight-python's Normalized is "False" when a row is not normalized.
+template <class Object, class Fields>
+std::string cell_text(const Slot& slot, const Object& object, Fields fields) {
+  std::string out;
+  with_field(object, fields, slot.field, [&](const auto& v) {
+    if constexpr (requires { text(v); }) out = text(v);
+  });
+  return slot.column->kind == ColumnKind::baseline && out.empty() ? "False" : out;
+}
+
+template <class Object, class Fields>
+void parse_cell(const Slot& slot, Object& object, Fields fields, std::string_view cell) {
+  if (slot.column->kind == ColumnKind::baseline && cell == "False") cell = "";
+  with_field(object, fields, slot.field, [&](auto& v) {
+    if constexpr (requires { parse(cell, v); }) parse(cell, v);
+  });
+}
+
+template <class T, class Fields>
+Layout<T, Fields> make_layout(const char* kind, ResultTable table, Fields fields) {
+  Layout<T, Fields> l{kind, fields, {}, {}};
+  bool after = false;
+  for (const ResultColumn& c : result_columns(table)) {
+    if (c.kind == ColumnKind::parameters) {
+      after = true;
+    } else if (c.kind == ColumnKind::info) {
+      l.extra_tail = true;
+    } else {
+      const bool session = c.source == ColumnSource::session;
+      if (!session && c.source != ColumnSource::item)
+        throw std::logic_error("kprof layout: a file cannot hold column " + std::string(c.name));
+      if (l.added_later > 0 && !c.added_later)
+        throw std::logic_error("kprof layout: columns added later must come last");
+      (after ? l.after : l.before)
+          .push_back({&c, session ? field_index<SessionInfo>(session_fields, c.field)
+                                  : field_index<T>(fields, c.field)});
+      l.added_later += c.added_later ? 1 : 0;
+    }
+  }
   return l;
 }
 
-Layout<Row> rows_layout() {
-  Layout<Row> l{"processed_data", {}, {}};
-  l.before = {field("Annotation", &Row::annotation), field("Metric", &Row::metric)};
-  l.after = {field("AvgValue", &Row::mean),    field("StdDev", &Row::stddev),
-             field("MinValue", &Row::min),     field("MaxValue", &Row::max),
-             field("NumRuns", &Row::num_runs), field("Kernel", &Row::kernel)};
-  add_device_columns(l.after);
-  for (auto c : {field("Unit", &Row::unit),
-                 field("CI95_Lower", &Row::ci95_lower),
-                 field("CI95_Upper", &Row::ci95_upper),
-                 field("RelativeStdDevPct", &Row::rel_stddev_pct),
-                 field("StableMeasurement", &Row::stable),
-                 normalized_column(),
-                 field("NormalizationValue", &Row::normalization_value),
-                 field("Geomean", &Row::geomean),
-                 field("Median", &Row::median),
-                 field("KernelIndex", &Row::kernel_index),
-                 field("Config", &Row::config),
-                 session_field<Row>("Backend", &SessionInfo::backend),
-                 session_field<Row>("ReplayMode", &SessionInfo::replay_mode),
-                 session_field<Row>("CacheControl", &SessionInfo::cache_control),
-                 session_field<Row>("Passes", &SessionInfo::passes),
-                 field("RunsDone", &Row::runs_done),
-                 field("StoppedBy", &Row::stopped_by),
-                 field("MeasuredClock", &Row::measured_clock_khz),
-                 field("Temperature", &Row::temperature_c),
-                 field("ThrottledRuns", &Row::throttled_runs)})
-    l.after.push_back(std::move(c));
-  l.extra_tail = true;
-  l.added_later = 5;  // RunsDone ... ThrottledRuns
-  return l;
+auto samples_layout() {
+  return make_layout<Sample>("profiled_data", ResultTable::samples_file, sample_fields);
 }
-
-Layout<ConfigInfo> configs_layout() {
-  return {"configs",
-          {field("Config", &ConfigInfo::config), field("Runs", &ConfigInfo::runs),
-           field("StoppedBy", &ConfigInfo::stopped_by), field("Seconds", &ConfigInfo::seconds)},
-          {}};
+auto rows_layout() { return make_layout<Row>("processed_data", ResultTable::rows, row_fields); }
+auto records_layout() {
+  return make_layout<Record>("records", ResultTable::records_file, record_fields);
 }
-
-Layout<RunInfo> runs_layout() {
-  return {"runs",
-          {field("Config", &RunInfo::config), field("Run", &RunInfo::run),
-           field("Seconds", &RunInfo::seconds), field("ThermalPause", &RunInfo::pause_s),
-           field("MeasuredClock", &RunInfo::sm_clock_khz),
-           field("Temperature", &RunInfo::temperature_c),
-           field("ClockEventReasons", &RunInfo::clock_event_reasons),
-           field("Throttled", &RunInfo::throttled)},
-          {}};
+auto configs_layout() {
+  return make_layout<ConfigInfo>("configs", ResultTable::configs_file, config_fields);
 }
-
-Layout<InfoValue> info_layout() {
-  return {"info",
-          {field("Name", &InfoValue::name), field("Scope", &InfoValue::scope),
-           field("Config", &InfoValue::config), field("Run", &InfoValue::run),
-           field("Annotation", &InfoValue::annotation), field("Value", &InfoValue::value),
-           field("Text", &InfoValue::text)},
-          {}};
-}
+auto runs_layout() { return make_layout<RunInfo>("runs", ResultTable::runs, run_fields); }
+auto info_layout() { return make_layout<InfoValue>("info", ResultTable::info_file, info_fields); }
 
 // processed_data's info columns, in order of first appearance: <name>_Avg, _Std, _Min, _Max
 // for numbers, <name> for one value.
@@ -256,92 +254,34 @@ struct InfoColumns {
   }
 };
 
-Layout<Record> records_layout() {
-  return {"records",
-          {field("Config", &Record::config), field("Run", &Record::run),
-           field("Annotation", &Record::annotation), field("Kernel", &Record::kernel),
-           field("KernelIndex", &Record::kernel_index), field("Metric", &Record::metric),
-           field("Value", &Record::value), field("Unit", &Record::unit)},
-          {}};
-}
-
 // The session, one field a line: <prefix>session-<tag>.csv with the header Field,Value.
 constexpr const char* kSessionKind = "session";
-constexpr char kMetricSeparator = ';';
-
-Column<SessionInfo> metrics_column() {
-  return {"metrics",
-          [](const SessionInfo& s, const SessionInfo&) {
-            std::string out;
-            for (const auto& m : s.metrics) out += (out.empty() ? "" : ";") + m;
-            return out;
-          },
-          [](SessionInfo& s, SessionInfo&, std::string_view v) {
-            s.metrics.clear();
-            while (!v.empty()) {
-              const auto end = std::min(v.find(kMetricSeparator), v.size());
-              s.metrics.emplace_back(v.substr(0, end));
-              v.remove_prefix(std::min(end + 1, v.size()));
-            }
-          }};
-}
-
-std::vector<Column<SessionInfo>> session_columns() {
-  using S = SessionInfo;
-  return {field("gpu", &S::gpu),
-          field("device", &S::device),
-          field("host", &S::host),
-          field("compute_clock_khz", &S::compute_clock_khz),
-          field("memory_clock_khz", &S::memory_clock_khz),
-          field("backend", &S::backend),
-          field("replay_mode", &S::replay_mode),
-          field("cache_control", &S::cache_control),
-          field("clock_control", &S::clock_control),
-          field("passes", &S::passes),
-          field("runs", &S::runs),
-          metrics_column(),
-          field("kprof_version", &S::kprof_version),
-          field("cuda_driver_version", &S::cuda_driver_version),
-          field("cuda_runtime_version", &S::cuda_runtime_version),
-          field("cupti_version", &S::cupti_version),
-          field("started_at", &S::started_at),
-          field("thermal_mode", &S::thermal_mode),
-          field("clock_source", &S::clock_source),
-          field("profiler_seconds", &S::profiler_seconds),
-          field("throttle_threshold", &S::throttle_threshold),
-          field("stop_rel_half_width", &S::stop_rel_half_width),
-          field("stop_min_runs", &S::stop_min_runs),
-          field("stop_max_runs", &S::stop_max_runs),
-          field("stop_time_budget_s", &S::stop_time_budget_s)};
-}
-
-// Session lines added after the first files were written: a file without them reads with the
-// defaults.
-bool session_line_added_later(const std::string& name) {
-  for (const char* n :
-       {"thermal_mode", "throttle_threshold", "stop_rel_half_width", "stop_min_runs",
-        "stop_max_runs", "stop_time_budget_s", "clock_source", "profiler_seconds"})
-    if (name == n) return true;
-  return false;
-}
 
 std::string file_path(const std::string& prefix, const char* kind, const std::string& tag) {
   return prefix + kind + "-" + tag + ".csv";
 }
 
-template <class T>
-Cells header(const Layout<T>& layout, const std::vector<std::string>& params) {
+template <class L>
+Cells header(const L& layout, const std::vector<std::string>& params) {
   Cells names;
-  for (const auto& c : layout.before) names.push_back(c.name);
+  for (const Slot& s : layout.before) names.emplace_back(s.column->name);
   names.insert(names.end(), params.begin(), params.end());
-  for (const auto& c : layout.after) names.push_back(c.name);
+  for (const Slot& s : layout.after) names.emplace_back(s.column->name);
   return names;
+}
+
+template <class T, class Fields>
+void append_cells(const std::vector<Slot>& slots, const T& item, Fields fields,
+                  const SessionInfo& session, Cells& out) {
+  for (const Slot& s : slots)
+    out.push_back(s.column->source == ColumnSource::session ? cell_text(s, session, session_fields)
+                                                            : cell_text(s, item, fields));
 }
 
 // ---- writing -------------------------------------------------------------------------------
 
-template <class T>
-std::string render(const Layout<T>& layout, const std::vector<T>& items, const Results& r) {
+template <class T, class Fields>
+std::string render(const Layout<T, Fields>& layout, const std::vector<T>& items, const Results& r) {
   std::string out;
   std::optional<InfoColumns> info;
   if constexpr (std::is_same_v<T, Row>) info.emplace(items);
@@ -353,9 +293,9 @@ std::string render(const Layout<T>& layout, const std::vector<T>& items, const R
   detail::csv::append_row(out, head);
   for (const T& item : items) {
     Cells cells;
-    for (const auto& c : layout.before) cells.push_back(c.write(item, r.session()));
+    append_cells(layout.before, item, layout.fields, r.session(), cells);
     for (const Value& v : r.sweep().point(item.config)) cells.push_back(param_text(v));
-    for (const auto& c : layout.after) cells.push_back(c.write(item, r.session()));
+    append_cells(layout.after, item, layout.fields, r.session(), cells);
     if constexpr (std::is_same_v<T, Row>) info->cells(item, cells);
     detail::csv::append_row(out, cells);
   }
@@ -410,15 +350,15 @@ class SweepBuilder {
 // Where the `after` columns start in the header `h`, or nullopt when the header does not fit
 // the layout. Without extra_tail they are the last columns; with it, the first place after
 // the `before` columns where they all appear in order.
-template <class T>
-std::optional<std::size_t> after_start(const Cells& h, const Layout<T>& layout) {
+template <class L>
+std::optional<std::size_t> after_start(const Cells& h, const L& layout) {
   const std::size_t b = layout.before.size(), a = layout.after.size();
   if (h.size() < a + b) return std::nullopt;
   for (std::size_t i = 0; i < b; ++i)
-    if (h[i] != layout.before[i].name) return std::nullopt;
+    if (h[i] != layout.before[i].column->name) return std::nullopt;
   const auto fits_at = [&](std::size_t start) {
     for (std::size_t i = 0; i < a; ++i)
-      if (h[start + i] != layout.after[i].name) return false;
+      if (h[start + i] != layout.after[i].column->name) return false;
     return true;
   };
   if (!layout.extra_tail) return fits_at(h.size() - a) ? std::optional(h.size() - a) : std::nullopt;
@@ -427,23 +367,27 @@ std::optional<std::size_t> after_start(const Cells& h, const Layout<T>& layout) 
   return std::nullopt;
 }
 
-template <class T>
-void read_cells(const std::vector<Column<T>>& columns, const std::string* cells, T& item,
+template <class T, class Fields>
+void read_cells(const std::vector<Slot>& slots, Fields fields, const std::string* cells, T& item,
                 SessionInfo& session) {
-  for (std::size_t i = 0; i < columns.size(); ++i) {
+  for (std::size_t i = 0; i < slots.size(); ++i) {
     try {
-      columns[i].read(item, session, cells[i]);
+      if (slots[i].column->source == ColumnSource::session)
+        parse_cell(slots[i], session, session_fields, cells[i]);
+      else
+        parse_cell(slots[i], item, fields, cells[i]);
     } catch (const BadCell& e) {
-      throw BadCell{"column " + columns[i].name + ": " + e.what + ", found '" + cells[i] + "'"};
+      throw BadCell{"column " + std::string(slots[i].column->name) + ": " + e.what + ", found '" +
+                    cells[i] + "'"};
     }
   }
 }
 
-template <class T>
-std::vector<T> read_table(const std::string& path, const Layout<T>& layout, SessionInfo& session,
-                          SweepBuilder& sweep) {
+template <class T, class Fields>
+std::vector<T> read_table(const std::string& path, const Layout<T, Fields>& layout,
+                          SessionInfo& session, SweepBuilder& sweep) {
   const auto lines = detail::csv::parse(detail::read_text_file(path), path);
-  Layout<T> earlier = layout;  // the layout of files written before `added_later` columns
+  Layout<T, Fields> earlier = layout;  // the layout of files written before `added_later` columns
   earlier.after.resize(layout.after.size() - layout.added_later);
   earlier.extra_tail = false;
   std::optional<std::size_t> now, before;
@@ -451,7 +395,7 @@ std::vector<T> read_table(const std::string& path, const Layout<T>& layout, Sess
     now = after_start(lines.front(), layout);
     if (!now && layout.added_later > 0) before = after_start(lines.front(), earlier);
   }
-  const auto& after_columns = before ? earlier.after : layout.after;
+  const auto& after_slots = before ? earlier.after : layout.after;
   const std::optional<std::size_t> after = now ? now : before;
   if (!after) {
     std::string expected;
@@ -472,8 +416,8 @@ std::vector<T> read_table(const std::string& path, const Layout<T>& layout, Sess
       fail(where, "has " + std::to_string(line.size()) + " fields, the header " +
                       std::to_string(head.size()));
     try {
-      read_cells(layout.before, line.data(), items[i], session);
-      read_cells(after_columns, line.data() + *after, items[i], session);
+      read_cells(layout.before, layout.fields, line.data(), items[i], session);
+      read_cells(after_slots, layout.fields, line.data() + *after, items[i], session);
     } catch (const BadCell& e) {
       fail(where, e.what);
     }
@@ -483,11 +427,13 @@ std::vector<T> read_table(const std::string& path, const Layout<T>& layout, Sess
   return items;
 }
 
+// Every session field, by its name in the JSON document.
 std::string render_session(const SessionInfo& session) {
   std::string out;
   detail::csv::append_row(out, {"Field", "Value"});
-  for (const auto& c : session_columns())
-    detail::csv::append_row(out, {c.name, c.write(session, session)});
+  session_fields(session, [&](const char* name, const auto& v) {
+    detail::csv::append_row(out, {name, text(v)});
+  });
   return out;
 }
 
@@ -495,22 +441,22 @@ SessionInfo read_session(const std::string& path) {
   const auto lines = detail::csv::parse(detail::read_text_file(path), path);
   if (lines.empty() || lines.front() != Cells{"Field", "Value"})
     fail(path, "not a kprof session file; expected the header Field,Value");
-  std::map<std::string, std::string> values;
+  std::map<std::string, std::string, std::less<>> values;
   for (std::size_t i = 1; i < lines.size(); ++i) {
     if (lines[i].size() != 2) fail(path, "data line " + std::to_string(i) + " needs 2 fields");
     values[lines[i][0]] = lines[i][1];
   }
   SessionInfo session;
-  for (const auto& c : session_columns()) {
-    const auto it = values.find(c.name);
-    if (it == values.end() && session_line_added_later(c.name)) continue;
-    if (it == values.end()) fail(path, "has no line for " + c.name);
+  session_fields(session, [&](const char* name, auto& field) {
+    const auto it = values.find(name);
+    if (it == values.end() && session_field_added_later(name)) return;
+    if (it == values.end()) fail(path, "has no line for " + std::string(name));
     try {
-      c.read(session, session, it->second);
+      parse(it->second, field);
     } catch (const BadCell& e) {
-      fail(path, c.name + ": " + e.what);
+      fail(path, name + (": " + e.what));
     }
-  }
+  });
   return session;
 }
 

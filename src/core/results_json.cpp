@@ -28,18 +28,13 @@ constexpr int kVersion = 1;
 // with their defaults (empty tables, NaN, 0), so results saved by earlier versions still load.
 // `where`: "session", "rows", or "document" for the tables.
 bool added_later(std::string_view where, std::string_view name) {
+  if (where == "session") return session_field_added_later(name);
   using List = std::initializer_list<std::string_view>;
-  const List session{"thermal_mode",  "throttle_threshold", "stop_rel_half_width",
-                     "stop_min_runs", "stop_max_runs",      "stop_time_budget_s",
-                     "clock_source",  "profiler_seconds"};
   const List rows{"runs_done",     "stopped_by",     "measured_clock_khz",
                   "temperature_c", "throttled_runs", "info"};
   const List document{"configs", "runs", "info"};
   const List none{};
-  const List& names = where == "session"    ? session
-                      : where == "rows"     ? rows
-                      : where == "document" ? document
-                                            : none;
+  const List& names = where == "rows" ? rows : where == "document" ? document : none;
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 

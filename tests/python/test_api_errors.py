@@ -6,7 +6,10 @@ import pickle
 
 import kprof
 import pytest
+from conftest import DATA
 from kprof import _core, errors
+
+DEMO = DATA / "h200-python-demo-2026-11-30.json"
 
 BUILTIN_BASE = {
     "KprofError": Exception,
@@ -38,6 +41,17 @@ def test_every_core_kind_maps_to_its_class(kind):
         _core._raise_error(kind, "something failed")
     assert type(info.value) is cls
     assert info.value.partial_results is None
+
+
+def test_partial_results_of_a_core_error_are_profile_results():
+    """The bindings make them kprof.ProfileResults (kprof.errors imports no results module)."""
+    saved = kprof.load(DEMO)
+    with pytest.raises(errors.MeasurementError) as info:
+        _core._raise_error("MeasurementError", "failed late", saved.core)
+    partial = info.value.partial_results
+    assert type(partial) is kprof.ProfileResults
+    assert partial == saved
+    assert partial.to_dataframe().equals(saved.to_dataframe())
 
 
 def test_every_kind_is_known():

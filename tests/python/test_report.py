@@ -192,6 +192,30 @@ def test_page_shows_context_tables_and_plots(path, tmp_path):
     assert len(samples["rows"]) - 1 == results.core.num_samples
 
 
+def test_context_shows_what_the_file_records_with_numbers_as_the_cli_rounds_them():
+    for path in RECORDINGS:
+        rows = report.context_rows(kprof.load(path).session)
+        assert all(text and text.lower() != "nan" for _, text in rows), path.name
+    counters = dict(
+        report.context_rows(kprof.load(DATA / "h200-python-counters-2026-11-30.json").session)
+    )
+    assert counters["profiler seconds"] == "0.3163"  # recorded as 0.31625873300000007
+    assert counters["throttle threshold"] == "0.75" and counters["clock source"] == "counters"
+    assert not any(label.startswith("stop ") for label in counters)  # no stopping rule
+    demo = dict(report.context_rows(kprof.load(DEMO).session))  # written before the conditions
+    assert list(demo) == [
+        "GPU",
+        "host",
+        "date",
+        "backend",
+        "cache control",
+        "clock control",
+        "runs",
+        "metrics measured",
+        "versions",
+    ]
+
+
 def test_unstable_rows_are_marked(tmp_path):
     pytest.importorskip("matplotlib")
     results = kprof.load(DEMO)

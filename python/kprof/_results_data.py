@@ -1,0 +1,388 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The data of a profile's results: the core's tables as pandas DataFrames, text and JSON.
+
+Every number here was computed by the C++ core (statistics, combination of kernels, derived
+and normalized metrics), and every DataFrame's columns are the core's result layout
+(``kprof._core.result_layout()``, include/kprof/layout.hpp): their names, order, kinds and the
+fields they come from. This module only turns each kind into its dtype and puts the original
+Python config objects into the parameter columns. Plots, reports and files sit in the modules
+above it; :class:`kprof.ProfileResults` joins them.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import os
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, NamedTuple, TypeVar
+
+import numpy as np
+import pandas as pd
+
+from kprof._native import core as _core
+
+__all__ = ["ResultsData"]
+
+_R = TypeVar("_R", bound="ResultsData")
+
+
+class _Column(NamedTuple):
+    """A column of the core's result layout."""
+
+    name: str
+    kind: str  # text, optional_text, integer, optional_integer, real, flag, baseline, ...
+    source: str  # item, session, run or collectors
+    field: str  # the field of the item (or session, or run) the values come from
+    unit: str
+    shown: str  # always, normalized, per_kernel or files
+
+
+@functools.cache
+def _layout(table: str) -> tuple[_Column, ...]:
+    """The columns of one of the core's result tables, in order."""
+    return tuple(_Column(*c) for c in _core.result_layout()[table])
+
+
+def _object_column(values: Sequence[Any]) -> pd.Series:
+    """A column of arbitrary Python objects (tuples, tensors, dtypes...) kept as they are,
+    with plain numbers and strings given their natural dtype."""
+    arr = np.empty(len(values), dtype=object)
+    for i, v in enumerate(values):
+        arr[i] = v  # element by element: sequences must not be broadcast
+    return pd.Series(arr, dtype=object).infer_objects()
+
+
+def _cells(kind: str, values: Sequence[Any]) -> Any:
+    """A column's values with the dtype of its kind; ``None`` is a missing value."""
+    if kind == "real":
+        return np.asarray(values, dtype=float)
+    if kind == "integer":
+        return np.asarray(values, dtype=np.int64)
+    if kind == "optional_integer":
+        return pd.array([None if v is None or v < 0 else v for v in values], dtype="Int64")
+    if kind == "flag":
+        return pd.array(values, dtype="boolean")
+    if kind == "optional_text":
+        # A derived metric without a unit has no unit (nsight-python: NaN), not an empty string.
+        return [v if v else None for v in values]
+    if kind == "baseline":
+        return _object_column([v if v else False for v in values])
+    return list(values)
+
+
+def _column(values: Any, n: int) -> Any:
+    # Empty lists would become float columns; the rows' types matter only when there are rows.
+    if n == 0 and isinstance(values, list):
+        return pd.Series(values, dtype=object)
+    return values
+
+
+def _shown(columns: Sequence[_Column], items: Mapping[str, Sequence[Any]]) -> set[str]:
+    """When a column of a DataFrame appears: always, and in per-kernel mode (a kernel index is
+    set) or when normalizing (a baseline is set) where the items are so."""
+    shown = {"always"}
+    for c in columns:
+        if c.shown == "per_kernel" and any(k >= 0 for k in items[c.field]):
+            shown.add("per_kernel")
+        if c.kind == "baseline" and any(items[c.field]):
+            shown.add("normalized")
+    return shown
+
+
+class ResultsData:
+    """The results of one profile as data: aggregated rows, per-run samples, raw kernel
+    records and the conditions of the runs, as DataFrames (see :class:`kprof.ProfileResults`,
+    which adds plots, reports and saving)."""
+
+    def __init__(
+        self,
+        core: Any,
+        parameters: Sequence[str] | None = None,
+        config_values: Sequence[Sequence[Any]] | None = None,
+        info_objects: dict[tuple[str, int, int, str], Any] | None = None,
+    ) -> None:
+        self._core = core
+        self._info_objects = dict(info_objects or {})
+        self._parameters = list(core.sweep_names if parameters is None else parameters)
+        if config_values is None:
+            config_values = core.sweep_points
+        self._configs = [tuple(c) for c in config_values]
+        if any(len(c) != len(self._parameters) for c in self._configs):
+            raise ValueError("every config needs one value per parameter")
+
+    # --- what there is ------------------------------------------------------------------------
+
+    @property
+    def core(self) -> Any:
+        """The underlying ``kprof._core.Results``."""
+        return self._core
+
+    @property
+    def session(self) -> dict[str, Any]:
+        """Where and how the profile ran: GPU, host, clocks, backend, replay mode, cache
+        control, passes, runs, metrics, versions, start time, and the conditions:
+        ``clock_control``, ``thermal_mode``, ``throttle_threshold`` and the stopping rule
+        (``stop_rel_half_width``, ``stop_min_runs``, ``stop_max_runs``, ``stop_time_budget_s``;
+        NaN / 0 with a fixed number of runs, and ``runs`` is 0 when a rule decided);
+        ``clock_source`` (where ``MeasuredClock`` came from: ``"counters"``, ``"nvml"``,
+        ``"probe kernel"`` or empty) and ``profiler_seconds`` (wall time inside CUPTI's range
+        profiler with counters, NaN without)."""
+        return dict(self._core.session)
+
+    @property
+    def parameters(self) -> list[str]:
+        """Names of the parameter columns."""
+        return list(self._parameters)
+
+    @property
+    def configs(self) -> list[tuple[Any, ...]]:
+        """The configs, in sweep order, as the original Python objects."""
+        return list(self._configs)
+
+    @property
+    def metrics(self) -> list[str]:
+        """The metrics in the rows (measured, then derived), in order of first appearance."""
+        return list(dict.fromkeys(self._core.rows_columns()["metric"]))
+
+    @property
+    def empty(self) -> bool:
+        return bool(self._core.empty())
+
+    def __len__(self) -> int:
+        return int(self._core.num_rows)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ResultsData):
+            return NotImplemented
+        return bool(self._core == other._core)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    # --- DataFrames ---------------------------------------------------------------------------
+
+    def _param_columns(self, config_indices: Sequence[int]) -> dict[str, pd.Series]:
+        return {
+            name: _object_column([self._configs[i][j] for i in config_indices])
+            for j, name in enumerate(self._parameters)
+        }
+
+    def _info_values(self) -> list[tuple[str, str, int, int, str, Any]]:
+        """Every info collector value: (name, scope, config, run, annotation, value), the
+        value as collected (the object, a float, or None when there was none)."""
+        v = self._core.info_values_columns()
+        out = []
+        for name, scope, config, run, annotation, value, text in zip(
+            v["name"],
+            v["scope"],
+            v["config"],
+            v["run"],
+            v["annotation"],
+            v["value"],
+            v["text"],
+            strict=True,
+        ):
+            key = (name, config, run, annotation)
+            if key in self._info_objects:
+                obj = self._info_objects[key]
+            elif text:
+                obj = text
+            else:
+                obj = None if math.isnan(value) else value
+            out.append((name, scope, config, run, annotation, obj))
+        return out
+
+    def _info_row_columns(self, annotations: Sequence[str], configs: Sequence[int]) -> dict:
+        """The rows' info collector columns, in nsight-python's naming. The statistics are the
+        core's; a one-value column shows the first value of the row's (the object itself
+        when this process collected it)."""
+        columns: dict[str, Any] = {}
+        core_columns = self._core.info_columns()
+        values = self._info_values()
+        for name, numeric in self._core.info_layout():
+            if numeric:
+                for suffix in ("_Avg", "_Std", "_Min", "_Max"):
+                    columns[name + suffix] = np.asarray(core_columns[name + suffix], dtype=float)
+                continue
+            mine = [v for v in values if v[0] == name and v[5] is not None]
+            cells = []
+            for annotation, config, core_value in zip(
+                annotations, configs, core_columns[name], strict=True
+            ):
+                first = next((v[5] for v in mine if _belongs(v, annotation, config)), core_value)
+                cells.append(first)
+            columns[name] = _object_column(cells)
+        return columns
+
+    def _info_raw_columns(
+        self, annotations: Sequence[str], configs: Sequence[int], runs: Sequence[int]
+    ) -> dict[str, Any]:
+        """One column per info collector: its value for each (annotation, config, run)."""
+        values = self._info_values()
+        names = list(dict.fromkeys(v[0] for v in values))
+        lookup: dict[tuple[str, int, int, str], Any] = {}
+        once: dict[str, Any] = {}
+        scopes: dict[str, str] = {}
+        for name, scope, config, run, annotation, obj in values:
+            scopes.setdefault(name, scope)
+            if scope == "once":
+                once.setdefault(name, obj)
+            else:
+                lookup[(name, config, run, annotation)] = obj
+        columns: dict[str, Any] = {}
+        for name in names:
+            scope = scopes[name]
+            cells = []
+            for a, c, k in zip(annotations, configs, runs, strict=True):
+                if scope == "once":
+                    cells.append(once.get(name))
+                elif scope == "config":
+                    cells.append(lookup.get((name, c, -1, "")))
+                elif scope == "run":
+                    cells.append(lookup.get((name, c, k, "")))
+                else:
+                    cells.append(lookup.get((name, c, k, a)))
+            columns[name] = _object_column(cells)
+        return columns
+
+    def _run_values(self, items: Mapping[str, Sequence[Any]]) -> Callable[[str], list[Any]]:
+        """The values of a run field for each item's (config, run); None where no run."""
+        r = self._core.runs_columns()
+        by_run = {(c, k): i for i, (c, k) in enumerate(zip(r["config"], r["run"], strict=True))}
+        where = [by_run.get(ck) for ck in zip(items["config"], items["run"], strict=True)]
+        return lambda field: [None if i is None else r[field][i] for i in where]
+
+    def _frame(self, table: str, items: Mapping[str, Sequence[Any]]) -> pd.DataFrame:
+        """The DataFrame of one of the core's tables, its columns in the layout's order."""
+        columns = _layout(table)
+        n = len(items["config"])
+        shown = _shown(columns, items)
+        session = self._core.session
+        run_values = None
+        data: dict[str, Any] = {}
+        for c in columns:
+            if c.shown not in shown:
+                continue
+            if c.kind == "parameters":
+                data.update(self._param_columns(items[c.field]))
+            elif c.kind == "info" and c.source == "item":
+                data.update(self._info_row_columns(items["annotation"], items["config"]))
+            elif c.kind == "info":
+                data.update(
+                    self._info_raw_columns(items["annotation"], items["config"], items["run"])
+                )
+            elif c.source == "session":
+                data[c.name] = _cells(c.kind, [session[c.field]] * n)
+            elif c.source == "run":
+                run_values = run_values or self._run_values(items)
+                data[c.name] = _cells(c.kind, run_values(c.field))
+            else:
+                data[c.name] = _cells(c.kind, items[c.field])
+        return pd.DataFrame({k: _column(v, n) for k, v in data.items()})
+
+    def to_dataframe(self) -> pd.DataFrame:
+        """The aggregated results: one row per (annotation, config, metric), and per kernel
+        in per-kernel mode.
+
+        Columns, nsight-python's first and in its order: ``Annotation``, ``Metric``, one
+        column per parameter (the original config objects), ``AvgValue``, ``StdDev`` (sample,
+        n-1; NaN for one run), ``MinValue``, ``MaxValue``, ``NumRuns`` (runs with a value;
+        failed runs are left out), ``Kernel`` (``"k1|k2"`` when kernels were combined),
+        ``GPU``, ``Host``, ``ComputeClock`` and ``MemoryClock`` (rated clocks, kHz), ``Unit``,
+        ``CI95_Lower`` and ``CI95_Upper`` (Student-t interval of the mean, not nsight-python's
+        z interval), ``RelativeStdDevPct``, ``StableMeasurement`` (RSD < 2 %; a nullable
+        boolean, ``pd.NA`` when undefined), ``Normalized`` (False, or the baseline
+        annotation), ``NormalizationValue`` (only when normalizing: the baseline's mean),
+        ``Geomean`` (over the configs of the annotation and metric). Info collectors' columns
+        come after ``Unit``, as in nsight-python: ``<name>_Avg``, ``<name>_Std``,
+        ``<name>_Min``, ``<name>_Max`` for numbers per config, run or annotation, ``<name>``
+        for once-scope values and values that are not numbers.
+
+        Then kprof's own: ``Median``, ``KernelIndex`` (per-kernel mode only), ``Backend``,
+        ``ReplayMode``, ``CacheControl``, ``Passes``, and the conditions of the config's
+        runs: ``RunsDone`` (runs made, failed ones included), ``StoppedBy`` (``"runs"``, or
+        with a stopping rule ``"precision"``, ``"max_runs"``, ``"time_budget"``),
+        ``MeasuredClock`` (mean SM clock of the runs as NVML read it, kHz like
+        ``ComputeClock``), ``Temperature`` (mean GPU temperature, degrees C),
+        ``ThrottledRuns`` (runs whose clock was below 75% of ``ComputeClock``); NaN without
+        NVML.
+        """
+        return self._frame("rows", self._core.rows_columns())
+
+    def runs_dataframe(self) -> pd.DataFrame:
+        """One row per run of the benchmark function (kprof only): ``Config`` (index into
+        the sweep), ``Run``, ``Seconds`` (wall time of the call), ``ThermalPause`` (seconds the
+        thermal guard paused before it), ``MeasuredClock`` (kHz; with counters the mean clock
+        of the run's kernels, else NVML's reading after the run, or a probe kernel's where NVML
+        has none; NaN when the GPU idled then; ``session["clock_source"]`` says which),
+        ``Temperature`` (degrees C), ``ClockEventReasons`` (NVML's clock event / throttle
+        reason bits), ``Throttled`` (``MeasuredClock``
+        below the threshold share of ``ComputeClock``, 75% by default, NVBench's rule), then
+        the parameter columns. NaN / ``<NA>`` where NVML could not read."""
+        return self._frame("runs", self._core.runs_columns())
+
+    def raw_dataframe(self) -> pd.DataFrame:
+        """One row per (annotation, config, run, metric): the values the statistics were
+        computed from, after kernels were combined and metrics derived (NaN for failed runs).
+
+        Columns: nsight-python's ``profiled_data`` layout ``Annotation``, ``Value``,
+        ``Metric``, ``Kernel``, ``GPU``, ``Host``, ``ComputeClock``, ``MemoryClock``,
+        ``Unit``, one column per info collector (the value collected for that run, config or
+        annotation), then ``Run`` (from 0), ``KernelIndex`` (per-kernel mode only), the run's
+        conditions ``MeasuredClock``, ``Temperature``, ``ClockEventReasons``, ``Throttled``
+        (see :meth:`runs_dataframe`), and the parameter columns last.
+        """
+        return self._frame("samples", self._core.samples_columns())
+
+    def records_dataframe(self) -> pd.DataFrame:
+        """The raw records: one row per measured kernel, run and metric, before kernels were
+        combined (kprof only). Columns: ``Annotation`` (the path, ``"outer/inner"`` when
+        nested), ``Kernel``, ``KernelIndex`` (launch order inside the region in that run),
+        ``Run``, ``Metric``, ``Value``, ``Unit``, then the parameter columns."""
+        return self._frame("records", self._core.records_columns())
+
+    # --- text -----------------------------------------------------------------------------------
+
+    def table(self) -> str:
+        """An aligned text table of the rows, values scaled to readable units."""
+        return str(self._core.table())
+
+    def __str__(self) -> str:
+        return self.table()
+
+    def __repr__(self) -> str:
+        return self.table()
+
+    # --- files ----------------------------------------------------------------------------------
+
+    def to_json(self) -> str:
+        """The whole result (session, sweep, records, samples, rows) as one JSON document."""
+        return str(self._core.to_json())
+
+    @classmethod
+    def from_json(cls: type[_R], text: str) -> _R:
+        return cls(_core.Results.from_json(text))
+
+    def write_csv(self, prefix: str | os.PathLike[str], tag: str) -> list[str]:
+        """Writes nsight-python's CSV files, ``<prefix>profiled_data-<tag>.csv`` (per run)
+        and ``<prefix>processed_data-<tag>.csv`` (aggregated), plus kprof's
+        ``<prefix>records-<tag>.csv`` (raw records) and ``<prefix>session-<tag>.csv``. A
+        missing folder in ``prefix`` is created. Returns the paths written."""
+        prefix = os.fspath(prefix)
+        folder = os.path.dirname(prefix)
+        if folder:
+            os.makedirs(folder, exist_ok=True)
+        return list(self._core.write_csv(prefix, tag))
+
+    @classmethod
+    def read_csv(cls: type[_R], prefix: str | os.PathLike[str], tag: str) -> _R:
+        """Reads the files written by :meth:`write_csv` back."""
+        return cls(_core.Results.read_csv(os.fspath(prefix), tag))
+
+
+def _belongs(value: tuple[str, str, int, int, str, Any], annotation: str, config: int) -> bool:
+    """Whether an info collector value belongs to the row of (annotation, config)."""
+    _, scope, c, _, a, _ = value
+    if scope == "once":
+        return True
+    return c == config and (scope != "annotation" or a == annotation)

@@ -1,0 +1,216 @@
+// The columns of every table of results, in order (include/kprof/layout.hpp). nsight-python's
+// columns keep its names, order and meanings; kprof's own follow them.
+#include "kprof/layout.hpp"
+
+#include <algorithm>
+#include <array>
+
+namespace kprof {
+namespace {
+
+using K = ColumnKind;
+using S = ColumnSource;
+using W = ColumnShown;
+
+template <std::size_t N>
+using Columns = std::array<ResultColumn, N>;
+
+// The parts of a table, one after the other.
+template <std::size_t... N>
+constexpr auto join(const Columns<N>&... parts) {
+  Columns<(N + ...)> out{};
+  auto at = out.begin();
+  ((at = std::copy(parts.begin(), parts.end(), at)), ...);
+  return out;
+}
+
+// The session's device, on every line of the rows and samples (nsight-python's context).
+constexpr auto kDevice = std::to_array<ResultColumn>({
+    {"GPU", K::text, S::session, "gpu"},
+    {"Host", K::text, S::session, "host"},
+    {"ComputeClock", K::integer, S::session, "compute_clock_khz", "kHz"},
+    {"MemoryClock", K::integer, S::session, "memory_clock_khz", "kHz"},
+});
+
+// The rows: one per (annotation, config, metric), and per kernel in per-kernel mode.
+constexpr auto kRowStatistics = std::to_array<ResultColumn>({
+    {"Annotation", K::text, S::item, "annotation"},
+    {"Metric", K::text, S::item, "metric"},
+    {"", K::parameters, S::item, "config"},
+    {"AvgValue", K::real, S::item, "mean", "Unit"},
+    {"StdDev", K::real, S::item, "stddev", "Unit"},  // sample (n-1); NaN for one run
+    {"MinValue", K::real, S::item, "min", "Unit"},
+    {"MaxValue", K::real, S::item, "max", "Unit"},
+    {"NumRuns", K::integer, S::item, "num_runs"},
+    {"Kernel", K::text, S::item, "kernel"},
+});
+
+constexpr auto kRowTail = std::to_array<ResultColumn>({
+    {"Unit", K::optional_text, S::item, "unit"},
+    {"", K::info, S::item, "info"},  // processed_data has them after every other column
+    {"CI95_Lower", K::real, S::item, "ci95_lower", "Unit"},
+    {"CI95_Upper", K::real, S::item, "ci95_upper", "Unit"},
+    {"RelativeStdDevPct", K::real, S::item, "rel_stddev_pct", "%"},
+    {"StableMeasurement", K::flag, S::item, "stable"},
+    {"Normalized", K::baseline, S::item, "normalized_against"},
+    {"NormalizationValue", K::real, S::item, "normalization_value", "Unit", W::normalized},
+    {"Geomean", K::real, S::item, "geomean", "Unit"},
+    // kprof's own
+    {"Median", K::real, S::item, "median", "Unit"},
+    {"KernelIndex", K::integer, S::item, "kernel_index", "", W::per_kernel},
+    {"Config", K::integer, S::item, "config", "", W::files},
+    {"Backend", K::text, S::session, "backend"},
+    {"ReplayMode", K::text, S::session, "replay_mode"},
+    {"CacheControl", K::text, S::session, "cache_control"},
+    {"Passes", K::integer, S::session, "passes"},
+    {"RunsDone", K::integer, S::item, "runs_done", "", W::always, true},
+    {"StoppedBy", K::optional_text, S::item, "stopped_by", "", W::always, true},
+    {"MeasuredClock", K::real, S::item, "measured_clock_khz", "kHz", W::always, true},
+    {"Temperature", K::real, S::item, "temperature_c", "C", W::always, true},
+    {"ThrottledRuns", K::real, S::item, "throttled_runs", "", W::always, true},
+});
+
+constexpr auto kRows = join(kRowStatistics, kDevice, kRowTail);
+
+// The samples: one per (annotation, config, run, metric), and per kernel in per-kernel mode.
+// nsight-python's profiled_data columns first.
+constexpr auto kSampleValues = std::to_array<ResultColumn>({
+    {"Annotation", K::text, S::item, "annotation"},
+    {"Value", K::real, S::item, "value", "Unit"},
+    {"Metric", K::text, S::item, "metric"},
+    {"Kernel", K::text, S::item, "kernel"},
+});
+
+constexpr auto kSampleTail = std::to_array<ResultColumn>({
+    {"Unit", K::optional_text, S::item, "unit"},
+    {"", K::info, S::collectors, ""},
+    {"Run", K::integer, S::item, "run"},
+    {"KernelIndex", K::integer, S::item, "kernel_index", "", W::per_kernel},
+    {"MeasuredClock", K::real, S::run, "sm_clock_khz", "kHz"},
+    {"Temperature", K::real, S::run, "temperature_c", "C"},
+    {"ClockEventReasons", K::optional_integer, S::run, "clock_event_reasons"},
+    {"Throttled", K::flag, S::run, "throttled"},
+    {"", K::parameters, S::item, "config"},
+});
+
+constexpr auto kSampleFileTail = std::to_array<ResultColumn>({
+    {"Unit", K::optional_text, S::item, "unit"},
+    {"KernelIndex", K::integer, S::item, "kernel_index"},
+    {"Run", K::integer, S::item, "run"},
+    {"Config", K::integer, S::item, "config"},
+    {"", K::parameters, S::item, "config"},
+});
+
+constexpr auto kSamples = join(kSampleValues, kDevice, kSampleTail);
+constexpr auto kSamplesFile = join(kSampleValues, kDevice, kSampleFileTail);
+
+// The raw records: one per measured kernel, run and metric.
+constexpr auto kRecords = std::to_array<ResultColumn>({
+    {"Annotation", K::text, S::item, "annotation"},  // the path: "outer/inner" when nested
+    {"Kernel", K::text, S::item, "kernel"},
+    {"KernelIndex", K::integer, S::item, "kernel_index"},
+    {"Run", K::integer, S::item, "run"},
+    {"Metric", K::text, S::item, "metric"},
+    {"Value", K::real, S::item, "value", "Unit"},
+    {"Unit", K::optional_text, S::item, "unit"},
+    {"", K::parameters, S::item, "config"},
+});
+
+constexpr auto kRecordsFile = std::to_array<ResultColumn>({
+    {"Config", K::integer, S::item, "config"},
+    {"Run", K::integer, S::item, "run"},
+    {"Annotation", K::text, S::item, "annotation"},
+    {"Kernel", K::text, S::item, "kernel"},
+    {"KernelIndex", K::integer, S::item, "kernel_index"},
+    {"Metric", K::text, S::item, "metric"},
+    {"Value", K::real, S::item, "value", "Unit"},
+    {"Unit", K::optional_text, S::item, "unit"},
+    {"", K::parameters, S::item, "config"},
+});
+
+constexpr auto kRuns = std::to_array<ResultColumn>({
+    {"Config", K::integer, S::item, "config"},
+    {"Run", K::integer, S::item, "run"},
+    {"Seconds", K::real, S::item, "seconds", "s"},
+    {"ThermalPause", K::real, S::item, "pause_s", "s"},
+    {"MeasuredClock", K::real, S::item, "sm_clock_khz", "kHz"},
+    {"Temperature", K::real, S::item, "temperature_c", "C"},
+    {"ClockEventReasons", K::optional_integer, S::item, "clock_event_reasons"},
+    {"Throttled", K::flag, S::item, "throttled"},
+    {"", K::parameters, S::item, "config"},
+});
+
+constexpr auto kConfigsFile = std::to_array<ResultColumn>({
+    {"Config", K::integer, S::item, "config"},
+    {"Runs", K::integer, S::item, "runs"},
+    {"StoppedBy", K::text, S::item, "stopped_by"},
+    {"Seconds", K::real, S::item, "seconds", "s"},
+    {"", K::parameters, S::item, "config"},
+});
+
+constexpr auto kInfoFile = std::to_array<ResultColumn>({
+    {"Name", K::text, S::item, "name"},
+    {"Scope", K::text, S::item, "scope"},
+    {"Config", K::integer, S::item, "config"},
+    {"Run", K::integer, S::item, "run"},
+    {"Annotation", K::text, S::item, "annotation"},
+    {"Value", K::real, S::item, "value"},
+    {"Text", K::text, S::item, "text"},
+    {"", K::parameters, S::item, "config"},
+});
+
+struct TableEntry {
+  ResultTable table;
+  std::string_view name;
+  std::span<const ResultColumn> columns;
+};
+
+constexpr TableEntry kTables[] = {
+    {ResultTable::rows, "rows", kRows},
+    {ResultTable::samples, "samples", kSamples},
+    {ResultTable::samples_file, "samples_file", kSamplesFile},
+    {ResultTable::records, "records", kRecords},
+    {ResultTable::records_file, "records_file", kRecordsFile},
+    {ResultTable::runs, "runs", kRuns},
+    {ResultTable::configs_file, "configs_file", kConfigsFile},
+    {ResultTable::info_file, "info_file", kInfoFile},
+};
+
+static_assert(std::size(kTables) == kResultTables.size());
+
+const TableEntry& entry(ResultTable table) {
+  return *std::find_if(std::begin(kTables), std::end(kTables),
+                       [&](const TableEntry& e) { return e.table == table; });
+}
+
+// Names of the enumerators, in their order.
+constexpr std::string_view kKindNames[] = {"text", "optional_text", "integer",  "optional_integer",
+                                           "real", "flag",          "baseline", "parameters",
+                                           "info"};
+constexpr std::string_view kSourceNames[] = {"item", "session", "run", "collectors"};
+constexpr std::string_view kShownNames[] = {"always", "normalized", "per_kernel", "files"};
+
+}  // namespace
+
+std::span<const ResultColumn> result_columns(ResultTable table) { return entry(table).columns; }
+
+const std::vector<std::string>& result_column_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const TableEntry& t : kTables) {
+      if (t.table == ResultTable::configs_file || t.table == ResultTable::info_file) continue;
+      for (const ResultColumn& c : t.columns)
+        if (!c.name.empty() && std::find(out.begin(), out.end(), c.name) == out.end())
+          out.emplace_back(c.name);
+    }
+    return out;
+  }();
+  return names;
+}
+
+std::string_view to_string(ResultTable table) { return entry(table).name; }
+std::string_view to_string(ColumnKind kind) { return kKindNames[static_cast<int>(kind)]; }
+std::string_view to_string(ColumnSource source) { return kSourceNames[static_cast<int>(source)]; }
+std::string_view to_string(ColumnShown shown) { return kShownNames[static_cast<int>(shown)]; }
+
+}  // namespace kprof
