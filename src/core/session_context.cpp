@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "core/result_fields.hpp"
-#include "core/units.hpp"
+#include "kprof/units.hpp"
 #include "kprof/device.hpp"
 #include "kprof/layout.hpp"
 
@@ -111,7 +111,7 @@ bool told_by_a_fact(std::string_view field) {
 // A session field as a report shows it; "" for NaN.
 std::string field_text(const std::string& v) { return v; }
 std::string field_text(const std::vector<std::string>& v) { return joined(v); }
-std::string field_text(double v) { return std::isnan(v) ? "" : detail::format_number(v); }
+std::string field_text(double v) { return std::isnan(v) ? "" : format_number(v); }
 template <class I>
   requires std::is_integral_v<I>
 std::string field_text(I v) {
