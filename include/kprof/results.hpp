@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "kprof/options.hpp"
 #include "kprof/sweep.hpp"
 
 namespace kprof {
@@ -185,6 +186,13 @@ class Results {
   // Every value the info collectors returned (raw data).
   const std::vector<InfoValue>& info() const noexcept { return info_; }
   bool empty() const noexcept { return rows_.empty(); }
+
+  // Aggregates raw records and conditions with the rules of a profile under `options` (kernels
+  // combined, metrics derived and normalized, statistics, conditions per row), without a GPU:
+  // saved records analysed again under other options, or made-up records in tests.
+  static Results aggregate(SessionInfo session, Sweep sweep, std::vector<Record> records,
+                           const Options& options, std::vector<ConfigInfo> configs = {},
+                           std::vector<RunInfo> runs = {}, std::vector<InfoValue> info = {});
 
   // An aligned text table of the rows, values scaled to readable units.
   std::string table() const;

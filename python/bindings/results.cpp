@@ -14,14 +14,13 @@
 #include <vector>
 
 #include "common.hpp"
-#include "core/aggregate.hpp"
-#include "core/result_fields.hpp"
 #include "kprof/options.hpp"
+#include "kprof/result_fields.hpp"
 
 namespace kprof::py {
 namespace {
 
-using namespace kprof::detail::fields;
+using namespace kprof::fields;
 
 // A field as Python sees it: an unset optional is None.
 template <typename T>
@@ -166,8 +165,14 @@ std::vector<Item> from_columns(const nb::object& table, Fields fields) {
 
 // The conditions tables from columns as configs_columns(), runs_columns() and
 // info_values_columns() give them (any may be None); for tests and offline re-analysis.
-kprof::detail::Conditions conditions_from_columns(const nb::object& configs, const nb::object& runs,
-                                                  const nb::object& info) {
+struct Conditions {
+  std::vector<kprof::ConfigInfo> configs;
+  std::vector<kprof::RunInfo> runs;
+  std::vector<kprof::InfoValue> info;
+};
+
+Conditions conditions_from_columns(const nb::object& configs, const nb::object& runs,
+                                   const nb::object& info) {
   return {from_columns<kprof::ConfigInfo>(configs, config_fields),
           from_columns<kprof::RunInfo>(runs, run_fields),
           from_columns<kprof::InfoValue>(info, info_fields)};
@@ -316,12 +321,13 @@ void bind_results(nb::module_& m) {
         kprof::SessionInfo s = session_from_dict(session, std::move(defaults));
         kprof::Sweep sweep = make_sweep(names, points);
         std::vector<kprof::Record> recs = records_from_columns(records);
-        kprof::detail::Conditions conditions = conditions_from_columns(configs, runs, info);
+        Conditions conditions = conditions_from_columns(configs, runs, info);
         PyErrorStash stash;
         StashScope scope(&stash);
         try {
-          return kprof::detail::aggregate(std::move(s), std::move(sweep), std::move(recs), options,
-                                          std::move(conditions));
+          return kprof::Results::aggregate(std::move(s), std::move(sweep), std::move(recs), options,
+                                           std::move(conditions.configs),
+                                           std::move(conditions.runs), std::move(conditions.info));
         } catch (const kprof::Error& e) {
           raise_from_core(e, stash);
         } catch (const std::exception&) {

@@ -32,16 +32,16 @@
 
 #include "core/aggregate.hpp"
 #include "core/csv.hpp"
-#include "core/result_fields.hpp"
 #include "kprof/errors.hpp"
 #include "kprof/layout.hpp"
+#include "kprof/result_fields.hpp"
 #include "kprof/results.hpp"
 
 namespace kprof {
 namespace {
 
 using Cells = std::vector<std::string>;
-using namespace detail::fields;
+using namespace fields;
 
 // ---- cell text -----------------------------------------------------------------------------
 

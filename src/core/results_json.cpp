@@ -11,15 +11,15 @@
 #include <utility>
 
 #include "core/csv.hpp"
-#include "core/result_fields.hpp"
 #include "kprof/errors.hpp"
+#include "kprof/result_fields.hpp"
 #include "kprof/results.hpp"
 
 namespace kprof {
 namespace {
 
 using Json = nlohmann::ordered_json;
-using namespace detail::fields;
+using namespace fields;
 
 constexpr const char* kFormat = "kprof-results";
 constexpr int kVersion = 1;

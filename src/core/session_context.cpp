@@ -9,10 +9,10 @@
 #include <utility>
 #include <vector>
 
-#include "core/result_fields.hpp"
-#include "kprof/units.hpp"
 #include "kprof/device.hpp"
 #include "kprof/layout.hpp"
+#include "kprof/result_fields.hpp"
+#include "kprof/units.hpp"
 
 namespace kprof {
 namespace {
@@ -121,7 +121,7 @@ std::string field_text(I v) {
 // The session fields no fact tells, with their text, in order.
 std::vector<std::pair<std::string, std::string>> other_fields(const SessionInfo& s) {
   std::vector<std::pair<std::string, std::string>> out;
-  detail::fields::session_fields(
+  fields::session_fields(
       s, [&](const char* name, const auto& v) { out.emplace_back(name, field_text(v)); });
   std::erase_if(out, [](const auto& f) { return told_by_a_fact(f.first); });
   return out;

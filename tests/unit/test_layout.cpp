@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "core/result_fields.hpp"
 #include "kprof/layout.hpp"
 #include "kprof/options.hpp"
+#include "kprof/result_fields.hpp"
 
 using namespace kprof;
 
@@ -26,7 +26,7 @@ std::set<std::string> field_names(Fields fields) {
 
 // The fields of each table's item.
 std::set<std::string> item_fields(ResultTable table) {
-  using namespace detail::fields;
+  using namespace fields;
   switch (table) {
     case ResultTable::rows:
       return field_names<Row>(row_fields);
@@ -55,8 +55,8 @@ const ContextRow* find(const std::vector<ContextRow>& rows, const std::string& l
 }  // namespace
 
 TEST(Layout, EveryColumnNamesAFieldOfItsSource) {
-  const auto session = field_names<SessionInfo>(detail::fields::session_fields);
-  const auto run = field_names<RunInfo>(detail::fields::run_fields);
+  const auto session = field_names<SessionInfo>(fields::session_fields);
+  const auto run = field_names<RunInfo>(fields::run_fields);
   for (const ResultTable table : kResultTables) {
     const auto items = item_fields(table);
     ASSERT_FALSE(result_columns(table).empty()) << to_string(table);

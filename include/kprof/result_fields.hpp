@@ -9,7 +9,7 @@
 
 #include "kprof/results.hpp"
 
-namespace kprof::detail::fields {
+namespace kprof::fields {
 
 inline constexpr auto session_fields = [](auto& s, auto&& f) {
   f("gpu", s.gpu);
@@ -137,4 +137,4 @@ inline constexpr auto info_stat_fields = [](auto& v, auto&& f) {
   f("max", v.max);
 };
 
-}  // namespace kprof::detail::fields
+}  // namespace kprof::fields
