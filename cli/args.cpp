@@ -34,6 +34,29 @@ std::optional<std::string> ParsedArgs::get(const std::string& name) const {
   return it->second;
 }
 
+std::string flag_of(std::string_view option) {
+  std::string flag = "--" + std::string(option);
+  std::replace(flag.begin(), flag.end(), '_', '-');
+  return flag;
+}
+
+std::string option_choices(std::string_view option) {
+  std::vector<std::string> names;
+  const Options defaults;
+  for_each_row(kOptionTable, [&](const auto& row) {
+    if constexpr (requires { row.rule.choices; }) {
+      if (row.name != option) return;
+      const auto current = row.access.get(defaults);
+      for (const auto& c : row.rule.choices)
+        names.push_back(std::string(c.name) + (c.value == current ? " (default)" : ""));
+    }
+  });
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  return out;
+}
+
 std::string one_line(const std::string& message) {
   std::string out;
   std::size_t begin = 0;

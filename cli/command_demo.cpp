@@ -111,32 +111,37 @@ std::vector<DerivedValue> demo_derive(const std::vector<DemoCase>& cases,
 std::vector<std::string> demo_metrics(const std::optional<std::string>& list) {
   // The duration comes first: the bandwidth is derived from it.
   std::vector<std::string> metrics = {std::string(kDurationMetric)};
-  if (list)
-    for (const std::string& m : split_list(*list))
-      if (m != kDurationMetric) metrics.push_back(m);
+  if (!list) return metrics;
+  Options given;
+  set_option(given, "metrics", *list);  // the table's text form: comma-separated names
+  for (const std::string& m : given.metrics)
+    if (m != kDurationMetric) metrics.push_back(m);
   return metrics;
+}
+
+// The demo's options, checked before any GPU work. --replay-mode and --metrics are options of
+// the table (kprof/options.hpp), read in its text form and named by their flag when invalid;
+// --runs is the demo's own (at most kMaxRuns, no stopping rule).
+Options demo_options(const ParsedArgs& args) {
+  Options options;
+  options.runs = args.has("--runs") ? parse_positive_int("--runs", *args.get("--runs"), kMaxRuns)
+                                    : kDemoDefaultRuns;
+  options.cache_control = CacheControl::all;
+  try {
+    options.metrics = demo_metrics(args.get("--metrics"));
+    if (const auto mode = args.get("--replay-mode")) set_option(options, "replay_mode", *mode);
+    options.validate();  // unknown sets, and with a GPU unknown names, before any GPU work
+  } catch (const OptionError& e) {
+    throw UsageError(flag_of(e.option()) + ": " + e.what());
+  }
+  return options;
 }
 
 int command_demo(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   // Everything the command line can get wrong is rejected before any GPU work.
-  const int runs = args.has("--runs") ? parse_positive_int("--runs", *args.get("--runs"), kMaxRuns)
-                                      : kDemoDefaultRuns;
+  Options options = demo_options(args);
   if (const auto prefix = args.get("--csv")) check_output_dir("--csv", *prefix, true);
   if (const auto path = args.get("--json")) check_output_dir("--json", *path, false);
-  Options options;
-  options.runs = runs;
-  options.cache_control = CacheControl::all;
-  options.metrics = demo_metrics(args.get("--metrics"));
-  try {
-    if (const auto mode = args.get("--replay-mode")) options.replay_mode = parse_replay_mode(*mode);
-  } catch (const OptionError& e) {
-    throw UsageError(std::string("--replay-mode: ") + e.what());
-  }
-  try {
-    options.validate();  // unknown sets, and with a GPU unknown names, before any GPU work
-  } catch (const OptionError& e) {
-    throw UsageError(std::string("--metrics: ") + e.what());
-  }
 
   const SystemInfo sys = query_system();
   if (const std::string reason = no_gpu_reason(sys); !reason.empty()) {

@@ -11,6 +11,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cli/cli.hpp"
@@ -64,6 +65,14 @@ int parse_positive_int(const std::string& option, const std::string& value, int 
 
 // A finite decimal number ("2", "0.5", "1e-3"); UsageError naming the option otherwise.
 double parse_number(const std::string& option, const std::string& value);
+
+// The command-line flag of an option of the table (kprof/options.hpp): "replay_mode" ->
+// "--replay-mode".
+std::string flag_of(std::string_view option);
+
+// The names an option of the table takes, its default marked: "kernel (default), range or
+// application". Empty for an option that is not one of names.
+std::string option_choices(std::string_view option);
 
 // Collapses a message onto one line (newlines become "; ").
 std::string one_line(const std::string& message);

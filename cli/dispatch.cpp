@@ -61,7 +61,7 @@ const std::vector<Command>& commands() {
          "hardware counters to measure too, comma-separated names or sets (set:memory); "
          "`kprof metrics --sets` lists the sets"},
         {"--replay-mode", "MODE",
-         "with --metrics: kernel (default), range or application (docs/metrics.md)"}},
+         "with --metrics: " + option_choices("replay_mode") + " (docs/metrics.md)"}},
        command_demo},
       {"metrics",
        "the hardware counters of a chip: search, describe, metric sets, pass counts (no GPU "

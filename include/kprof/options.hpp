@@ -1,7 +1,12 @@
-// What a profile measures and how: the options struct and its enumerations.
+// What a profile measures and how: the options struct, its enumerations, and the table that
+// declares every option once.
 //
 // Names and defaults follow nsight-python's analyze.kernel, so a user of one reads the other.
-// String forms ("all", "none", ...) are parsed here, once, for every front end.
+// An option is a field of Options (with its default) and a row of kOptionTable below (its name,
+// what is valid, one line of doc). Options::validate(), set_option() (the text form, used by the
+// command line), the Python bindings and Python's settings read the table; Python's
+// analyze.kernel adds the option's keyword to its signature (docs/architecture.md, "Adding an
+// option").
 #pragma once
 
 #include <cstddef>
@@ -9,8 +14,11 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <variant>
 #include <vector>
+
+#include "kprof/option_table.hpp"
 
 namespace kprof {
 
@@ -19,12 +27,16 @@ enum class CacheControl {
   all,   // flush L2 before every measured kernel (cold cache), outside the measured time
   none,  // leave caches as the previous work left them (warm)
 };
+inline constexpr Choice<CacheControl> kCacheControlNames[] = {{CacheControl::all, "all"},
+                                                              {CacheControl::none, "none"}};
 
 // SM clock during the profile.
 enum class ClockControl {
   none,  // leave clocks as they are (nsight-python's default)
   base,  // lock the SM clock to its base frequency
 };
+inline constexpr Choice<ClockControl> kClockControlNames[] = {{ClockControl::none, "none"},
+                                                              {ClockControl::base, "base"}};
 
 // How hardware counters that need several passes are replayed.
 enum class ReplayMode {
@@ -35,11 +47,18 @@ enum class ReplayMode {
   // an L2 flush, which CUPTI's kernel replay before 13.4 cannot give its later passes.
   application,
 };
+inline constexpr Choice<ReplayMode> kReplayModeNames[] = {{ReplayMode::kernel, "kernel"},
+                                                          {ReplayMode::range, "range"},
+                                                          {ReplayMode::application, "application"}};
 
 enum class ThermalMode { automatic, manual, off };
+inline constexpr Choice<ThermalMode> kThermalModeNames[] = {
+    {ThermalMode::automatic, "auto"}, {ThermalMode::manual, "manual"}, {ThermalMode::off, "off"}};
 
 // Output on the terminal. Numbers match nsight-python's VerbosityLevel.
 enum class Verbosity { silent = 0, info = 3, debug = 4 };
+inline constexpr Choice<Verbosity> kVerbosityNames[] = {
+    {Verbosity::silent, "silent"}, {Verbosity::info, "info"}, {Verbosity::debug, "debug"}};
 
 // How several kernels of one region are reduced to one value per run.
 enum class CombineKind {
@@ -50,6 +69,11 @@ enum class CombineKind {
   mean,
   custom,  // Options::combine_fn, a binary reduction applied left to right in launch order
 };
+// The names users give: 'auto' is the default (None in Python), 'custom' comes with a function.
+inline constexpr Choice<CombineKind> kCombineNames[] = {{CombineKind::sum, "sum"},
+                                                        {CombineKind::max, "max"},
+                                                        {CombineKind::min, "min"},
+                                                        {CombineKind::mean, "mean"}};
 
 // The default metric: kernel duration in nanoseconds.
 inline constexpr std::string_view kDurationMetric = "gpu__time_duration.sum";
@@ -103,6 +127,11 @@ enum class CollectionScope {
   run,         // before every run (after the thermal guard)
   annotation,  // whenever an annotation opens, before its region starts
 };
+inline constexpr Choice<CollectionScope> kCollectionScopeNames[] = {
+    {CollectionScope::once, "once"},
+    {CollectionScope::config, "config"},
+    {CollectionScope::run, "run"},
+    {CollectionScope::annotation, "annotation"}};
 
 // Where a collector is called from. `run` is -1 for once and config scope; `config` is 0 for
 // once scope; `annotation` is the annotation's path ("outer/inner"), set in annotation scope.
@@ -161,6 +190,136 @@ struct Options {
   // lacks. Called by profile() before any GPU work.
   void validate() const;
 };
+
+// `runs` is one option over two fields: a number of runs, or a stopping rule.
+using RunsValue = std::variant<int, StoppingRule>;
+struct RunsField {
+  using Value = RunsValue;
+  static Value get(const Options& o);
+  static void set(Options& o, Value v);  // a number of runs clears the stopping rule
+};
+
+// `combine_kernel_metrics` is one option over two fields: the kind, and the function of kind
+// custom.
+struct CombineValue {
+  CombineKind kind = CombineKind::automatic;
+  CombineFn fn;  // kind == custom
+};
+struct CombineField {
+  using Value = CombineValue;
+  static Value get(const Options& o);
+  static void set(Options& o, Value v);
+};
+
+namespace rules {
+
+// A number of runs >= 1, or a stopping rule whose fields are valid (runs.min_runs, ...).
+struct Runs {
+  std::string_view valid;
+  void check(std::string_view option, const RunsValue& value) const;
+};
+
+// At least one metric, each a name of the current GPU's chip or a set ("set:memory").
+struct MetricNames {
+  std::string_view noun;
+  std::string_view valid;  // an empty list
+  void check(std::string_view option, const std::vector<std::string>& metrics) const;
+};
+
+// One of `names`, or a function (kind custom) of two values.
+struct Combine {
+  std::span<const Choice<CombineKind>> names;
+  std::string_view valid;  // what is valid besides the names
+  void check(std::string_view option, const CombineValue& value) const;
+};
+
+// Collectors with distinct, non-empty names that are not kprof's columns, each with a function.
+struct Collectors {
+  std::string_view valid;  // the form the front ends give them in
+  void check(std::string_view option, const std::vector<InfoCollector>& collectors) const;
+};
+
+}  // namespace rules
+
+// Every option, once. The name is the keyword of Python's analyze.kernel and what OptionError
+// names; the default is the field's; rows with Reach::cpp are not keywords of analyze.kernel.
+inline constexpr auto kOptionTable = std::tuple{
+    option("runs", RunsField{}, rules::Runs{"an integer >= 1, 'auto' or a kprof.StoppingRule"},
+           "runs per config, or a stopping rule that runs each config until its mean is known "
+           "well enough ('auto': within 1% in 5 to 100 runs)"),
+    option("metrics", Field<&Options::metrics>{},
+           rules::MetricNames{"metric names", "at least one metric name"},
+           "the metrics to collect: names of the GPU's chip or sets (set:NAME)"),
+    option("cache_control", Field<&Options::cache_control>{},
+           rules::OneOf<CacheControl>{kCacheControlNames},
+           "L2 state at the start of every measured kernel: flushed (all) or warm (none)"),
+    option("clock_control", Field<&Options::clock_control>{},
+           rules::OneOf<ClockControl>{kClockControlNames},
+           "SM clock during the profile: as it is (none) or locked to base (base)"),
+    option("replay_mode", Field<&Options::replay_mode>{},
+           rules::OneOf<ReplayMode>{kReplayModeNames},
+           "how hardware counters that need several passes are replayed"),
+    option("thermal_mode", Field<&Options::thermal_mode>{},
+           rules::OneOf<ThermalMode>{kThermalModeNames},
+           "the thermal guard: pauses before a run while the GPU is hot"),
+    option("thermal_wait", Field<&Options::thermal, &ThermalOptions::wait>{},
+           rules::Any{"an integer, or None"},
+           "thermal headroom (degrees C) at which the guard pauses; default 10"),
+    option("thermal_cont", Field<&Options::thermal, &ThermalOptions::cont>{},
+           rules::Any{"an integer, or None"},
+           "thermal headroom at which a paused guard resumes; default 20"),
+    option("thermal_timeout", Field<&Options::thermal, &ThermalOptions::timeout_s>{},
+           rules::AtLeast{1, "a positive number of seconds"},
+           "seconds a thermal pause may last; default 180"),
+    option("thermal_device", Field<&Options::thermal, &ThermalOptions::device>{},
+           rules::AtLeast{0, "a CUDA device ordinal (>= 0), or none for the profiled device"},
+           "CUDA ordinal of the GPU the thermal guard watches; default the profiled one"),
+    option("ignore_kernel_list", Field<&Options::ignore_kernels>{},
+           rules::Names{"kernel names", "non-empty kernel names"},
+           "kernels not measured (mangled name, demangled name, or without its parameters)"),
+    option("combine_kernel_metrics", CombineField{},
+           rules::Combine{kCombineNames, "'sum', 'max', 'min', 'mean' or a function of two values"},
+           "how the kernels of one region in one run become one value"),
+    option("per_kernel", Field<&Options::per_kernel>{}, rules::Any{"true or false"},
+           "one row per kernel of a region instead of one per region"),
+    option("derive_metric", Field<&Options::derive>{}, rules::Any{"a function, or None"},
+           "computes metrics of each run from the measured ones"),
+    option("normalize_against", Field<&Options::normalize_against>{},
+           rules::NameOrNone{"the name of an annotation (str), or None"},
+           "the annotation every other one is divided by, per config and metric"),
+    option("output_prefix", Field<&Options::output_prefix>{},
+           rules::PathPrefix{"a path prefix (str or os.PathLike), or None"},
+           "where output_csv writes; by default a fresh temporary folder"),
+    option("output_csv", Field<&Options::output_csv>{}, rules::Any{"true or false"},
+           "write nsight-python's CSV files after the profile"),
+    option("verbosity", Field<&Options::verbosity>{},
+           rules::OneOf<Verbosity>{kVerbosityNames,
+                                   "VerbosityLevel.SILENT (0), VerbosityLevel.INFO (3) or "
+                                   "VerbosityLevel.DEBUG (4)",
+                                   true},
+           "what is printed while profiling"),
+    option("info_collectors", Field<&Options::info_collectors>{},
+           rules::Collectors{"(name, scope, function) tuples"},
+           "functions whose values become columns of the results"),
+    option("throttle_threshold", Field<&Options::throttle_threshold>{},
+           rules::Between{0, 1,
+                          "a share of the rated SM clock between 0 and 1 (0: no throttle check)"},
+           "runs measured below this share of the rated SM clock count as throttled", Reach::cpp),
+};
+
+// Sets the option `name` (a name of kOptionTable) from its text form, as a command line gives
+// it: a number, a name, 'auto' for runs, 'none' for an unset number, a comma-separated list.
+// Throws OptionError naming the option, the text and what is valid (for an unknown option, the
+// option names).
+void set_option(Options& options, std::string_view name, std::string_view text);
+
+// Every option with its value, "runs=3, metrics=['gpu__time_duration.sum'], ...".
+std::string to_string(const Options& options);
+
+// The prefix output_csv writes with: output_prefix, with its folder made, or when it is empty a
+// fresh temporary folder "<tmp>/kprof_XXXXXX/" (nsight-python's default). Throws Error when the
+// folder cannot be made.
+std::string make_output_prefix(const Options& options);
 
 // Parse the string form of an option; throws OptionError naming `option`, the value and the
 // valid choices.

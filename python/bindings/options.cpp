@@ -1,23 +1,28 @@
-// kprof::Options as _core.Options. String options are parsed by the core's parse_* functions,
-// so an invalid value raises kprof.errors.OptionError naming the option, the value and the
-// valid choices, with the same wording as the C++ API and the CLI.
+// kprof::Options as _core.Options, one property per row of the option table
+// (kprof/options.hpp), named as the row (the keyword of analyze.kernel). A Python value is
+// converted by the type of its row and the core checks it (Options.validate()); a value of the
+// wrong type raises kprof.errors.OptionError with the row's name and valid text, as the core's
+// own checks do.
 #include "kprof/options.hpp"
 
-#include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
 #include <atomic>
-#include <cmath>
-#include <cstdio>
+#include <climits>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "common.hpp"
+#include "kprof/metrics.hpp"
 
 namespace kprof::py {
 namespace {
+
+template <typename Row>
+using ValueOf = typename std::remove_cvref_t<Row>::Value;
 
 // A Python exception of type `type` with `message`, thrown as nb::python_error.
 [[noreturn]] void throw_py(PyObject* type, const std::string& message) {
@@ -29,9 +34,12 @@ std::string py_type_name(nb::handle h) {
   return nb::cast<std::string>(nb::str(h.type().attr("__name__")));
 }
 
-// A number from a Python object (float, int, numpy scalar...), or nullopt.
+std::string repr_of(nb::handle h) { return nb::cast<std::string>(nb::repr(h)); }
+
+// A number from a Python object (float, int, numpy scalar...), or nullopt; never a bool or text.
 std::optional<double> as_number(nb::handle h) {
-  if (PyUnicode_Check(h.ptr()) || PyBytes_Check(h.ptr())) return std::nullopt;
+  if (PyBool_Check(h.ptr()) || PyUnicode_Check(h.ptr()) || PyBytes_Check(h.ptr()))
+    return std::nullopt;
   double d = PyFloat_AsDouble(h.ptr());
   if (d == -1.0 && PyErr_Occurred()) {
     PyErr_Clear();
@@ -39,6 +47,21 @@ std::optional<double> as_number(nb::handle h) {
   }
   return d;
 }
+
+// An int from a Python integer (operator.index: int, numpy integers), or nullopt; never a bool.
+std::optional<int> as_int(nb::handle h) {
+  if (PyBool_Check(h.ptr()) || !PyIndex_Check(h.ptr())) return std::nullopt;
+  nb::object index = nb::steal(PyNumber_Index(h.ptr()));
+  int overflow = 0;
+  const long long v = index.is_valid() ? PyLong_AsLongLongAndOverflow(index.ptr(), &overflow) : 0;
+  if (!index.is_valid() || overflow != 0 || v < INT_MIN || v > INT_MAX) {
+    PyErr_Clear();
+    return std::nullopt;
+  }
+  return static_cast<int>(v);
+}
+
+// --- derive_metric ----------------------------------------------------------------------------
 
 // One entry of a derive_metric result: a number or a (number, unit) pair.
 bool entry_of(nb::handle h, double& value, std::string& unit, bool& has_unit) {
@@ -104,27 +127,37 @@ std::vector<kprof::DerivedValue> interpret_derived(nb::handle out, const std::st
   return values;
 }
 
-nb::object combine_of(const kprof::Options& o) {
-  return nb::str(kprof::to_string(o.combine).c_str());
+// Options::derive calling a Python function fn(metric_values: list[float], config: int); a
+// bare number it returns is the metric `name`.
+struct PyDerive {
+  PyRefPtr fn;
+  std::string name;
+  std::shared_ptr<std::atomic<bool>> warned = std::make_shared<std::atomic<bool>>(false);
+
+  std::vector<kprof::DerivedValue> operator()(const std::vector<double>& metric_values,
+                                              std::size_t config) const {
+    nb::gil_scoped_acquire gil;
+    try {
+      nb::list values;
+      for (double v : metric_values) values.append(v);
+      nb::object out = fn->get()(values, config);
+      return interpret_derived(out, name, *warned);
+    } catch (nb::python_error& e) {
+      stash_and_throw(e, "derive_metric");
+    }
+  }
+};
+
+std::string function_name(nb::handle fn) {
+  nb::object name = nb::getattr(fn, "__name__", nb::none());
+  return PyUnicode_Check(name.ptr()) ? nb::cast<std::string>(name) : py_type_name(fn);
 }
 
-void set_combine(kprof::Options& o, nb::object v) {
-  if (v.is_none()) {
-    o.combine = kprof::CombineKind::automatic;
-    o.combine_fn = nullptr;
-    return;
-  }
-  if (PyUnicode_Check(v.ptr())) {
-    o.combine = kprof::parse_combine(nb::cast<std::string>(v));
-    o.combine_fn = nullptr;
-    return;
-  }
-  if (!PyCallable_Check(v.ptr()))
-    throw kprof::OptionError("combine_kernel_metrics", nb::cast<std::string>(nb::repr(v)),
-                             "'sum', 'max', 'min', 'mean' or a function of two values");
-  auto ref = hold(v);
-  o.combine = kprof::CombineKind::custom;
-  o.combine_fn = [ref](double a, double b) -> double {
+// --- combine_kernel_metrics and info_collectors ------------------------------------------------
+
+kprof::CombineFn py_combine(nb::handle fn) {
+  auto ref = hold(nb::borrow(fn));
+  return [ref](double a, double b) -> double {
     nb::gil_scoped_acquire gil;
     try {
       nb::object r = ref->get()(a, b);
@@ -139,77 +172,6 @@ void set_combine(kprof::Options& o, nb::object v) {
   };
 }
 
-void set_derive(kprof::Options& o, nb::object fn, const std::string& name) {
-  if (fn.is_none()) {
-    o.derive = nullptr;
-    return;
-  }
-  if (!PyCallable_Check(fn.ptr()))
-    throw kprof::OptionError("derive_metric", nb::cast<std::string>(nb::repr(fn)),
-                             "a function, or None");
-  auto ref = hold(fn);
-  auto warned = std::make_shared<std::atomic<bool>>(false);
-  o.derive = [ref, name, warned](const std::vector<double>& metric_values,
-                                 std::size_t config) -> std::vector<kprof::DerivedValue> {
-    nb::gil_scoped_acquire gil;
-    try {
-      nb::list values;
-      for (double v : metric_values) values.append(v);
-      nb::object out = ref->get()(values, config);
-      return interpret_derived(out, name, *warned);
-    } catch (nb::python_error& e) {
-      stash_and_throw(e, "derive_metric");
-    }
-  };
-}
-
-void set_verbosity(kprof::Options& o, int v) {
-  switch (v) {
-    case 0:
-      o.verbosity = kprof::Verbosity::silent;
-      return;
-    case 3:
-      o.verbosity = kprof::Verbosity::info;
-      return;
-    case 4:
-      o.verbosity = kprof::Verbosity::debug;
-      return;
-    default:
-      throw kprof::OptionError("verbosity", std::to_string(v),
-                               "VerbosityLevel.SILENT (0), VerbosityLevel.INFO (3) or "
-                               "VerbosityLevel.DEBUG (4)");
-  }
-}
-
-std::string short_number(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
-
-nb::object stopping_of(const kprof::Options& o) {
-  if (!o.stopping) return nb::none();
-  const kprof::StoppingRule& r = *o.stopping;
-  return nb::make_tuple(r.rel_half_width, r.min_runs, r.max_runs, r.time_budget_s);
-}
-
-// None, or (rel_half_width, min_runs, max_runs, time_budget_s).
-void set_stopping(kprof::Options& o, nb::object v) {
-  if (v.is_none()) {
-    o.stopping.reset();
-    return;
-  }
-  if (!PyTuple_Check(v.ptr()) || nb::len(v) != 4)
-    throw kprof::OptionError("runs", nb::cast<std::string>(nb::repr(v)),
-                             "an integer >= 1, 'auto' or a kprof.StoppingRule");
-  kprof::StoppingRule r;
-  r.rel_half_width = nb::cast<double>(v[0]);
-  r.min_runs = nb::cast<int>(v[1]);
-  r.max_runs = nb::cast<int>(v[2]);
-  r.time_budget_s = nb::cast<double>(v[3]);
-  o.stopping = r;
-}
-
 // What a Python collector returned, as the core keeps it: None -> no value, a number -> a
 // number, anything else (str, bool, objects) -> its text. The front end keeps the objects.
 kprof::InfoResult info_result(nb::handle r) {
@@ -221,129 +183,284 @@ kprof::InfoResult info_result(nb::handle r) {
   return nb::cast<std::string>(nb::str(r));
 }
 
-// collectors: [(name, scope, fn)], fn(config: int, run: int, annotation: str) returning
-// None, a number or a str. A Python exception that is not an Exception (KeyboardInterrupt)
-// stops the profile; the front end's wrapper catches the others itself.
-void set_info_collectors(kprof::Options& o, const nb::list& collectors) {
-  std::vector<kprof::InfoCollector> out;
-  for (nb::handle item : collectors) {
-    if (!PyTuple_Check(item.ptr()) || nb::len(item) != 3)
-      throw kprof::OptionError("info_collectors", nb::cast<std::string>(nb::repr(item)),
-                               "(name, scope, function) tuples");
-    kprof::InfoCollector c;
-    c.name = nb::cast<std::string>(item[0]);
-    c.scope = kprof::parse_collection_scope(nb::cast<std::string>(item[1]));
-    nb::object fn = nb::borrow(item[2]);
-    if (!PyCallable_Check(fn.ptr()))
-      throw kprof::OptionError("info_collectors", "'" + c.name + "'",
-                               "a collector with a function to call");
-    auto ref = hold(fn);
-    const std::string name = c.name;
-    c.collect = [ref, name](const kprof::CollectorCall& call) -> kprof::InfoResult {
-      nb::gil_scoped_acquire gil;
+// fn(config: int, run: int, annotation: str) returning None, a number or a str. A Python
+// exception that is not an Exception (KeyboardInterrupt) stops the profile; the front end's
+// wrapper catches the others itself.
+std::function<kprof::InfoResult(const kprof::CollectorCall&)> py_collector(nb::handle fn,
+                                                                           std::string name) {
+  auto ref = hold(nb::borrow(fn));
+  return [ref, name](const kprof::CollectorCall& call) -> kprof::InfoResult {
+    nb::gil_scoped_acquire gil;
+    try {
+      return info_result(ref->get()(call.config, call.run, call.annotation));
+    } catch (nb::python_error& e) {
       try {
-        nb::object r = ref->get()(call.config, call.run, call.annotation);
-        return info_result(r);
-      } catch (nb::python_error& e) {
-        try {
-          stash_and_throw(e, "benchmark");
-        } catch (const std::runtime_error& stopped) {
-          throw kprof::Error("info collector '" + name +
-                             "' stopped the profile: " + stopped.what());
-        }
+        stash_and_throw(e, "benchmark");
+      } catch (const std::runtime_error& stopped) {
+        throw kprof::Error("info collector '" + name + "' stopped the profile: " + stopped.what());
       }
-    };
-    out.push_back(std::move(c));
-  }
-  o.info_collectors = std::move(out);
+    }
+  };
 }
 
-nb::list info_collectors_of(const kprof::Options& o) {
-  nb::list out;
-  for (const auto& c : o.info_collectors)
-    out.append(nb::make_tuple(c.name, kprof::to_string(c.scope)));
+// --- Python values of the rows ------------------------------------------------------------------
+
+template <typename Row>
+[[noreturn]] void reject(const Row& row, nb::handle value, std::string_view valid = {}) {
+  throw kprof::OptionError(std::string(row.name), repr_of(value),
+                           std::string(valid.empty() ? row.rule.valid : valid));
+}
+
+// None (nothing), a str, or an iterable of str; each name stripped of blanks, as nsight-python.
+template <typename Row>
+std::vector<std::string> names_of(const Row& row, nb::handle h) {
+  const std::string valid = "a list of " + std::string(row.rule.noun) + " (str)";
+  if (h.is_none()) return {};
+  nb::object items = PyUnicode_Check(h.ptr()) ? nb::object(nb::make_tuple(h)) : nb::borrow(h);
+  if (!PyIter_Check(items.ptr()) && !nb::hasattr(items, "__iter__")) reject(row, h, valid);
+  std::vector<std::string> out;
+  for (nb::handle item : items) {
+    if (!PyUnicode_Check(item.ptr())) reject(row, item, valid);
+    out.push_back(nb::cast<std::string>(item.attr("strip")()));
+  }
   return out;
 }
 
-std::string repr(const kprof::Options& o) {
-  std::string metrics;
-  for (const auto& m : o.metrics) metrics += (metrics.empty() ? "'" : ", '") + m + "'";
-  const std::string runs =
-      o.stopping ? "'auto' (95% interval within " + short_number(o.stopping->rel_half_width) +
-                       " of the mean, " + std::to_string(o.stopping->min_runs) + ".." +
-                       std::to_string(o.stopping->max_runs) + " runs)"
-                 : std::to_string(o.runs);
-  return "Options(runs=" + runs + ", metrics=[" + metrics + "], cache_control='" +
-         kprof::to_string(o.cache_control) + "', clock_control='" +
-         kprof::to_string(o.clock_control) + "', replay_mode='" + kprof::to_string(o.replay_mode) +
-         "', thermal_mode='" + kprof::to_string(o.thermal_mode) + "', combine='" +
-         kprof::to_string(o.combine) + "', per_kernel=" + (o.per_kernel ? "True" : "False") +
-         ", derive=" + (o.derive ? "<function>" : "None") + ", normalize_against='" +
-         o.normalize_against + "', verbosity=" + std::to_string(static_cast<int>(o.verbosity)) +
-         ")";
+// A str, None (empty in Options), or for a path prefix an os.PathLike.
+template <typename Row>
+std::string text_of(const Row& row, nb::handle h) {
+  using Rule = std::remove_cvref_t<decltype(row.rule)>;
+  if (h.is_none()) return {};
+  if constexpr (std::is_same_v<Rule, kprof::rules::PathPrefix>) {
+    nb::object path = nb::steal(PyOS_FSPath(h.ptr()));
+    if (!path.is_valid()) {
+      PyErr_Clear();
+      reject(row, h);
+    }
+    if (PyBytes_Check(path.ptr()))
+      path = nb::steal(PyUnicode_DecodeFSDefaultAndSize(PyBytes_AS_STRING(path.ptr()),
+                                                        PyBytes_GET_SIZE(path.ptr())));
+    // An empty prefix is the current folder, as in nsight-python (empty in Options: a
+    // temporary folder).
+    const std::string prefix = nb::cast<std::string>(path);
+    return prefix.empty() ? "./" : prefix;
+  } else {
+    if (!PyUnicode_Check(h.ptr()) || nb::len(h) == 0) reject(row, h);
+    return nb::cast<std::string>(h);
+  }
+}
+
+// An int, "auto" (the default stopping rule), a kprof.StoppingRule (or anything with its four
+// fields) or a (rel_half_width, min_runs, max_runs, time_budget_s) tuple.
+template <typename Row>
+kprof::RunsValue runs_of(const Row& row, nb::handle h) {
+  if (auto runs = as_int(h)) return *runs;
+  if (PyUnicode_Check(h.ptr())) {
+    if (nb::cast<std::string>(h) == "auto") return kprof::StoppingRule{};
+    reject(row, h);
+  }
+  const bool tuple = PyTuple_Check(h.ptr()) && nb::len(h) == 4;
+  if (!tuple && !nb::hasattr(h, "min_runs")) reject(row, h);
+  auto field = [&](int i, const char* name) -> nb::object {
+    return tuple ? nb::borrow(h[i]) : nb::getattr(h, name);
+  };
+  // Only the types are checked here; the core checks the values (rules::Runs).
+  auto number = [&](int i, const char* name, const char* valid) {
+    nb::object v = field(i, name);
+    if (auto d = as_number(v)) return *d;
+    throw kprof::OptionError(std::string("runs.") + name, repr_of(v), valid);
+  };
+  auto integer = [&](int i, const char* name) {
+    nb::object v = field(i, name);
+    if (auto n = as_int(v)) return *n;
+    throw kprof::OptionError(std::string("runs.") + name, repr_of(v), "an integer");
+  };
+  return kprof::StoppingRule{number(0, "rel_half_width", "a number"), integer(1, "min_runs"),
+                             integer(2, "max_runs"),
+                             number(3, "time_budget_s", "a number of seconds")};
+}
+
+// [(name, scope, fn)]: the collectors of analyze.kernel in the form kprof.collectors gives them.
+template <typename Row>
+std::vector<kprof::InfoCollector> collectors_of(const Row& row, nb::handle h) {
+  std::vector<kprof::InfoCollector> out;
+  if (h.is_none()) return out;
+  for (nb::handle item : h) {
+    if (!PyTuple_Check(item.ptr()) || nb::len(item) != 3) reject(row, item);
+    kprof::InfoCollector c;
+    c.name = nb::cast<std::string>(item[0]);
+    c.scope = kprof::parse_collection_scope(nb::cast<std::string>(item[1]));
+    if (!PyCallable_Check(nb::handle(item[2]).ptr()))
+      throw kprof::OptionError(std::string(row.name), "'" + c.name + "'",
+                               "a collector with a function to call");
+    c.collect = py_collector(item[2], c.name);
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+// What is valid for an enumeration option: its rule's text, or else its names.
+template <typename Row>
+std::string valid_choices(const Row& row) {
+  if (!row.rule.valid.empty()) return std::string(row.rule.valid);
+  std::vector<std::string> names;
+  for (const auto& c : row.rule.choices) names.emplace_back(c.name);
+  return kprof::join_choices(names);
+}
+
+// The value of `row` that the Python object `h` stands for; OptionError otherwise.
+template <typename Row>
+ValueOf<Row> from_python(const Row& row, nb::handle h) {
+  using V = ValueOf<Row>;
+  if constexpr (std::is_same_v<V, int>) {
+    if (auto v = as_int(h)) return *v;
+  } else if constexpr (std::is_same_v<V, kprof::RunsValue>) {
+    return runs_of(row, h);
+  } else if constexpr (std::is_same_v<V, std::optional<int>>) {
+    if (h.is_none()) return std::nullopt;
+    if (auto v = as_int(h)) return *v;
+  } else if constexpr (std::is_same_v<V, double>) {
+    if (auto v = as_number(h)) return *v;
+  } else if constexpr (std::is_same_v<V, bool>) {
+    const int truth = PyObject_IsTrue(h.ptr());  // any object, as nsight-python's bool(...)
+    if (truth < 0) throw nb::python_error();
+    return truth == 1;
+  } else if constexpr (std::is_enum_v<V>) {
+    if (row.rule.numbered) {
+      if (auto v = as_int(h))
+        for (const auto& c : row.rule.choices)
+          if (static_cast<int>(c.value) == *v) return c.value;
+    } else if (PyUnicode_Check(h.ptr())) {
+      return kprof::parse_choice(row.rule.choices, row.name, nb::cast<std::string>(h));
+    }
+    reject(row, h, valid_choices(row));
+  } else if constexpr (std::is_same_v<V, std::vector<std::string>>) {
+    return names_of(row, h);
+  } else if constexpr (std::is_same_v<V, std::string>) {
+    return text_of(row, h);
+  } else if constexpr (std::is_same_v<V, kprof::CombineValue>) {
+    if (h.is_none()) return {};
+    if (PyUnicode_Check(h.ptr()))
+      return {kprof::parse_choice(row.rule.names, row.name, nb::cast<std::string>(h)), nullptr};
+    if (PyCallable_Check(h.ptr())) return {kprof::CombineKind::custom, py_combine(h)};
+  } else if constexpr (std::is_same_v<V, kprof::DeriveFn>) {
+    if (h.is_none()) return nullptr;
+    if (PyCallable_Check(h.ptr())) return PyDerive{hold(nb::borrow(h)), function_name(h)};
+  } else {
+    return collectors_of(row, h);
+  }
+  reject(row, h);
+}
+
+// The Python object for `value` of `row`.
+template <typename Row>
+nb::object to_python(const Row& row, const ValueOf<Row>& value) {
+  using V = ValueOf<Row>;
+  if constexpr (std::is_same_v<V, kprof::RunsValue>) {
+    if (const int* runs = std::get_if<int>(&value)) return nb::int_(*runs);
+    const auto& r = std::get<kprof::StoppingRule>(value);
+    return nb::make_tuple(r.rel_half_width, r.min_runs, r.max_runs, r.time_budget_s);
+  } else if constexpr (std::is_same_v<V, std::optional<int>>) {
+    return value ? nb::object(nb::int_(*value)) : nb::none();
+  } else if constexpr (std::is_enum_v<V>) {
+    if (row.rule.numbered) return nb::int_(static_cast<int>(value));
+    return nb::str(std::string(kprof::name_of(row.rule.choices, value)).c_str());
+  } else if constexpr (std::is_same_v<V, kprof::CombineValue>) {
+    return nb::str(kprof::to_string(value.kind).c_str());
+  } else if constexpr (std::is_same_v<V, kprof::DeriveFn>) {
+    const PyDerive* d = value.template target<PyDerive>();
+    return d ? nb::borrow(d->fn->get()) : nb::none();
+  } else if constexpr (std::is_same_v<V, std::vector<kprof::InfoCollector>>) {
+    nb::list out;
+    for (const auto& c : value) out.append(nb::make_tuple(c.name, kprof::to_string(c.scope)));
+    return out;
+  } else {
+    return nb::cast(value);
+  }
+}
+
+// Sets the option `name` from a Python value; TypeError for a name that is no option.
+void set_from_python(kprof::Options& o, const std::string& name, nb::handle value) {
+  bool found = false;
+  kprof::for_each_row(kprof::kOptionTable, [&](const auto& row) {
+    if (found || row.name != name) return;
+    row.access.set(o, from_python(row, value));
+    found = true;
+  });
+  if (!found)
+    throw_py(PyExc_TypeError, "Options() got an unexpected keyword argument '" + name + "'");
+}
+
+// A copy of `o` for one call of a decorated function: `derive` (the call's wrapper of
+// derive_metric, fn(metric_values, config)) keeps the name of the function it wraps, and
+// `collectors` replaces the collectors. Neither changes what validate() checked.
+kprof::Options for_call(const kprof::Options& o, nb::handle derive, nb::handle collectors) {
+  kprof::Options call = o;
+  if (!derive.is_none()) {
+    const PyDerive* given = o.derive.target<PyDerive>();
+    call.derive = PyDerive{hold(nb::borrow(derive)), given ? given->name : function_name(derive)};
+  }
+  if (!collectors.is_none()) set_from_python(call, "info_collectors", collectors);
+  return call;
+}
+
+nb::list option_table() {
+  nb::list rows;
+  kprof::for_each_row(kprof::kOptionTable, [&](const auto& row) {
+    nb::dict d;
+    d["name"] = std::string(row.name);
+    d["doc"] = std::string(row.doc);
+    d["valid"] = std::string(row.rule.valid);
+    d["keyword"] = row.reach == kprof::Reach::everywhere;
+    rows.append(d);
+  });
+  return rows;
 }
 
 }  // namespace
 
 void bind_options(nb::module_& m) {
   using kprof::Options;
-  nb::class_<Options>(m, "Options",
-                      "kprof::Options: what a profile measures and how. String options are "
-                      "parsed (and rejected with OptionError) when set.")
-      .def(nb::init<>())
-      .def_rw("runs", &Options::runs)
-      .def_rw("metrics", &Options::metrics)
-      .def_prop_rw(
-          "cache_control", [](const Options& o) { return kprof::to_string(o.cache_control); },
-          [](Options& o, const std::string& v) { o.cache_control = kprof::parse_cache_control(v); })
-      .def_prop_rw(
-          "clock_control", [](const Options& o) { return kprof::to_string(o.clock_control); },
-          [](Options& o, const std::string& v) { o.clock_control = kprof::parse_clock_control(v); })
-      .def_prop_rw(
-          "replay_mode", [](const Options& o) { return kprof::to_string(o.replay_mode); },
-          [](Options& o, const std::string& v) { o.replay_mode = kprof::parse_replay_mode(v); })
-      .def_prop_rw(
-          "thermal_mode", [](const Options& o) { return kprof::to_string(o.thermal_mode); },
-          [](Options& o, const std::string& v) { o.thermal_mode = kprof::parse_thermal_mode(v); })
-      .def_prop_rw(
-          "thermal_wait", [](const Options& o) { return o.thermal.wait; },
-          [](Options& o, std::optional<int> v) { o.thermal.wait = v; }, nb::arg("value").none())
-      .def_prop_rw(
-          "thermal_cont", [](const Options& o) { return o.thermal.cont; },
-          [](Options& o, std::optional<int> v) { o.thermal.cont = v; }, nb::arg("value").none())
-      .def_prop_rw(
-          "thermal_timeout", [](const Options& o) { return o.thermal.timeout_s; },
-          [](Options& o, std::optional<int> v) { o.thermal.timeout_s = v; },
-          nb::arg("value").none())
-      .def_prop_rw(
-          "thermal_device", [](const Options& o) { return o.thermal.device; },
-          [](Options& o, std::optional<int> v) { o.thermal.device = v; }, nb::arg("value").none())
-      .def_prop_rw("stopping", &stopping_of, &set_stopping, nb::arg("value").none(),
-                   "None (Options.runs runs per config), or the stopping rule as "
-                   "(rel_half_width, min_runs, max_runs, time_budget_s).")
-      .def_rw("throttle_threshold", &Options::throttle_threshold)
-      .def("set_info_collectors", &set_info_collectors, nb::arg("collectors"),
-           "[(name, scope, fn)]: fn(config, run, annotation) returns None, a number or a str.")
-      .def_prop_ro("info_collectors", &info_collectors_of, "[(name, scope)]")
-      .def_rw("ignore_kernels", &Options::ignore_kernels)
-      .def_prop_rw("combine", &combine_of, &set_combine, nb::arg("value").none(),
-                   "'auto', 'sum', 'max', 'min', 'mean', or 'custom' after a function of two "
-                   "values was set. Set None for 'auto'.")
-      .def_rw("per_kernel", &Options::per_kernel)
-      .def("set_derive", &set_derive, nb::arg("fn").none(), nb::arg("name"),
-           "fn(metric_values: list[float], config: int) returns a number, a (value, unit) "
-           "tuple or a mapping name -> number | (value, unit); a bare number is named `name`.")
-      .def_prop_ro("has_derive", [](const Options& o) { return static_cast<bool>(o.derive); })
-      .def_rw("normalize_against", &Options::normalize_against)
-      .def_rw("output_prefix", &Options::output_prefix)
-      .def_rw("output_csv", &Options::output_csv)
-      .def_prop_rw(
-          "verbosity", [](const Options& o) { return static_cast<int>(o.verbosity); },
-          &set_verbosity)
+  nb::class_<Options> cls(m, "Options",
+                          "kprof::Options: what a profile measures and how, one property per "
+                          "option of the table in kprof/options.hpp. Options(**options) sets "
+                          "them by name; a value of the wrong type raises OptionError.");
+  cls.def("__init__", [](Options* self, nb::kwargs options) {
+    Options o;
+    for (auto [name, value] : options) set_from_python(o, nb::cast<std::string>(name), value);
+    new (self) Options(std::move(o));
+  });
+  kprof::for_each_row(kprof::kOptionTable, [&](const auto& row) {
+    cls.def_prop_rw(
+        row.name.data(), [&row](const Options& o) { return to_python(row, row.access.get(o)); },
+        [&row](Options& o, nb::handle v) { row.access.set(o, from_python(row, v)); },
+        nb::arg("value").none(), row.doc.data());
+  });
+  cls.def(
+         "set_derive",
+         [](Options& o, nb::handle fn, const std::string& name) {
+           o.derive = fn.is_none() ? kprof::DeriveFn() : PyDerive{hold(nb::borrow(fn)), name};
+         },
+         nb::arg("fn").none(), nb::arg("name"),
+         "derive_metric with the name of a bare number given: fn(metric_values: list[float], "
+         "config: int) returns a number, a (value, unit) tuple or a mapping name -> number | "
+         "(value, unit).")
+      .def("for_call", &for_call, nb::arg("derive").none(), nb::arg("collectors").none(),
+           "A copy for one call of a decorated function, with the call's derive_metric wrapper "
+           "(which keeps the name of the function given) and info collectors.")
+      .def_prop_ro(
+          "measured_metrics", [](const Options& o) { return kprof::metrics::expand(o.metrics); },
+          "The metrics with every set (set:NAME) replaced by its members.")
       .def("validate", &Options::validate,
            "Raises OptionError for an invalid value, UnsupportedError for a capability this "
            "build lacks.")
-      .def("__repr__", &repr);
+      .def("__repr__", [](const Options& o) { return "Options(" + kprof::to_string(o) + ")"; });
+  m.def("option_table", &option_table,
+        "The option table: one dict per option (name, doc, valid, keyword: whether it is a "
+        "keyword of analyze.kernel), in order.");
+  m.def("make_output_prefix", &kprof::make_output_prefix, nb::arg("options"),
+        "The prefix output_csv writes with: output_prefix with its folder made, or a fresh "
+        "temporary folder when it is empty.");
 }
 
 }  // namespace kprof::py

@@ -1,22 +1,24 @@
 # SPDX-License-Identifier: Apache-2.0
 """``kprof.analyze``: the ``kernel`` decorator that profiles a benchmark function over a sweep
-of configurations, and ``ignore_failures`` for warm-up code. Drop-in for ``nsight.analyze``."""
+of configurations, ``ignore_failures`` for warm-up code, and ``plot``
+(:mod:`kprof.plot_decorator`). Drop-in for ``nsight.analyze``."""
 
 from __future__ import annotations
 
 import contextlib
 import functools
-import os
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import Any, Literal, TypeVar, overload
+from typing import Any, Literal
 
 from kprof import tools
 from kprof._native import core as _core
-from kprof._options import Settings, check_arity, make_settings
+from kprof._options import Settings, check_arity
+from kprof.call_progress import CallProgress
 from kprof.collectors import CollectorCalls, check_parameter_names
 from kprof.configs import BoundConfigs, FunctionParams, bind, materialize
-from kprof.errors import KprofError, OptionError, UserFunctionError
+from kprof.errors import KprofError, UserFunctionError
+from kprof.plot_decorator import plot
 from kprof.results import ProfileResults
 from kprof.stopping import StoppingRule
 from kprof.verbosity import VerbosityLevel
@@ -24,7 +26,6 @@ from kprof.verbosity import VerbosityLevel
 __all__ = ["kernel", "ignore_failures", "plot"]
 
 DeriveResult = float | tuple[float, str] | Mapping[str, float | tuple[float, str]]
-F = TypeVar("F", bound=Callable[..., Any])
 
 
 @contextlib.contextmanager
@@ -49,43 +50,6 @@ def ignore_failures() -> Iterator[None]:
         yield
     except Exception:
         pass
-
-
-class _Progress:
-    """The front end's ``[kprof]`` output. The core logs the sweep's header and one line per
-    config; ``start`` hands the core a :class:`kprof.progress.ProgressDisplay` that receives
-    those lines and every finished run during the profile, and shows them as a progress bar
-    (terminal, notebook) or plain lines (see :mod:`kprof.progress`). Python adds the lines
-    only it knows (the options at DEBUG, the files written)."""
-
-    def __init__(self, settings: Settings, options: Any) -> None:
-        self.settings = settings
-        self.options = options
-        self.display: Any = None
-
-    def say(self, line: str, level: VerbosityLevel = VerbosityLevel.INFO) -> None:
-        if self.settings.verbosity >= level:
-            print(f"[kprof] {line}", flush=True)
-
-    def start(self, name: str, bound: BoundConfigs) -> None:
-        from kprof.progress import make_display
-
-        self.say(
-            f"{name}: {len(bound.values)} config(s), options {self.options!r}",
-            VerbosityLevel.DEBUG,
-        )
-        configs = [bound.describe(i) for i in range(len(bound.values))]
-        stopping = getattr(self.settings, "stopping", None) is not None  # runs is max_runs
-        self.display = make_display(
-            name, configs, self.settings.runs, self.settings.verbosity, upper_bound=stopping
-        )
-        set_progress = getattr(_core, "_set_progress", None)  # absent from an older _core
-        if set_progress is not None:
-            set_progress(self.display)  # taken by the next _core.profile call
-
-    def done(self, paths: Sequence[str]) -> None:
-        for p in paths:
-            self.say(f"wrote {p}")
 
 
 def _wrap_partial(
@@ -137,7 +101,7 @@ class _KernelProfiler:
             None if decorator_configs is None else materialize(decorator_configs, "decoration")
         )
         self.call_id = 0  # goes up after each successful call (nsight-python's run id)
-        check_parameter_names(settings.info_collectors or [], self.params.names, self.params.name)
+        check_parameter_names(settings.info_collectors, self.params.names, self.params.name)
         derive = settings.derive_metric
         if derive is not None:
             m, k = len(settings.metrics), len(self.params.params)
@@ -150,18 +114,33 @@ class _KernelProfiler:
                 f"value{'s' if k != 1 else ''} ({', '.join(self.params.names) or 'none'})",
             )
 
-    def _derive_wrapper(
-        self, bound: BoundConfigs
-    ) -> tuple[Callable[[list[float], int], Any] | None, str]:
+    def _derive_wrapper(self, bound: BoundConfigs) -> Callable[[list[float], int], Any] | None:
+        """derive_metric as the core calls it, with the call's parameter values."""
         derive = self.settings.derive_metric
         if derive is None:
-            return None, ""
+            return None
         args = bound.derive_args
 
         def call_derive(values: list[float], config: int) -> Any:
             return derive(*values, *args[config])
 
-        return call_derive, getattr(derive, "__name__", type(derive).__name__)
+        return call_derive
+
+    def _where(self, e: UserFunctionError, bound: BoundConfigs) -> UserFunctionError:
+        """The function's exception ``e.__cause__``, with the config and run it raised in."""
+        cause, config, run_index = e.__cause__, e.config, e.run
+        where = ""
+        if config is not None and 0 <= config < len(bound.values):
+            where = f" in config {config + 1}/{len(bound.values)} ({bound.describe(config)})"
+        if run_index is not None:
+            total = "" if self.settings.stopping is not None else f"/{self.settings.runs}"
+            where += f", run {run_index + 1}{total}"
+        return UserFunctionError(
+            f"{self.params.name} raised {type(cause).__name__}: {cause}{where}",
+            config=config,
+            run=run_index,
+            partial_results=e.partial_results,
+        )
 
     def __call__(
         self, *args: Any, configs: Iterable[Any] | None = None, **kwargs: Any
@@ -173,10 +152,11 @@ class _KernelProfiler:
             call_configs=configs,
             decorator_configs=self.decorator_configs,
         )
-        derive, derive_name = self._derive_wrapper(bound)
-        collected = CollectorCalls(self.settings.info_collectors or [], bound.derive_args)
-        options = self.settings.core_options(derive, derive_name, collected.core_collectors())
-        progress = _Progress(self.settings, options)
+        collected = CollectorCalls(self.settings.info_collectors, bound.derive_args)
+        options = self.settings.core_options(
+            self._derive_wrapper(bound), collected.core_collectors()
+        )
+        progress = CallProgress(self.settings, options)
         func = self.func
         calls = bound.calls
         returned: list[str] = []
@@ -192,22 +172,9 @@ class _KernelProfiler:
             core = _core.profile(options, bound.columns, bound.core_points(), run)
         except UserFunctionError as e:
             _wrap_partial(e, bound, collected)
-            cause = e.__cause__
-            if cause is None:
+            if e.__cause__ is None:
                 raise
-            config, run_index = e.config, e.run
-            where = ""
-            if config is not None and 0 <= config < len(bound.values):
-                where = f" in config {config + 1}/{len(bound.values)} ({bound.describe(config)})"
-            if run_index is not None:
-                total = "" if self.settings.stopping is not None else f"/{self.settings.runs}"
-                where += f", run {run_index + 1}{total}"
-            raise UserFunctionError(
-                f"{self.params.name} raised {type(cause).__name__}: {cause}{where}",
-                config=config,
-                run=run_index,
-                partial_results=e.partial_results,
-            ) from cause
+            raise self._where(e, bound) from e.__cause__
         except KprofError as e:
             _wrap_partial(e, bound, collected)
             raise
@@ -232,37 +199,6 @@ class _KernelProfiler:
         self.call_id += 1
         progress.done(paths)
         return results
-
-
-@overload
-def kernel(_func: F) -> Callable[..., ProfileResults]: ...
-
-
-@overload
-def kernel(
-    _func: None = None,
-    *,
-    configs: Iterable[Any] | None = None,
-    runs: int | Literal["auto"] | StoppingRule = 1,
-    derive_metric: Callable[..., DeriveResult] | None = None,
-    normalize_against: str | None = None,
-    verbosity: VerbosityLevel = VerbosityLevel.INFO,
-    metrics: Sequence[str] = ["gpu__time_duration.sum"],  # noqa: B006
-    ignore_kernel_list: Sequence[str] | None = None,
-    clock_control: Literal["base", "none"] = "none",
-    cache_control: Literal["all", "none"] = "all",
-    replay_mode: Literal["kernel", "range", "application"] = "kernel",
-    thermal_mode: Literal["auto", "manual", "off"] = "auto",
-    thermal_wait: int | None = None,
-    thermal_cont: int | None = None,
-    thermal_timeout: int | None = None,
-    thermal_device: int | None = None,
-    combine_kernel_metrics: Callable[[float, float], float] | str | None = None,
-    output_prefix: str | None = None,
-    output_csv: bool = False,
-    info_collectors: Sequence[Any] | None = None,
-    per_kernel: bool = False,
-) -> Callable[[F], Callable[..., ProfileResults]]: ...
 
 
 def kernel(
@@ -463,32 +399,15 @@ def kernel(
         kprof.errors.ClockControlError: ``clock_control="base"`` could not lock the clock
             (:class:`kprof.errors.ClockPermissionError`: not permitted).
     """
+    # Every keyword but configs is a row of the option table (include/kprof/options.hpp),
+    # forwarded by name: the signature above is for editors and readers.
+    options = {k: v for k, v in locals().items() if k not in ("_func", "configs")}
     if _func is not None and not callable(_func):
         raise TypeError(
             "kprof.analyze.kernel takes its options as keyword arguments, e.g. "
             f"@kernel(configs=...); got {type(_func).__name__} as first argument"
         )
-    settings = make_settings(
-        runs=runs,
-        derive_metric=derive_metric,
-        normalize_against=normalize_against,
-        verbosity=verbosity,
-        metrics=metrics,
-        ignore_kernel_list=ignore_kernel_list,
-        clock_control=clock_control,
-        cache_control=cache_control,
-        replay_mode=replay_mode,
-        thermal_mode=thermal_mode,
-        thermal_wait=thermal_wait,
-        thermal_cont=thermal_cont,
-        thermal_timeout=thermal_timeout,
-        thermal_device=thermal_device,
-        combine_kernel_metrics=combine_kernel_metrics,
-        output_prefix=output_prefix,
-        output_csv=output_csv,
-        info_collectors=info_collectors,
-        per_kernel=per_kernel,
-    )
+    settings = Settings(options)
 
     def decorator(func: Callable[..., Any]) -> Callable[..., ProfileResults]:
         profiler = _KernelProfiler(func, settings, configs)
@@ -505,197 +424,3 @@ def kernel(
     if _func is None:
         return decorator
     return decorator(_func)
-
-
-def plot(
-    filename: str | os.PathLike[str] | None = "plot.png",
-    metric: str | Sequence[str] | None = None,
-    *,
-    title: str | None = None,
-    ylabel: str | Mapping[str, str] | None = None,
-    annotate_points: bool = False,
-    show_aggregate: Literal["avg", "geomean"] | None = None,
-    plot_type: Literal["line", "bar"] = "line",
-    plot_width: float = 6,
-    plot_height: float = 4,
-    row_panels: str | Sequence[str] | None = None,
-    col_panels: str | Sequence[str] | None = None,
-    x_keys: str | Sequence[str] | None = None,
-    print_data: bool = False,
-    variant_fields: str | Sequence[str] | None = None,
-    variant_annotations: str | Sequence[str] | None = None,
-    plot_callback: Callable[[Any], Any] | None = None,
-    error_bars: bool = True,
-    xscale: Literal["auto", "category", "log", "linear"] = "auto",
-    yscale: Literal["linear", "log"] = "linear",
-) -> Any:
-    """Draws the results of a profile into a picture file, every time the function runs.
-
-    Placed on top of :func:`kernel`, with nsight-python's parameters::
-
-        @kprof.analyze.plot("matmul.png", annotate_points=True)
-        @kprof.analyze.kernel(configs=[(512,), (1024,), (2048,), (4096,)], runs=20)
-        def matmul(n):
-            ...
-
-        results = matmul()   # profiles, writes matmul.png, returns the ProfileResults
-
-    It also works bare (``@kprof.analyze.plot``, writing ``plot.png``). The decorated function
-    still returns the :class:`kprof.ProfileResults`; the figure is written, then closed. To
-    get the figure itself, use :meth:`kprof.ProfileResults.plot`, which takes the same options
-    and returns the matplotlib ``Figure``; :func:`kprof.plot_file` plots a saved file.
-
-    What is drawn. Each panel has one **series** per annotation (per annotation and kernel
-    for ``per_kernel=True`` results), drawn as a line with markers or as grouped bars, with
-    the **mean** of the runs (``AvgValue``) against the **x axis**: by default one tick per
-    combination of the parameters that no other option uses, in sweep order. **Error bars**
-    show the 95% confidence interval of the mean (``CI95_Lower``/``CI95_Upper``, Student-t);
-    with one run there is no interval and no bar. Values are shown in a readable unit chosen
-    per metric by the same rule as the text table (2.68e6 ns reads 2.68 ms). The figure's
-    title is followed by where it was measured (GPU, host, backend, cache control, date) and
-    the number of runs. One legend, titled "Annotation", lists every series.
-
-    Where kprof goes beyond nsight-python:
-
-    - **Several metrics** in one figure, one row of panels each: ``metric=None`` draws every
-      metric of the results (nsight-python raises when there are several), and ``metric``
-      may be a list.
-    - **Any number of series.** nsight-python has 14 colours and silently drops the 15th
-      annotation; kprof cycles its palette, then changes the marker (and bar hatch), then the
-      line style, so every series stays distinct and in the legend.
-    - **Error bars** from the 95% interval, and a log2 x axis when the x axis is a single
-      numeric parameter of powers of two (``xscale="auto"``), so 512, 1024, 4096 sit at
-      their true distances.
-    - **Checked options**: everything that can be checked before the profile is checked when
-      the decorator is built (the choices, the sizes, fields used twice, field names against
-      the function's parameters, matplotlib being installed); an unknown ``metric`` is
-      checked when the results exist. Each raises :class:`kprof.errors.OptionError` naming the
-      option, the value and what is valid; after a profile, the error carries the results as
-      ``partial_results``, so nothing measured is lost.
-
-    Args:
-        filename: The picture to write; the extension picks the format (``.png``, ``.svg``,
-            ``.pdf``...). Missing folders are created and the file is replaced atomically.
-            ``None`` writes nothing (for ``plot_callback``).
-        metric: The metric to draw, a list of metrics, or ``None`` for every metric of the
-            results (measured and derived), each in its own row of panels.
-        title: The figure's title; by default the function's name.
-        ylabel: The y axis label, for every metric, or a dict ``metric -> label``. By default
-            the metric's name, ``"relative to <annotation>"`` when normalized, and the unit.
-        annotate_points: Write each mean next to its point (4 significant digits).
-        show_aggregate: ``"avg"`` or ``"geomean"``: one more tick after a dashed line with
-            each series' mean (or geometric mean) of the values in that panel, computed by the
-            core. ``None`` (default) draws none.
-        plot_type: ``"line"`` (default) or ``"bar"`` (grouped bars).
-        plot_width: Width of one panel, inches.
-        plot_height: Height of one panel, inches.
-        row_panels: Parameters whose values split the figure into rows of panels (one row
-            per combination; with several metrics, per metric and combination).
-        col_panels: Parameters whose values split the figure into columns of panels.
-        x_keys: Parameters on the x axis. By default every parameter not used by
-            ``row_panels``, ``col_panels`` or ``variant_fields``. Every config must be told
-            apart within a panel and series: a parameter left out of all four options that
-            takes several values raises :class:`kprof.errors.OptionError`. A parameter with
-            one value throughout is shown in the axis label instead of on every tick.
-        print_data: Print the rows that are drawn (annotation, metric, parameters, mean,
-            interval, runs, unit).
-        variant_fields: Parameters whose values split a series into several: series
-            ``"<annotation> field=value"`` per combination.
-        variant_annotations: The annotations that ``variant_fields`` splits; by default all.
-        plot_callback: Called with the matplotlib ``Figure`` before it is written, to change
-            anything (limits, labels, an extra line).
-        error_bars: kprof only. Draw the 95% interval (default True).
-        xscale: kprof only. ``"auto"`` (log2 for one numeric parameter of at least three
-            powers of two in a line plot, else categories), ``"category"`` (evenly spaced
-            ticks, nsight-python's), ``"log"`` or ``"linear"`` (one numeric parameter on a
-            numeric axis; line plots without ``show_aggregate``).
-        yscale: kprof only. ``"linear"`` (default; from 0 when all values are positive) or
-            ``"log"`` for sweeps whose values span orders of magnitude.
-
-    Returns:
-        A decorator; the decorated function returns the :class:`kprof.ProfileResults` of the
-        function under it.
-
-    Raises:
-        kprof.errors.OptionError: An option is invalid (when the decorator is built, or for
-            ``metric`` after the profile, with ``partial_results``).
-        ImportError: matplotlib is not installed (``pip install 'kprof[plot]'``), when the
-            decorator is built.
-        TypeError: The function under it does not return ProfileResults (``plot`` must be
-            placed above ``kernel``), or an unknown keyword.
-    """
-    from kprof.visualization import PlotOptions, plot_results, require_matplotlib
-
-    bare = callable(filename) and not isinstance(filename, (str, os.PathLike))
-    options = PlotOptions.make(
-        metric=metric,
-        title=title,
-        ylabel=ylabel,
-        annotate_points=annotate_points,
-        show_aggregate=show_aggregate,
-        plot_type=plot_type,
-        plot_width=plot_width,
-        plot_height=plot_height,
-        row_panels=row_panels,
-        col_panels=col_panels,
-        x_keys=x_keys,
-        print_data=print_data,
-        variant_fields=variant_fields,
-        variant_annotations=variant_annotations,
-        plot_callback=plot_callback,
-        error_bars=error_bars,
-        xscale=xscale,
-        yscale=yscale,
-    )
-    path = "plot.png" if bare else filename
-    if path is not None and not isinstance(path, (str, os.PathLike)):
-        raise OptionError("filename", repr(path), "a path such as 'plot.png', or None")
-    require_matplotlib()
-
-    def decorator(func: Callable[..., Any]) -> Callable[..., ProfileResults]:
-        profiler = getattr(func, "_kprof_profiler", None)
-        if profiler is not None and not profiler.params.var_keyword:
-            names = profiler.params.names
-            for option, fields in (
-                ("row_panels", options.row_panels),
-                ("col_panels", options.col_panels),
-                ("variant_fields", options.variant_fields),
-                ("x_keys", options.x_keys or ()),
-            ):
-                for field in fields:
-                    if field not in names:
-                        raise OptionError(
-                            option,
-                            repr(list(fields)),
-                            f"parameters of {profiler.params.name}: "
-                            + (", ".join(repr(n) for n in names) or "none"),
-                        )
-
-        @functools.wraps(func)
-        def wrapper(*args: Any, **kwargs: Any) -> ProfileResults:
-            results = func(*args, **kwargs)
-            if not isinstance(results, ProfileResults):
-                raise TypeError(
-                    "kprof.analyze.plot must be placed above kprof.analyze.kernel: "
-                    f"{getattr(func, '__name__', func)!r} returned {type(results).__name__}, "
-                    "not ProfileResults"
-                )
-            try:
-                plot_results(
-                    results, path, checked=options, default_title=getattr(func, "__name__", "")
-                )
-            except KprofError as e:
-                if e.partial_results is None:
-                    e.partial_results = results
-                raise
-            if path is not None and profiler is not None:
-                if profiler.settings.verbosity >= VerbosityLevel.INFO:
-                    print(f"[kprof] wrote {os.fspath(path)}", flush=True)
-            return results
-
-        wrapper._kprof_profiler = profiler  # type: ignore[attr-defined]
-        return wrapper
-
-    if bare:
-        return decorator(filename)  # type: ignore[arg-type]
-    return decorator

@@ -1,8 +1,6 @@
 #include "kprof/profile.hpp"
 
 #include <cstdio>
-#include <cstdlib>
-#include <filesystem>
 #include <string>
 
 #include "api/gpu.hpp"
@@ -47,18 +45,6 @@ detail::SweepHooks progress_hooks(const Options& options, const Sweep& sweep) {
   return hooks;
 }
 
-// nsight-python's convention: a prefix, not a folder; a fresh temporary folder by default.
-std::string output_prefix(const Options& options) {
-  if (options.output_prefix.empty()) {
-    std::string templ = (std::filesystem::temp_directory_path() / "kprof_XXXXXX").string();
-    if (!mkdtemp(templ.data())) throw Error("cannot create a temporary folder for output_csv");
-    return templ + "/";
-  }
-  auto parent = std::filesystem::path(options.output_prefix).parent_path();
-  if (!parent.empty()) std::filesystem::create_directories(parent);
-  return options.output_prefix;
-}
-
 }  // namespace
 
 Results profile(const Options& given, const Sweep& sweep, const BenchmarkFn& fn,
@@ -83,7 +69,7 @@ Results profile(const Options& given, const Sweep& sweep, const BenchmarkFn& fn,
   Results results = detail::run_sweep(
       *backend, options, sweep, [&](std::size_t c, int) { fn(sweep.config(c)); }, hooks, services);
   if (options.output_csv) {
-    for (const auto& path : results.write_csv(output_prefix(options), "profile"))
+    for (const auto& path : results.write_csv(make_output_prefix(options), "profile"))
       if (options.verbosity != Verbosity::silent) log_line("[kprof] wrote " + path);
   }
   return results;

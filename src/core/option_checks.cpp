@@ -1,32 +1,27 @@
 #include "core/option_checks.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <cstdio>
 #include <set>
 #include <string>
 #include <utility>
+#include <variant>
 
+#include "core/metric_catalog.hpp"
 #include "kprof/errors.hpp"
 #include "kprof/layout.hpp"
+#include "kprof/metrics.hpp"
 
 namespace kprof {
 namespace {
 
-constexpr std::array<std::pair<CollectionScope, const char*>, 4> kScopes{
-    {{CollectionScope::once, "once"},
-     {CollectionScope::config, "config"},
-     {CollectionScope::run, "run"},
-     {CollectionScope::annotation, "annotation"}}};
-
-std::string number_text(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
+[[noreturn]] void reject(std::string_view option, std::string value, std::string_view valid) {
+  throw OptionError(std::string(option), std::move(value), std::string(valid));
 }
 
 void validate_stopping(const StoppingRule& rule) {
+  using detail::number_text;
   if (!(rule.rel_half_width > 0 && rule.rel_half_width < 1))
     throw OptionError("runs.rel_half_width", number_text(rule.rel_half_width),
                       "a share of the mean above 0 and below 1, such as 0.01 for 1%");
@@ -43,43 +38,35 @@ void validate_stopping(const StoppingRule& rule) {
 
 // nsight-python checks thermal_cont > thermal_wait only when both are given; kprof checks the
 // values in effect, so that thermal_wait=25 alone (default thermal_cont 20) is refused too.
-void validate_thermal(const Options& o) {
+void check_thermal_window(const Options& o) {
   const ThermalOptions& t = o.thermal;
   const detail::ThermalSettings s = detail::thermal_settings(o);
-  if (s.cont <= s.wait) {
-    if (t.cont)
-      throw OptionError("thermal_cont", std::to_string(s.cont),
-                        "a value greater than thermal_wait=" + std::to_string(s.wait) +
-                            (t.wait ? "" : " (the default)"));
-    throw OptionError("thermal_wait", std::to_string(s.wait),
-                      "a value smaller than thermal_cont=" + std::to_string(s.cont) +
-                          " (the default; set thermal_cont too)");
-  }
-  if (t.timeout_s && *t.timeout_s <= 0)
-    throw OptionError("thermal_timeout", std::to_string(*t.timeout_s),
-                      "a positive number of seconds");
-  if (t.device && *t.device < 0)
-    throw OptionError("thermal_device", std::to_string(*t.device),
-                      "a CUDA device ordinal (>= 0), or none for the profiled device");
+  if (s.cont > s.wait) return;
+  if (t.cont)
+    throw OptionError("thermal_cont", std::to_string(s.cont),
+                      "a value greater than thermal_wait=" + std::to_string(s.wait) +
+                          (t.wait ? "" : " (the default)"));
+  throw OptionError("thermal_wait", std::to_string(s.wait),
+                    "a value smaller than thermal_cont=" + std::to_string(s.cont) +
+                        " (the default; set thermal_cont too)");
 }
 
-void validate_collectors(const std::vector<InfoCollector>& collectors) {
-  const auto& reserved = reserved_column_names();
-  std::set<std::string> seen;
-  for (const auto& c : collectors) {
-    const std::string value = "'" + c.name + "'";
-    if (c.name.empty())
-      throw OptionError("info_collectors", "''", "collectors with a non-empty name");
-    if (!seen.insert(c.name).second)
-      throw OptionError("info_collectors", value,
-                        "collectors with distinct names (each name is a column)");
-    if (std::find(reserved.begin(), reserved.end(), c.name) != reserved.end())
-      throw OptionError(
-          "info_collectors", value,
-          "a name that is not one of kprof's columns (reserved: " + join_choices(reserved) + ")");
-    if (!c.collect)
-      throw OptionError("info_collectors", value + " without a function",
-                        "a collector with a function to call");
+// Range and application replay run every (config, run) once per pass, pass-major.
+void check_replay(const Options& o) {
+  // A range's counters include every kernel in it: none can be left out afterwards.
+  if (o.replay_mode == ReplayMode::range && !o.ignore_kernels.empty())
+    throw OptionError("ignore_kernel_list",
+                      "a list of " + std::to_string(o.ignore_kernels.size()) +
+                          " kernel name(s) with replay_mode='range'",
+                      "an empty list with replay_mode='range' (a range's counters include "
+                      "every kernel launched in it), or replay_mode='kernel'");
+  // The number of runs must be known before the first pass.
+  if (o.replay_mode != ReplayMode::kernel && o.stopping) {
+    const std::string mode = "replay_mode='" + to_string(o.replay_mode) + "'";
+    throw OptionError("runs", "'auto' (a stopping rule) with " + mode,
+                      "a fixed number of runs with " + mode +
+                          " (it runs every config and run once per pass, so the runs are fixed "
+                          "before the first pass), or replay_mode='kernel'");
   }
 }
 
@@ -88,22 +75,75 @@ void validate_collectors(const std::vector<InfoCollector>& collectors) {
 // Every column of the result tables (kprof/layout.hpp): nsight-python's and kprof's own.
 const std::vector<std::string>& reserved_column_names() { return result_column_names(); }
 
-CollectionScope parse_collection_scope(std::string_view v) {
-  std::vector<std::string> valid;
-  for (const auto& [scope, name] : kScopes) {
-    if (v == name) return scope;
-    valid.emplace_back(name);
-  }
-  throw OptionError("scope", "'" + std::string(v) + "'", join_choices(valid));
+namespace rules {
+
+void AtLeast::check(std::string_view option, int value) const {
+  if (value < min) reject(option, std::to_string(value), valid);
 }
 
-std::string to_string(CollectionScope v) {
-  for (const auto& [scope, name] : kScopes)
-    if (scope == v) return name;
-  return "?";
+void AtLeast::check(std::string_view option, const std::optional<int>& value) const {
+  if (value) check(option, *value);
 }
+
+void Between::check(std::string_view option, double value) const {
+  if (!(value >= lo && value <= hi)) reject(option, detail::number_text(value), valid);
+}
+
+void Names::check(std::string_view option, const std::vector<std::string>& names) const {
+  for (const auto& n : names)
+    if (n.empty()) reject(option, "''", valid);
+}
+
+void Runs::check(std::string_view option, const RunsValue& value) const {
+  if (const int* runs = std::get_if<int>(&value)) {
+    if (*runs < 1) reject(option, std::to_string(*runs), valid);
+    return;
+  }
+  validate_stopping(std::get<StoppingRule>(value));
+}
+
+void MetricNames::check(std::string_view option, const std::vector<std::string>& metrics) const {
+  if (metrics.empty()) reject(option, "[]", valid);
+  for (const auto& m : metrics)
+    if (m.empty())
+      reject(option, "''", "a metric name such as '" + std::string(kDurationMetric) + "'");
+  // Sets expanded, names checked against the current GPU's catalog
+  // (src/core/metric_catalog.cpp).
+  detail::check_metrics(metrics, [] { return metrics::current_chip(); });
+}
+
+void Combine::check(std::string_view option, const CombineValue& value) const {
+  if (value.kind == CombineKind::custom && !value.fn)
+    reject(option, "custom without a function", valid);
+}
+
+void Collectors::check(std::string_view option,
+                       const std::vector<InfoCollector>& collectors) const {
+  const auto& reserved = reserved_column_names();
+  std::set<std::string> seen;
+  for (const auto& c : collectors) {
+    const std::string value = "'" + c.name + "'";
+    if (c.name.empty()) reject(option, "''", "collectors with a non-empty name");
+    if (!seen.insert(c.name).second)
+      reject(option, value, "collectors with distinct names (each name is a column)");
+    if (std::find(reserved.begin(), reserved.end(), c.name) != reserved.end())
+      reject(
+          option, value,
+          "a name that is not one of kprof's columns (reserved: " + join_choices(reserved) + ")");
+    if (!c.collect)
+      reject(option, value + " without a function", "a collector with a function to call");
+  }
+}
+
+}  // namespace rules
 
 namespace detail {
+
+std::string number_text(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
 
 ThermalSettings thermal_settings(const Options& o) {
   return {o.thermal_mode, o.thermal.wait.value_or(kDefaultThermalWait),
@@ -111,13 +151,9 @@ ThermalSettings thermal_settings(const Options& o) {
           o.thermal.timeout_s.value_or(kDefaultThermalTimeout)};
 }
 
-void validate_conditions(const Options& o) {
-  if (o.stopping) validate_stopping(*o.stopping);
-  validate_thermal(o);
-  if (!(o.throttle_threshold >= 0 && o.throttle_threshold <= 1))
-    throw OptionError("throttle_threshold", number_text(o.throttle_threshold),
-                      "a share of the rated SM clock between 0 and 1 (0: no throttle check)");
-  validate_collectors(o.info_collectors);
+void check_between_options(const Options& o) {
+  check_thermal_window(o);
+  check_replay(o);
 }
 
 }  // namespace detail

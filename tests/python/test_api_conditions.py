@@ -116,14 +116,14 @@ def test_runs_auto_is_the_default_rule():
     assert settings.stopping == kprof.StoppingRule()
     assert settings.runs == 100  # an upper bound, for progress displays
     o = settings.core_options()
-    assert o.stopping == (0.01, 5, 100, 15.0)
+    assert o.runs == (0.01, 5, 100, 15.0)
     assert "'auto'" in repr(o)
 
 
 def test_a_stopping_rule_object():
     rule = kprof.StoppingRule(rel_half_width=0.02, min_runs=3, max_runs=40, time_budget_s=0)
     wrapped = kprof.analyze.kernel(runs=rule, verbosity=SILENT)(lambda: None)
-    assert wrapped._kprof_profiler.settings.core_options().stopping == (0.02, 3, 40, 0.0)
+    assert wrapped._kprof_profiler.settings.core_options().runs == (0.02, 3, 40, 0.0)
 
 
 @pytest.mark.parametrize(

@@ -3,11 +3,14 @@ option, the value and what would be valid; the benchmark function is never calle
 
 from __future__ import annotations
 
+import inspect
 import os
 
 import kprof
 import pytest
-from kprof import errors
+from conftest import SYNTHETIC_SESSION, duration_records
+from kprof import _core, errors
+from kprof.results import ProfileResults
 
 
 class Spy:
@@ -108,7 +111,7 @@ def test_valid_options_are_accepted():
     assert spy.calls == 0
     settings = wrapped._kprof_profiler.settings
     assert settings.metrics == ["gpu__time_duration.sum"]
-    assert settings.core_options().combine == "max"
+    assert settings.core_options().combine_kernel_metrics == "max"
 
 
 def test_decorator_forms():
@@ -208,3 +211,47 @@ def test_core_options_reflect_the_settings():
     assert o.metrics == ["gpu__time_duration.sum"]
     assert o.verbosity == 0
     assert "runs=4" in repr(o)
+
+
+# --- the option table (include/kprof/options.hpp) ----------------------------------------------
+
+
+def test_the_keywords_of_kernel_are_the_rows_of_the_option_table():
+    """Adding an option is a row in the table and a keyword here: each keyword is a row, its
+    default gives the table's default, and the docstring says what it does."""
+    params = inspect.signature(kprof.analyze.kernel).parameters
+    keywords = {n for n in params if n not in ("_func", "configs")}
+    rows = [r for r in _core.option_table() if r["keyword"]]
+    assert keywords == {r["name"] for r in rows}
+    defaults = _core.Options()
+    for row in rows:
+        name = row["name"]
+        given = _core.Options(**{name: params[name].default})
+        assert getattr(given, name) == getattr(defaults, name), name
+        assert f"\n        {name}: " in kprof.analyze.kernel.__doc__, name
+
+
+def test_core_options_take_only_options():
+    with pytest.raises(TypeError, match="'runz'"):
+        _core.Options(runz=3)
+    o = _core.Options(runs=3, cache_control="none", throttle_threshold=0.5)
+    assert (o.runs, o.cache_control, o.throttle_threshold) == (3, "none", 0.5)
+
+
+def test_a_call_keeps_the_name_of_derive_metric():
+    def tflops(ns, n):
+        return 1.0
+
+    decorated = _core.Options(derive_metric=tflops)
+    assert decorated.derive_metric is tflops
+    call = decorated.for_call(lambda values, config: (values[0] * 2, "x"), None)
+    session = dict(SYNTHETIC_SESSION, runs=3)
+    records = duration_records({(0, "mm"): [1.0, 2.0, 3.0]})
+    df = ProfileResults(_core._aggregate(session, ["n"], [[8]], records, call)).to_dataframe()
+    assert list(df["Metric"]) == ["gpu__time_duration.sum", "tflops"]
+    assert decorated.derive_metric is tflops  # the decorator's options are left as they were
+
+
+def test_an_empty_output_prefix_is_the_current_folder():
+    wrapped, _ = decorate(output_prefix="")
+    assert wrapped._kprof_profiler.settings.output_prefix == "./"

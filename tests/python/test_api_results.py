@@ -359,11 +359,11 @@ def test_combine_callable(synthetic):
         rows.append((0, run, "r", "k1", 0, "gpu__time_duration.sum", 10.0 + run, "ns"))
         rows.append((0, run, "r", "k2", 1, "gpu__time_duration.sum", 30.0, "ns"))
     records = make_records(rows)
-    res = synthetic(["n"], [[1]], records, combine=lambda a, b: max(a, b))
+    res = synthetic(["n"], [[1]], records, combine_kernel_metrics=lambda a, b: max(a, b))
     df = ProfileResults(res).to_dataframe()
     assert df["AvgValue"].iloc[0] == pytest.approx(30.0)
     assert df["Kernel"].iloc[0] == "k1|k2"
-    res = synthetic(["n"], [[1]], records, combine="min")
+    res = synthetic(["n"], [[1]], records, combine_kernel_metrics="min")
     assert ProfileResults(res).to_dataframe()["AvgValue"].iloc[0] == pytest.approx(11.0)
 
 
@@ -377,7 +377,7 @@ def test_combine_exception_propagates(synthetic):
         raise ArithmeticError("nope")
 
     with pytest.raises(ArithmeticError, match="nope"):
-        synthetic(["n"], [[1]], make_records(rows), runs=1, combine=bad)
+        synthetic(["n"], [[1]], make_records(rows), runs=1, combine_kernel_metrics=bad)
 
 
 # --- real recordings ---------------------------------------------------------------------------

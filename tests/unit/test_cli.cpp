@@ -551,6 +551,15 @@ TEST(CliDemo, AnUnknownMetricSetIsAUsageErrorBeforeAnyGpuWork) {
   EXPECT_TRUE(contains(o.err, "usage: kprof demo")) << o.err;
 }
 
+TEST(CliDemo, TableOptionsGoByTheirFlagsAndChoices) {
+  EXPECT_EQ(flag_of("replay_mode"), "--replay-mode");
+  EXPECT_EQ(flag_of("metrics"), "--metrics");
+  EXPECT_EQ(option_choices("replay_mode"), "kernel (default), range or application");
+  EXPECT_EQ(option_choices("cache_control"), "all (default) or none");
+  EXPECT_EQ(option_choices("runs"), "");
+  EXPECT_TRUE(contains(kprof_cli({"help", "demo"}).out, "kernel (default), range or application"));
+}
+
 TEST(CliDemo, AnUnknownReplayModeIsAUsageErrorBeforeAnyGpuWork) {
   const auto o = kprof::testing::kprof_cli({"demo", "--replay-mode", "app"});
   EXPECT_EQ(o.code, kExitUsage);

@@ -1,5 +1,11 @@
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "kprof/errors.hpp"
 #include "kprof/options.hpp"
 
@@ -120,4 +126,126 @@ TEST(Options, EmptyMetricListRejected) {
 TEST(Errors, JoinChoices) {
   EXPECT_EQ(join_choices({"a"}), "'a'");
   EXPECT_EQ(join_choices({"a", "b", "c"}), "'a', 'b' or 'c'");
+}
+
+// --- the option table ------------------------------------------------------------------------
+
+TEST(OptionTable, NamesAreDistinctAndEveryRowIsDocumented) {
+  std::set<std::string> names;
+  for_each_row(kOptionTable, [&](const auto& row) {
+    EXPECT_TRUE(names.insert(std::string(row.name)).second) << row.name;
+    EXPECT_FALSE(row.doc.empty()) << row.name;
+  });
+  EXPECT_TRUE(names.count("runs") && names.count("combine_kernel_metrics") &&
+              names.count("ignore_kernel_list") && names.count("throttle_threshold"));
+}
+
+TEST(OptionTable, SetOptionReadsTheTextForm) {
+  Options o;
+  set_option(o, "runs", "5");
+  set_option(o, "replay_mode", "range");
+  set_option(o, "thermal_wait", "12");
+  set_option(o, "metrics", " dram__bytes_read.sum,, set:memory ");
+  set_option(o, "per_kernel", "true");
+  set_option(o, "throttle_threshold", "0.5");
+  set_option(o, "combine_kernel_metrics", "max");
+  set_option(o, "normalize_against", "base");
+  EXPECT_EQ(o.runs, 5);
+  EXPECT_FALSE(o.stopping);
+  EXPECT_EQ(o.replay_mode, ReplayMode::range);
+  EXPECT_EQ(o.thermal.wait, 12);
+  EXPECT_EQ(o.metrics, (std::vector<std::string>{"dram__bytes_read.sum", "set:memory"}));
+  EXPECT_TRUE(o.per_kernel);
+  EXPECT_DOUBLE_EQ(o.throttle_threshold, 0.5);
+  EXPECT_EQ(o.combine, CombineKind::max);
+  EXPECT_EQ(o.normalize_against, "base");
+  set_option(o, "runs", "auto");
+  ASSERT_TRUE(o.stopping);
+  EXPECT_EQ(o.stopping->max_runs, StoppingRule{}.max_runs);
+  set_option(o, "thermal_wait", "none");
+  EXPECT_FALSE(o.thermal.wait);
+}
+
+TEST(OptionTable, BadTextNamesTheOptionTheTextAndWhatIsValid) {
+  Options o;
+  try {
+    set_option(o, "runs", "many");
+    FAIL() << "no error";
+  } catch (const OptionError& e) {
+    EXPECT_EQ(e.option(), "runs");
+    EXPECT_EQ(e.value(), "'many'");
+    EXPECT_NE(e.valid().find("an integer >= 1"), std::string::npos) << e.valid();
+  }
+  try {
+    set_option(o, "replay_mode", "app");
+    FAIL() << "no error";
+  } catch (const OptionError& e) {
+    EXPECT_EQ(e.valid(), "'kernel', 'range' or 'application'");
+  }
+  try {
+    set_option(o, "runz", "3");
+    FAIL() << "no error";
+  } catch (const OptionError& e) {
+    EXPECT_EQ(e.option(), "option");
+    EXPECT_EQ(e.value(), "'runz'");
+    EXPECT_NE(e.valid().find("'runs'"), std::string::npos) << e.valid();
+  }
+  EXPECT_THROW(set_option(o, "derive_metric", "tflops"), OptionError);  // a function, in code
+  EXPECT_THROW(set_option(o, "per_kernel", "yes"), OptionError);
+  EXPECT_THROW(set_option(o, "thermal_timeout", "1.5"), OptionError);
+}
+
+TEST(OptionTable, EachRowsRuleNamesItsOption) {
+  Options timeout;
+  timeout.thermal.timeout_s = 0;
+  Options device;
+  device.thermal.device = -1;
+  Options throttle;
+  throttle.throttle_threshold = 1.5;
+  Options ignore;
+  ignore.ignore_kernels = {""};
+  Options custom;
+  custom.combine = CombineKind::custom;  // without a function
+  const std::vector<std::pair<const Options*, std::string>> cases{
+      {&timeout, "thermal_timeout"},
+      {&device, "thermal_device"},
+      {&throttle, "throttle_threshold"},
+      {&ignore, "ignore_kernel_list"},
+      {&custom, "combine_kernel_metrics"}};
+  for (const auto& [options, name] : cases) {
+    try {
+      options->validate();
+      ADD_FAILURE() << name << ": no error";
+    } catch (const OptionError& e) {
+      EXPECT_EQ(e.option(), name);
+    }
+  }
+}
+
+TEST(OptionTable, ToStringShowsEveryOption) {
+  Options o;
+  o.runs = 4;
+  const std::string text = to_string(o);
+  EXPECT_NE(text.find("runs=4, metrics=['gpu__time_duration.sum'], cache_control='all'"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("verbosity=3"), std::string::npos) << text;
+  EXPECT_NE(text.find("throttle_threshold=0.75"), std::string::npos) << text;
+  o.stopping = StoppingRule{};
+  EXPECT_NE(to_string(o).find("runs='auto' (95% interval within 0.01 of the mean, 5..100 runs)"),
+            std::string::npos)
+      << to_string(o);
+}
+
+TEST(OptionTable, OutputPrefixIsATemporaryFolderByDefault) {
+  namespace fs = std::filesystem;
+  const std::string made = make_output_prefix(Options{});
+  ASSERT_EQ(made.back(), '/');
+  EXPECT_TRUE(fs::is_directory(made)) << made;
+  EXPECT_EQ(fs::path(made).parent_path().filename().string().rfind("kprof_", 0), 0u) << made;
+  Options given;
+  given.output_prefix = made + "sub/run1-";
+  EXPECT_EQ(make_output_prefix(given), given.output_prefix);
+  EXPECT_TRUE(fs::is_directory(made + "sub"));
+  fs::remove_all(made);
 }
