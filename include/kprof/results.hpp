@@ -196,6 +196,8 @@ class Results {
 
   // An aligned text table of the rows, values scaled to readable units.
   std::string table() const;
+  // How many runs ran throttled (throttle_note below); empty when none did.
+  std::string throttle_note() const;
 
   // One JSON document holding everything above. read_json(write_json(r)) == r.
   void write_json(const std::string& path) const;
@@ -226,5 +228,10 @@ class Results {
 };
 
 std::ostream& operator<<(std::ostream& os, const Results& r);
+
+// "3 of 40 runs ran with the SM clock below 75% of the rated 1980 MHz": the runs flagged as
+// throttled among those whose clock is known (NVBench's rule: RunInfo::throttled), for the
+// messages of every front end; empty when none was.
+std::string throttle_note(const SessionInfo& session, const std::vector<RunInfo>& runs);
 
 }  // namespace kprof

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -65,5 +66,11 @@ class Sweep {
   std::vector<std::vector<Value>> points_{std::vector<Value>{}};
   bool from_list_ = false;
 };
+
+// Where a run is, for the messages of every front end: "config 2/4 (n=1024), run 3/10", counted
+// from 1 (`config` and `run` from 0); without `params`, "config 2/4, run 3/10"; "run 3" when
+// the runs are not fixed (`runs` 0, a stopping rule); the config alone without a run (`run` -1).
+std::string describe_run(std::size_t config, std::size_t configs, std::string_view params, int run,
+                         int runs);
 
 }  // namespace kprof

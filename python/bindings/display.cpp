@@ -14,6 +14,7 @@
 
 #include "common.hpp"
 #include "kprof/stats.hpp"
+#include "kprof/sweep.hpp"
 #include "kprof/units.hpp"
 
 namespace kprof::py {
@@ -35,6 +36,10 @@ void bind_display(nb::module_& m) {
       },
       nb::arg("value"), nb::arg("significant") = kprof::kDisplayDigits,
       "A number as the results table prints it (4 significant digits; '-' for NaN).");
+  m.def("describe_run", &kprof::describe_run, nb::arg("config"), nb::arg("configs"),
+        nb::arg("params"), nb::arg("run"), nb::arg("runs"),
+        "'config 2/4 (n=1024), run 3/10' (config and run from 0; runs 0: not fixed; run -1: "
+        "the config alone), as every kprof message says where a run is.");
   m.def(
       "_mean", [](const std::vector<double>& v) { return kprof::mean(std::span<const double>(v)); },
       nb::arg("values"), "The core's mean (NaN when empty).");

@@ -294,6 +294,8 @@ void bind_results(nb::module_& m) {
       .def("info_values_columns", &info_values_columns,
            "Every info collector value: name, scope, config, run, annotation, value, text.")
       .def("table", &kprof::Results::table, "An aligned text table of the rows.")
+      .def("throttle_note", &kprof::Results::throttle_note,
+           "'3 of 40 runs ran with the SM clock below 75% of the rated 1980 MHz', or ''.")
       .def("to_json", &kprof::Results::to_json)
       .def("write_json", &kprof::Results::write_json, nb::arg("path"))
       .def_static("from_json", &kprof::Results::from_json, nb::arg("text"))

@@ -71,15 +71,11 @@ def _wrap_partial(
 def _warn_throttled(results: ProfileResults, name: str) -> None:
     """NVBench's throttle detection: runs whose measured SM clock was below the threshold
     share of the rated clock are counted per row (ThrottledRuns); say so once per call."""
-    runs = results.core.runs_columns()
-    flagged = [t for t in runs["throttled"] if t is not None]
-    throttled = sum(1 for t in flagged if t)
-    if throttled:
-        share = results.session.get("throttle_threshold", float("nan"))
+    note = results.core.throttle_note()
+    if note:
         warnings.warn(
-            f"{name}: {throttled} of {len(flagged)} runs ran with the SM clock below "
-            f"{100 * share:.0f}% of the rated clock (throttled): their values may be slow. See "
-            "the ThrottledRuns and MeasuredClock columns, and runs_dataframe().",
+            f"{name}: {note} (throttled): their values may be slow. See the ThrottledRuns and "
+            "MeasuredClock columns, and runs_dataframe().",
             RuntimeWarning,
             stacklevel=4,
         )
@@ -131,10 +127,11 @@ class _KernelProfiler:
         cause, config, run_index = e.__cause__, e.config, e.run
         where = ""
         if config is not None and 0 <= config < len(bound.values):
-            where = f" in config {config + 1}/{len(bound.values)} ({bound.describe(config)})"
-        if run_index is not None:
-            total = "" if self.settings.stopping is not None else f"/{self.settings.runs}"
-            where += f", run {run_index + 1}{total}"
+            runs = 0 if self.settings.stopping is not None else self.settings.runs
+            run = -1 if run_index is None else run_index
+            where = " in " + _core.describe_run(
+                config, len(bound.values), bound.describe(config), run, runs
+            )
         return UserFunctionError(
             f"{self.params.name} raised {type(cause).__name__}: {cause}{where}",
             config=config,

@@ -72,15 +72,9 @@ void describe_conditions(SessionInfo& session, const Options& options) {
 // After the sweep: how often the clock was low and how long the guard paused.
 void report_conditions(const Options& options, const SessionInfo& session,
                        const Conditions& conditions, const ThermalGuard* thermal) {
-  const auto throttled =
-      std::count_if(conditions.runs.begin(), conditions.runs.end(),
-                    [](const RunInfo& r) { return r.throttled.value_or(false); });
-  if (throttled > 0)
+  if (const std::string note = throttle_note(session, conditions.runs); !note.empty())
     say(options, Verbosity::info,
-        "warning: " + std::to_string(throttled) + " of " + std::to_string(conditions.runs.size()) +
-            " runs ran with the SM clock below " + fixed(100 * options.throttle_threshold, 0) +
-            "% of the rated " + std::to_string(session.compute_clock_khz / 1000) +
-            " MHz (throttled; see ThrottledRuns and the runs' MeasuredClock)");
+        "warning: " + note + " (throttled; see ThrottledRuns and the runs' MeasuredClock)");
   if (thermal != nullptr && thermal->pauses() > 0)
     say(options, Verbosity::info,
         "thermal guard paused " + std::to_string(thermal->pauses()) + " time(s), " +

@@ -164,17 +164,6 @@ std::string session_line(const SessionInfo& s) {
          " | " + runs_text(s) + "\n";
 }
 
-// "3 of 40 runs ran below 75% of the rated SM clock", empty when none did.
-std::string throttle_note(const SessionInfo& s, const std::vector<RunInfo>& runs) {
-  const auto throttled = std::count_if(
-      runs.begin(), runs.end(), [](const RunInfo& r) { return r.throttled.value_or(false); });
-  if (throttled == 0) return "";
-  char share[32];
-  std::snprintf(share, sizeof share, "%g%%", 100 * s.throttle_threshold);
-  return "throttled: " + std::to_string(throttled) + " of " + std::to_string(runs.size()) +
-         " runs ran below " + share + " of the rated SM clock\n";
-}
-
 // "values relative to a" (or "a, b"), empty when no row is normalized.
 std::string normalization_note(const std::vector<Row>& rows) {
   std::vector<std::string> baselines;
@@ -249,10 +238,26 @@ std::string Results::table() const {
     t.column(name, true);
   t.column("Unit", false);
   for (const Row& r : rows_) t.lines.push_back(row_cells(r, sweep_, with_kernel_index));
-  return session_line(session_) + throttle_note(session_, runs_) + normalization_note(rows_) +
-         t.render();
+  const std::string throttled = kprof::throttle_note(session_, runs_);
+  return session_line(session_) + (throttled.empty() ? "" : "throttled: " + throttled + "\n") +
+         normalization_note(rows_) + t.render();
 }
 
 std::ostream& operator<<(std::ostream& os, const Results& r) { return os << r.table(); }
+
+std::string throttle_note(const SessionInfo& session, const std::vector<RunInfo>& runs) {
+  const auto known = std::count_if(runs.begin(), runs.end(),
+                                   [](const RunInfo& r) { return r.throttled.has_value(); });
+  const auto throttled = std::count_if(
+      runs.begin(), runs.end(), [](const RunInfo& r) { return r.throttled.value_or(false); });
+  if (throttled == 0) return "";
+  char share[32];
+  std::snprintf(share, sizeof share, "%g%%", 100 * session.throttle_threshold);
+  return std::to_string(throttled) + " of " + std::to_string(known) +
+         " runs ran with the SM clock below " + share + " of the rated " +
+         std::to_string(session.compute_clock_khz / 1000) + " MHz";
+}
+
+std::string Results::throttle_note() const { return kprof::throttle_note(session_, runs_); }
 
 }  // namespace kprof

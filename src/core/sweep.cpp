@@ -123,4 +123,13 @@ Sweep& Sweep::axis(std::string name, std::vector<Value> values) {
   return *this;
 }
 
+std::string describe_run(std::size_t config, std::size_t configs, std::string_view params, int run,
+                         int runs) {
+  std::string text = "config " + std::to_string(config + 1) + "/" + std::to_string(configs);
+  if (!params.empty()) text += " (" + std::string(params) + ")";
+  if (run < 0) return text;
+  text += ", run " + std::to_string(run + 1);
+  return runs > 0 ? text + "/" + std::to_string(runs) : text;
+}
+
 }  // namespace kprof

@@ -231,8 +231,8 @@ std::string SweepRuns::where(std::size_t c, int r) const {
 }
 
 std::string SweepRuns::where_run(std::size_t c, int r) const {
-  return "config " + std::to_string(c) + " (" + sweep_.config(c).to_string() + "), run " +
-         std::to_string(r);
+  return describe_run(c, sweep_.size(), sweep_.config(c).to_string(), r,
+                      options_.stopping ? 0 : options_.runs);
 }
 
 // normalize_against is checked as soon as the first run shows which annotations exist,

@@ -92,7 +92,7 @@ class SweepRuns {
   void replay(std::size_t config, int run, const std::vector<std::string>& expected, int pass);
   // Hands what `collect` returns to the records (joined to their regions).
   void collect(const Collect& collect);
-  // "config 2 (n=1024), run 0", for messages.
+  // "config 3/4 (n=1024), run 1/10", for messages (describe_run).
   std::string where_run(std::size_t config, int run) const;
 
   // --- for the engine ---------------------------------------------------------------------

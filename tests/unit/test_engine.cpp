@@ -213,6 +213,7 @@ TEST(Engine, UserExceptionNamesConfigAndRunAndKeepsEarlierMeasurements) {
     EXPECT_EQ(e.run(), 1);
     std::string msg = e.what();
     EXPECT_NE(msg.find("n=2"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("config 2/2 (n=2), run 2/2"), std::string::npos) << msg;
     EXPECT_NE(msg.find("out of memory"), std::string::npos) << msg;
     ASSERT_TRUE(e.partial_results());
     const Results& partial = *e.partial_results();

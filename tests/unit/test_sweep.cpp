@@ -61,3 +61,10 @@ TEST(Sweep, ValuesPrintWithTheirType) {
   EXPECT_EQ(to_string(Value{std::int64_t{7}}), "7");
   EXPECT_STREQ(type_name(Value{"x"}), "string");
 }
+
+TEST(Sweep, ARunIsDescribedFromOneInEveryMessage) {
+  EXPECT_EQ(describe_run(1, 4, "n=1024", 2, 10), "config 2/4 (n=1024), run 3/10");
+  EXPECT_EQ(describe_run(0, 1, "", 0, 5), "config 1/1, run 1/5");
+  EXPECT_EQ(describe_run(0, 2, "n=1", 6, 0), "config 1/2 (n=1), run 7");  // a stopping rule
+  EXPECT_EQ(describe_run(3, 4, "n=8", -1, 10), "config 4/4 (n=8)");
+}
