@@ -165,6 +165,17 @@ struct Row {
   std::vector<InfoStat> info;  // info collector columns, in order of the collectors
 };
 
+// The text table of the rows as cells, before alignment: what Results::table() prints and the
+// HTML report shows. Each row is in one unit, chosen from its mean; numbers to 4 significant
+// digits; kernel names shortened to 40 characters.
+struct TableCells {
+  // Annotation, the sweep's parameters, Metric, Kernel, KernelIndex (per kernel only), Mean,
+  // Median, StdDev, CI95, RSD%, Runs, Unit.
+  std::vector<std::string> header;
+  std::vector<bool> numeric;                   // per column: numbers (right-aligned)
+  std::vector<std::vector<std::string>> rows;  // one per row of Results::rows(), in order
+};
+
 class Results {
  public:
   Results() = default;
@@ -196,6 +207,8 @@ class Results {
 
   // An aligned text table of the rows, values scaled to readable units.
   std::string table() const;
+  // The cells of that table.
+  TableCells table_cells() const;
   // How many runs ran throttled (throttle_note below); empty when none did.
   std::string throttle_note() const;
 

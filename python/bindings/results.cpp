@@ -294,6 +294,17 @@ void bind_results(nb::module_& m) {
       .def("info_values_columns", &info_values_columns,
            "Every info collector value: name, scope, config, run, annotation, value, text.")
       .def("table", &kprof::Results::table, "An aligned text table of the rows.")
+      .def(
+          "table_cells",
+          [](const kprof::Results& r) {
+            kprof::TableCells t = r.table_cells();
+            nb::dict d;
+            d["header"] = nb::cast(t.header);
+            d["numeric"] = nb::cast(t.numeric);
+            d["rows"] = nb::cast(t.rows);
+            return d;
+          },
+          "The text table's cells: {'header': [...], 'numeric': [bool...], 'rows': [[str...]]}.")
       .def("throttle_note", &kprof::Results::throttle_note,
            "'3 of 40 runs ran with the SM clock below 75% of the rated 1980 MHz', or ''.")
       .def("to_json", &kprof::Results::to_json)

@@ -34,7 +34,6 @@ __all__ = ["main", "write_html", "results_html", "context_rows", "USAGE"]
 
 USAGE = "usage: kprof report FILE [--plot PATH] [--html PATH] [--metric NAME[,NAME...]]"
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
-KERNEL_WIDTH = 40  # as the text table shortens kernel names
 NOTEBOOK_MAX_ROWS = 200
 SAMPLES_MAX = 5000
 
@@ -71,18 +70,6 @@ def _num(value: Any, factor: float = 1.0) -> str:
     return str(_core._format_number(v * factor if math.isfinite(v) else v))
 
 
-def _one_decimal(value: Any) -> str:
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        return "-"
-    return "-" if math.isnan(v) else f"{v:.1f}"
-
-
-def _shorten(text: str, width: int = KERNEL_WIDTH) -> str:
-    return text if len(text) <= width else text[: width - 3] + "..."
-
-
 def context_rows(session: Mapping[str, Any]) -> list[tuple[str, str]]:
     """Where, when and how the results were measured, as (label, text) pairs: the core's
     context rows (``kprof::context_rows``), the facts ``kprof report`` prints first, in its
@@ -101,9 +88,9 @@ def _context_line(session: Mapping[str, Any]) -> str:
 
 
 def _row_cells(results: ResultsData) -> list[dict[str, Any]]:
-    """Per row of the results: the cells of the text table, scaled alike."""
+    """Per row of the results: what its HTML lines need besides the core's cells (the unit and
+    factor of the row, for its per-run values; its baseline and stability)."""
     rows = results.core.rows_columns()
-    configs = results.configs
     out = []
     for i in range(len(rows["annotation"])):
         unit = rows["unit"][i] or ""
@@ -111,18 +98,12 @@ def _row_cells(results: ResultsData) -> list[dict[str, Any]]:
         stable = rows["stable"][i]
         out.append(
             {
+                "index": i,
                 "annotation": rows["annotation"][i],
                 "config": rows["config"][i],
-                "params": [str(v) for v in configs[rows["config"][i]]],
                 "metric": rows["metric"][i],
                 "kernel": rows["kernel"][i],
                 "kernel_index": rows["kernel_index"][i],
-                "mean": _num(rows["mean"][i], factor),
-                "median": _num(rows["median"][i], factor),
-                "stddev": _num(rows["stddev"][i], factor),
-                "ci95": _interval(rows["ci95_lower"][i], rows["ci95_upper"][i], factor),
-                "rsd": _one_decimal(rows["rel_stddev_pct"][i]),
-                "runs": str(rows["num_runs"][i]),
                 "unit": shown,
                 "factor": factor,
                 "unstable": stable is False,
@@ -132,9 +113,17 @@ def _row_cells(results: ResultsData) -> list[dict[str, Any]]:
     return out
 
 
-def _interval(lo: Any, hi: Any, factor: float) -> str:
-    a, b = _num(lo, factor), _num(hi, factor)
-    return "-" if a == "-" and b == "-" else f"[{a}, {b}]"
+def _cell(column: str, text: str, numeric: bool, row: Mapping[str, Any]) -> str:
+    """One cell of the results table."""
+    e = html.escape
+    if column == "Kernel":
+        return f'<td class="kernel" title="{e(row["kernel"])}">{e(text)}</td>'
+    if column == "RSD%" and row["unstable"]:
+        return (
+            '<td class="num unstable" title="relative std-dev of 2% or more: not a '
+            f'stable measurement">{e(text)}</td>'
+        )
+    return f'<td class="num">{e(text)}</td>' if numeric else f"<td>{e(text)}</td>"
 
 
 def _table(
@@ -145,41 +134,22 @@ def _table(
     caption: str = "",
     max_rows: int | None = None,
 ) -> str:
+    """The rows of ``cells`` as the text table shows them (the core's cells), in HTML: the
+    kernel's full name on hover, an unstable RSD marked."""
     e = html.escape
-    per_kernel = any(c["kernel_index"] >= 0 for c in cells)
-    head = ["Annotation", *results.parameters]
-    if with_metric:
-        head.append("Metric")
-    head.append("Kernel")
-    if per_kernel:
-        head.append("KernelIndex")
-    numeric = ["Mean", "Median", "StdDev", "CI95", "RSD%", "Runs"]
-    head += [*numeric, "Unit"]
+    table = results.core.table_cells()
+    header = table["header"]
+    shown_columns = [i for i, h in enumerate(header) if with_metric or h != "Metric"]
     parts = ['<table class="results">']
     if caption:
         parts.append(f"<caption>{e(caption)}</caption>")
-    parts.append("<thead><tr>" + "".join(f"<th>{e(h)}</th>" for h in head) + "</tr></thead>")
+    heads = "".join(f"<th>{e(header[i])}</th>" for i in shown_columns)
+    parts.append(f"<thead><tr>{heads}</tr></thead>")
     parts.append("<tbody>")
     shown = cells if max_rows is None else cells[:max_rows]
     for c in shown:
-        tds = [f"<td>{e(c['annotation'])}</td>"]
-        tds += [f"<td>{e(p)}</td>" for p in c["params"]]
-        if with_metric:
-            tds.append(f"<td>{e(c['metric'])}</td>")
-        tds.append(f'<td class="kernel" title="{e(c["kernel"])}">{e(_shorten(c["kernel"]))}</td>')
-        if per_kernel:
-            tds.append(f'<td class="num">{c["kernel_index"]}</td>')
-        for key in ("mean", "median", "stddev", "ci95"):
-            tds.append(f'<td class="num">{e(c[key])}</td>')
-        if c["unstable"]:
-            tds.append(
-                f'<td class="num unstable" title="relative std-dev of 2% or more: not a '
-                f'stable measurement">{e(c["rsd"])}</td>'
-            )
-        else:
-            tds.append(f'<td class="num">{e(c["rsd"])}</td>')
-        tds.append(f'<td class="num">{e(c["runs"])}</td>')
-        tds.append(f"<td>{e(c['unit'])}</td>")
+        row = table["rows"][c["index"]]
+        tds = [_cell(header[i], row[i], table["numeric"][i], c) for i in shown_columns]
         parts.append("<tr>" + "".join(tds) + "</tr>")
     parts.append("</tbody></table>")
     if max_rows is not None and len(cells) > max_rows:

@@ -225,19 +225,30 @@ bool operator==(const Results& a, const Results& b) {
          same(a.runs_, b.runs_) && same(a.info_, b.info_);
 }
 
-std::string Results::table() const {
+TableCells Results::table_cells() const {
   const bool with_kernel_index =
       std::any_of(rows_.begin(), rows_.end(), [](const Row& r) { return r.kernel_index >= 0; });
+  TableCells t;
+  const auto column = [&](std::string name, bool numeric) {
+    t.header.push_back(std::move(name));
+    t.numeric.push_back(numeric);
+  };
+  column("Annotation", false);
+  for (const std::string& name : sweep_.names()) column(name, false);
+  column("Metric", false);
+  column("Kernel", false);
+  if (with_kernel_index) column("KernelIndex", true);
+  for (const char* name : {"Mean", "Median", "StdDev", "CI95", "RSD%", "Runs"}) column(name, true);
+  column("Unit", false);
+  for (const Row& r : rows_) t.rows.push_back(row_cells(r, sweep_, with_kernel_index));
+  return t;
+}
+
+std::string Results::table() const {
+  const TableCells cells = table_cells();
   TextTable t;
-  t.column("Annotation", false);
-  for (const std::string& name : sweep_.names()) t.column(name, false);
-  t.column("Metric", false);
-  t.column("Kernel", false);
-  if (with_kernel_index) t.column("KernelIndex", true);
-  for (const char* name : {"Mean", "Median", "StdDev", "CI95", "RSD%", "Runs"})
-    t.column(name, true);
-  t.column("Unit", false);
-  for (const Row& r : rows_) t.lines.push_back(row_cells(r, sweep_, with_kernel_index));
+  for (std::size_t c = 0; c < cells.header.size(); ++c) t.column(cells.header[c], cells.numeric[c]);
+  t.lines = cells.rows;
   const std::string throttled = kprof::throttle_note(session_, runs_);
   return session_line(session_) + (throttled.empty() ? "" : "throttled: " + throttled + "\n") +
          normalization_note(rows_) + t.render();
