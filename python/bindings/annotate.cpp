@@ -1,11 +1,11 @@
 // _core.Annotation: an annotation that Python opens and closes explicitly, through the same
-// functions kprof::Annotation (RAII) is built on (src/api/annotation_api.hpp).
+// functions kprof::Annotation (RAII) is built on (include/kprof/annotate.hpp).
+#include "kprof/annotate.hpp"
+
 #include <nanobind/stl/string.h>
 
-#include <cstdint>
 #include <string>
 
-#include "api/annotation_api.hpp"
 #include "common.hpp"
 
 namespace kprof::py {
@@ -14,20 +14,20 @@ namespace {
 class PyAnnotation {
  public:
   explicit PyAnnotation(const std::string& name)
-      : name_(name), handle_(kprof::detail::annotation_enter(name)), open_(true) {}
+      : name_(name), handle_(kprof::open_annotation(name)), open_(true) {}
   // Closes the region; `failed` makes this run's values of it NaN. Raises AnnotationError
   // when it is not the innermost open annotation of this thread.
   void close(bool failed) {
     if (!open_) return;
     open_ = false;
-    kprof::detail::annotation_exit(handle_, failed);
+    kprof::close_annotation(handle_, failed);
   }
   bool is_open() const { return open_; }
   const std::string& name() const { return name_; }
 
  private:
   std::string name_;
-  std::uint32_t handle_;
+  AnnotationHandle handle_;
   bool open_;
 };
 
