@@ -1,8 +1,9 @@
 """kprof's per-call costs in Python, each printed beside the reference measured in the same run.
 
-  annotation  ``with kprof.annotate(name):`` entered and left outside a profile, against the
-              NVTX push and pop it stands for (the ``nvtx`` package nsight-python uses, where
-              installed, and torch's NVTX binding) (goal: at most 1 us a pair)
+  annotation  ``with kprof.annotate(name):`` entered and left outside a profile, a new object
+              each time and one object reused, against the NVTX push and pop it stands for
+              (the ``nvtx`` package nsight-python uses, where installed, and torch's NVTX
+              binding) (goal: at most 1 us a pair)
   profile     one call of a decorated function (one config, one run, one small kernel), as an
               autotuner pays it once per candidate, against the same function undecorated:
               with the defaults, without the thermal guard, without the L2 flush
@@ -40,13 +41,23 @@ def annotation_figures(torch):
             with kprof.annotate("region"):
                 pass
 
+    def kprof_reused_pairs(n):  # one object entered again and again, as a decorator is
+        region = kprof.annotate("region")
+        for _ in range(n):
+            with region:
+                pass
+
     def torch_pairs(n):
         push, pop = torch.cuda.nvtx.range_push, torch.cuda.nvtx.range_pop
         for _ in range(n):
             push("region")
             pop()
 
-    figures = {"kprof_ns": per_pair_ns(kprof_pairs), "torch_nvtx_ns": per_pair_ns(torch_pairs)}
+    figures = {
+        "kprof_ns": per_pair_ns(kprof_pairs),
+        "kprof_reused_ns": per_pair_ns(kprof_reused_pairs),
+        "torch_nvtx_ns": per_pair_ns(torch_pairs),
+    }
     try:
         import nvtx
 
@@ -109,6 +120,7 @@ def main():
 
     print("annotation outside a profile (ns per enter + exit):")
     print(f"  kprof.annotate      {annotation['kprof_ns']:8.0f}  (goal <= 1000)")
+    print(f"  the same, reused    {annotation['kprof_reused_ns']:8.0f}  (goal <= 1000)")
     for key, label in (("nvtx_package_ns", "nvtx.annotate"), ("torch_nvtx_ns", "torch nvtx")):
         if key in annotation:
             ratio = annotation["kprof_ns"] / annotation[key]

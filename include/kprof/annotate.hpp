@@ -1,4 +1,5 @@
-// Marking the code to measure: a named region, open for the lifetime of an Annotation.
+// Marking the code to measure: a named region, open for the lifetime of an Annotation, or
+// between open_annotation and close_annotation where the scope is not a C++ scope.
 #pragma once
 
 #include <cstdint>
@@ -31,5 +32,20 @@ class Annotation {
   std::uint32_t id_;
   bool failed_ = false;
 };
+
+// The same region opened and closed by hand, for front ends whose scopes are not C++ scopes
+// (Python's context managers); Annotation is built on these two functions. The handle is
+// opaque (outside a profile every handle is the same) and is closed once, on the thread that
+// opened it, innermost region first.
+using AnnotationHandle = std::uint32_t;
+
+// Opens the region `name` on this thread and its NVTX range, as Annotation's constructor does.
+// Throws AnnotationError for an empty name, a name with '/', or a path opened twice in a run.
+AnnotationHandle open_annotation(const std::string& name);
+
+// Closes the region `handle` and its NVTX range; `failed` makes this run's values of it NaN
+// (Annotation::mark_failed). Throws AnnotationError when `handle` is not the innermost open
+// region of this thread.
+void close_annotation(AnnotationHandle handle, bool failed);
 
 }  // namespace kprof

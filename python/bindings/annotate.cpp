@@ -1,48 +1,61 @@
-// _core.Annotation: an annotation that Python opens and closes explicitly, through the same
-// functions kprof::Annotation (RAII) is built on (src/api/annotation_api.hpp).
+// _core.annotation_open / annotation_close: kprof::open_annotation and close_annotation for
+// kprof.annotate, whose objects, not C++ scopes, own the regions they open.
+#include "kprof/annotate.hpp"
+
 #include <nanobind/stl/string.h>
 
-#include <cstdint>
+#include <algorithm>
+#include <iterator>
 #include <string>
+#include <vector>
 
-#include "api/annotation_api.hpp"
 #include "common.hpp"
 
 namespace kprof::py {
 namespace {
 
-class PyAnnotation {
- public:
-  explicit PyAnnotation(const std::string& name)
-      : name_(name), handle_(kprof::detail::annotation_enter(name)), open_(true) {}
-  // Closes the region; `failed` makes this run's values of it NaN. Raises AnnotationError
-  // when it is not the innermost open annotation of this thread.
-  void close(bool failed) {
-    if (!open_) return;
-    open_ = false;
-    kprof::detail::annotation_exit(handle_, failed);
-  }
-  bool is_open() const { return open_; }
-  const std::string& name() const { return name_; }
-
- private:
-  std::string name_;
-  std::uint32_t handle_;
-  bool open_;
+// A region that an annotate object opened, and that object, held (a strong reference) while
+// the region is open so that no other object can take its address.
+struct OpenRegion {
+  PyObject* owner;
+  AnnotationHandle handle;
 };
+
+// This thread's open regions of annotate objects, innermost last. An object's regions on this
+// thread are its entries here, in order, so the same object may be entered recursively (as a
+// decorator) and from several threads at once. Kept here rather than in a threading.local:
+// that costs more than the region itself. The entries of a thread that ends with an object
+// entered and never left are leaked, not released without the GIL.
+thread_local std::vector<OpenRegion> t_open;
+
+void open(nb::handle owner, const std::string& name) {
+  const AnnotationHandle handle = open_annotation(name);
+  t_open.push_back({owner.inc_ref().ptr(), handle});
+}
+
+// Closes the innermost region that `owner` opened on this thread; false when it has none.
+bool close(nb::handle owner, bool failed) {
+  const auto it = std::find_if(t_open.rbegin(), t_open.rend(),
+                               [&](const OpenRegion& r) { return r.owner == owner.ptr(); });
+  if (it == t_open.rend()) return false;
+  const AnnotationHandle handle = it->handle;
+  t_open.erase(std::next(it).base());
+  owner.dec_ref();  // the caller still holds it
+  close_annotation(handle, failed);
+  return true;
+}
 
 }  // namespace
 
 void bind_annotate(nb::module_& m) {
-  nb::class_<PyAnnotation>(m, "Annotation",
-                           "An open kprof annotation (region and NVTX range in domain 'kprof'). "
-                           "Opened by the constructor, closed by close(failed=False); raises "
-                           "AnnotationError for an empty name, a name with '/', a name opened "
-                           "twice in one run, or a close out of order.")
-      .def(nb::init<const std::string&>(), nb::arg("name"))
-      .def("close", &PyAnnotation::close, nb::arg("failed") = false)
-      .def_prop_ro("open", &PyAnnotation::is_open)
-      .def_prop_ro("name", &PyAnnotation::name);
+  m.def("annotation_open", &open, nb::arg("owner"), nb::arg("name"),
+        "Opens the kprof annotation `name` on this thread for `owner` (region and NVTX range "
+        "in domain 'kprof'). Raises AnnotationError for an empty name, a name with '/', or a "
+        "name opened twice in one run.");
+  m.def("annotation_close", &close, nb::arg("owner"), nb::arg("failed"),
+        "Closes the innermost annotation that `owner` opened on this thread; `failed` makes "
+        "this run's values of it NaN. False when `owner` has none open on this thread. Raises "
+        "AnnotationError when it is not the innermost open annotation of this thread.");
 }
 
 }  // namespace kprof::py

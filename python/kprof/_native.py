@@ -13,20 +13,17 @@ from types import ModuleType
 from typing import Any
 
 
-class _LazyCore:
-    """Stands for ``kprof._core``: the first attribute access imports it."""
-
-    _module: ModuleType | None = None
-
-    def load(self) -> ModuleType:
-        if _LazyCore._module is None:
-            # The extension registers its own exit handler (the core's log lines go back to
-            # standard error before the interpreter goes away).
-            _LazyCore._module = importlib.import_module("kprof._core")
-        return _LazyCore._module
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.load(), name)
+def _first_access(name: str) -> Any:
+    """``core``'s ``__getattr__`` (PEP 562), called for a name it does not hold yet: imports the
+    extension and keeps the attribute in ``core``, so that the next access is a plain module
+    attribute (kprof.annotate makes two per region, and a failed lookup costs microseconds)."""
+    # The extension registers its own exit handler (the core's log lines go back to standard
+    # error before the interpreter goes away).
+    value = getattr(importlib.import_module("kprof._core"), name)
+    setattr(core, name, value)
+    return value
 
 
-core: Any = _LazyCore()
+# Stands for ``kprof._core``: the first access of each attribute imports it.
+core: Any = ModuleType("kprof._native.core")
+core.__getattr__ = _first_access

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import functools
-import threading
 import warnings
 from collections.abc import Callable
 from types import TracebackType
@@ -78,18 +77,11 @@ class annotate:  # lower case: nsight-python's name
             )
         self.name = name
         self.ignore_failures = bool(ignore_failures)
-        # One stack of open regions per thread: the same annotate object may be entered
-        # recursively (as a decorator) and from several threads at once.
-        self._local = threading.local()
-
-    def _stack(self) -> list[Any]:
-        stack = getattr(self._local, "stack", None)
-        if stack is None:
-            stack = self._local.stack = []
-        return stack
 
     def __enter__(self) -> annotate:
-        self._stack().append(_core.Annotation(self.name))
+        # The extension keeps this thread's open regions and the object that opened each: the
+        # same object may be entered recursively (as a decorator) and from several threads.
+        _core.annotation_open(self, self.name)
         return self
 
     def __exit__(
@@ -98,20 +90,22 @@ class annotate:  # lower case: nsight-python's name
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> bool:
-        stack = self._stack()
-        if not stack:
-            raise AnnotationError(f"annotation '{self.name}' was closed without being opened")
-        region = stack.pop()
+        if exc is None:  # the usual case, kept short
+            if not _core.annotation_close(self, False):
+                raise self._not_opened()
+            return False
         failed = isinstance(exc, Exception)
-        swallow = self.ignore_failures and failed
         try:
             # A region that an exception left is failed even when an outer scope swallows the
             # exception: its kernels are incomplete. (If nothing swallows it, the run ends.)
-            region.close(failed)
+            was_open = _core.annotation_close(self, failed)
         except KprofError:
-            if exc is None:
-                raise
-            # An exception is already propagating: it explains more than the close does.
+            # It was open but did not close (out of order); the exception already propagating
+            # explains more than the close does.
+            was_open = True
+        if not was_open:
+            raise self._not_opened()
+        swallow = self.ignore_failures and failed
         if swallow:
             warnings.warn(
                 f"annotation '{self.name}' ignored a failure ({type(exc).__name__}: {exc}); "
@@ -120,6 +114,9 @@ class annotate:  # lower case: nsight-python's name
                 stacklevel=2,
             )
         return swallow
+
+    def _not_opened(self) -> AnnotationError:
+        return AnnotationError(f"annotation '{self.name}' was closed without being opened")
 
     def __call__(self, func: F) -> F:
         @functools.wraps(func)

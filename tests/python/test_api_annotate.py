@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import threading
 import warnings
 
@@ -130,3 +131,44 @@ def test_ignore_failures_context_manager():
         raise ValueError("x")
 
     warm_up()
+
+
+def test_closed_without_being_opened():
+    a = kprof.annotate("never")
+    for exc in (None, ValueError("x")):
+        with pytest.raises(errors.AnnotationError, match="'never' was closed without being opened"):
+            a.__exit__(type(exc) if exc else None, exc, None)
+
+
+def test_an_object_open_on_one_thread_is_not_open_on_another():
+    a = kprof.annotate("shared")
+    opened, release = threading.Event(), threading.Event()
+
+    def hold():
+        with a:
+            opened.set()
+            release.wait()
+
+    t = threading.Thread(target=hold)
+    t.start()
+    opened.wait()
+    try:
+        with pytest.raises(errors.AnnotationError, match="closed without being opened"):
+            a.__exit__(None, None, None)
+        with a:  # this thread's own opening of the same object, while the other's is open
+            pass
+    finally:
+        release.set()
+        t.join()
+
+
+def test_a_closed_annotation_is_not_kept_alive():
+    a = kprof.annotate("region")
+    before = sys.getrefcount(a)
+    with a:
+        with a:
+            pass
+    with pytest.raises(ZeroDivisionError):
+        with a:
+            1 / 0  # noqa: B018
+    assert sys.getrefcount(a) == before

@@ -4,7 +4,6 @@
 #include <stdexcept>
 #include <thread>
 
-#include "api/annotation_api.hpp"
 #include "core/engine.hpp"
 #include "kprof/annotate.hpp"
 #include "kprof/errors.hpp"
@@ -227,9 +226,9 @@ TEST(Engine, UserExceptionNamesConfigAndRunAndKeepsEarlierMeasurements) {
 TEST(Engine, FailedRegionRunCountsAsNaN) {
   ScriptedBackend gpu;
   Results r = detail::run_sweep(gpu, quiet(3), Sweep(), [&](std::size_t, int run) {
-    auto h = detail::annotation_enter("k");
+    auto h = open_annotation("k");
     if (run != 1) gpu.launch("kern", 10);
-    detail::annotation_exit(h, /*failed=*/run == 1);
+    close_annotation(h, /*failed=*/run == 1);
   });
   EXPECT_EQ(row(r, "k", 0).num_runs, 2u);
   EXPECT_DOUBLE_EQ(row(r, "k", 0).mean, 10.0);
@@ -259,7 +258,7 @@ TEST(Engine, AnnotationLeftOpenIsAnError) {
   ScriptedBackend gpu;
   EXPECT_THROW(detail::run_sweep(gpu, quiet(1), Sweep(),
                                  [&](std::size_t, int) {
-                                   detail::annotation_enter("dangling");
+                                   open_annotation("dangling");
                                    gpu.launch("k", 1);
                                  }),
                AnnotationError);
@@ -277,8 +276,8 @@ TEST(Engine, AnnotationsOutsideAProfileOnlyCheckNesting) {
     Annotation a("x");
     Annotation b("y");
   }
-  EXPECT_THROW(detail::annotation_enter("a/b"), AnnotationError);
-  EXPECT_THROW(detail::annotation_enter(""), AnnotationError);
+  EXPECT_THROW(open_annotation("a/b"), AnnotationError);
+  EXPECT_THROW(open_annotation(""), AnnotationError);
 }
 
 TEST(Engine, ProgressReportedAfterEveryRun) {
@@ -325,9 +324,9 @@ TEST(Engine, AFailedInnerRegionFailsTheRegionsAroundIt) {
   Results r = detail::run_sweep(gpu, quiet(2), Sweep(), [&](std::size_t, int run) {
     Annotation outer("outer");
     gpu.launch("a", 10);
-    auto inner = detail::annotation_enter("inner");
+    auto inner = open_annotation("inner");
     if (run == 0) gpu.launch("b", 5);
-    detail::annotation_exit(inner, /*failed=*/run == 1);
+    close_annotation(inner, /*failed=*/run == 1);
   });
   EXPECT_EQ(row(r, "outer", 0).num_runs, 1u);  // run 1 is NaN: inner failed inside it
   EXPECT_DOUBLE_EQ(row(r, "outer", 0).mean, 15.0);

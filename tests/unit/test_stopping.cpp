@@ -6,7 +6,6 @@
 #include <stdexcept>
 #include <vector>
 
-#include "api/annotation_api.hpp"
 #include "core/engine.hpp"
 #include "core/stopping.hpp"
 #include "kprof/annotate.hpp"
@@ -151,8 +150,8 @@ TEST(Stopping, GroupsWhoseRunsAllFailAreLeftOut) {
       Annotation a("k");
       gpu.launch("kern", 1000);
     }
-    auto h = detail::annotation_enter("always_fails");
-    detail::annotation_exit(h, /*failed=*/true);
+    auto h = open_annotation("always_fails");
+    close_annotation(h, /*failed=*/true);
   });
   EXPECT_EQ(row(r, "k", 0).runs_done, 5);
   EXPECT_EQ(row(r, "k", 0).stopped_by, "precision");
