@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "api/gpu.hpp"
+#include "core/gpu_layer.hpp"
 #include "kprof/demo.hpp"
 #include "kprof/kprof.hpp"
 

@@ -33,7 +33,7 @@ void bind_display(nb::module_& m);
 void bind_progress(nb::module_& m);
 void bind_layout(nb::module_& m);
 
-// --- progress (progress.cpp) ---------------------------------------------------------------
+// --- progress (bind_progress.cpp) ---------------------------------------------------------------
 
 // The front end's progress observer of one _core.profile call (the one set by _set_progress),
 // active for the scope's lifetime: it hears of each measured run from the engine, and
@@ -57,7 +57,7 @@ class ProgressScope {
 // then goes to sys.stdout). Needs the GIL.
 bool deliver_log_line(const std::string& line);
 
-// --- conditions (conditions.cpp) -------------------------------------------------------------
+// --- conditions (bind_conditions.cpp) -------------------------------------------------------------
 
 // For ProfileHooks::interrupt_poll: the engine's waits (thermal pauses) check for Python
 // signals between their sleeps, so that Ctrl-C raises KeyboardInterrupt instead of waiting for
@@ -143,7 +143,7 @@ kprof::Value to_value(nb::handle h);
 nb::object from_value(const kprof::Value& v);
 
 // The session as a dict of its fields, named as in the JSON document, and back: a key that is
-// missing keeps the value `base` has (results.cpp).
+// missing keeps the value `base` has (bind_results.cpp).
 nb::dict session_dict(const kprof::SessionInfo& s);
 kprof::SessionInfo session_from_dict(const nb::dict& d, kprof::SessionInfo base = {});
 

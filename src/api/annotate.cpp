@@ -1,6 +1,6 @@
 #include "kprof/annotate.hpp"
 
-#include "api/gpu.hpp"
+#include "core/gpu_layer.hpp"
 #include "core/region_tracker.hpp"
 
 namespace kprof {

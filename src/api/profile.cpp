@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <string>
 
-#include "api/gpu.hpp"
+#include "core/gpu_layer.hpp"
 #include "core/engine.hpp"
 #include "core/say.hpp"
 #include "kprof/errors.hpp"

@@ -1,6 +1,7 @@
 // The bookkeeping of the range profiler's sessions that needs no GPU: which ranges measured
 // something, whether a later pass repeated the first, how a range's name gives its index, and
-// what to say when auto ranges and launches do not pair up. Used by src/cuda/counter_backend.
+// what to say when auto ranges and launches do not pair up. Used by the counter backends
+// (src/cuda).
 #pragma once
 
 #include <cstddef>

@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "api/gpu.hpp"
+#include "core/gpu_layer.hpp"
 #include "core/paced_reading.hpp"
 #include "core/run_conditions.hpp"
 #include "cuda/clock_probe.hpp"

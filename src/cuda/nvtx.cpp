@@ -2,7 +2,7 @@
 // NVTX3 is header-only: without an attached tool every call returns at once.
 #include <nvtx3/nvToolsExt.h>
 
-#include "api/gpu.hpp"
+#include "core/gpu_layer.hpp"
 
 namespace kprof::detail {
 namespace {

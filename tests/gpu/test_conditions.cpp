@@ -9,7 +9,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "api/gpu.hpp"
+#include "core/gpu_layer.hpp"
 #include "cuda/clock_probe.hpp"
 #include "cuda/nvml.hpp"
 #include "gpu_test_support.hpp"

@@ -3,7 +3,7 @@
 
 #include <cstdio>
 
-#include "api/gpu.hpp"
+#include "core/gpu_layer.hpp"
 #include "gpu_test_support.hpp"
 #include "kprof/demo.hpp"
 

@@ -1,4 +1,4 @@
-// What the library needs from the GPU layer. Implemented by src/cuda (built with CUDA) or by
+// What the library needs from the GPU layer: implemented by src/cuda (built with CUDA) or by
 // src/nocuda (built without: every GPU call throws NoGpuError, annotations skip NVTX).
 #pragma once
 

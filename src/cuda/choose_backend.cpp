@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "api/gpu.hpp"
+#include "core/gpu_layer.hpp"
 #include "core/backend_registry.hpp"
 #include "cuda/activity_timing.hpp"
 #include "cuda/cuda_check.hpp"

@@ -21,7 +21,7 @@ nb::object run_profile(const kprof::Options& options, const std::vector<std::str
   PyErrorStash stash;
   StashScope scope(&stash);
   nb::handle callable = fn;  // kept alive by the caller for the whole call
-  ProgressScope progress;    // the front end's progress bar, if it set one (progress.cpp)
+  ProgressScope progress;    // the front end's progress bar, if it set one (bind_progress.cpp)
   kprof::ProfileHooks hooks;
   hooks.run_done = progress.run_done();
   hooks.interrupt_poll = poll_python_interrupt;  // Ctrl-C stops a long thermal pause

@@ -1,5 +1,5 @@
 // A build without CUDA: GPU work fails with one clear error, annotations skip NVTX.
-#include "api/gpu.hpp"
+#include "core/gpu_layer.hpp"
 #include "nocuda/no_gpu.hpp"
 
 namespace kprof::detail {
