@@ -1,7 +1,5 @@
 // _core.annotation_open / annotation_close: kprof::open_annotation and close_annotation for
 // kprof.annotate, whose objects, not C++ scopes, own the regions they open.
-#include "kprof/annotate.hpp"
-
 #include <nanobind/stl/string.h>
 
 #include <algorithm>
@@ -10,6 +8,7 @@
 #include <vector>
 
 #include "common.hpp"
+#include "kprof/annotate.hpp"
 
 namespace kprof::py {
 namespace {

@@ -1,7 +1,5 @@
 // kprof::compare as _core.compare, returning _core.Comparison: the rows and the only-in lists as
 // columnar dicts of lists, ready for pandas. Every number is the core's.
-#include "kprof/compare.hpp"
-
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -9,6 +7,7 @@
 #include <vector>
 
 #include "common.hpp"
+#include "kprof/compare.hpp"
 
 namespace kprof::py {
 namespace {

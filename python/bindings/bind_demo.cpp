@@ -1,7 +1,6 @@
 // The demo kernels shipped with kprof (kprof::demo::Kernels), for examples and GPU tests.
-#include "kprof/demo.hpp"
-
 #include "common.hpp"
+#include "kprof/demo.hpp"
 
 namespace kprof::py {
 

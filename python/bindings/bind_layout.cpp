@@ -1,12 +1,11 @@
 // The result layout (kprof/layout.hpp) for the Python package: the columns its DataFrames are
 // built from, and the context rows of its reports.
-#include "kprof/layout.hpp"
-
 #include <nanobind/stl/string.h>
 
 #include <string>
 
 #include "common.hpp"
+#include "kprof/layout.hpp"
 
 namespace kprof::py {
 namespace {

@@ -1,7 +1,5 @@
 // Routes the core's "[kprof] ..." lines to Python's sys.stdout, so that they interleave with
 // the front end's own lines and pytest's capsys sees them.
-#include "kprof/log.hpp"
-
 #include <nanobind/stl/string.h>
 
 #include <mutex>
@@ -10,6 +8,7 @@
 #include <vector>
 
 #include "common.hpp"
+#include "kprof/log.hpp"
 
 namespace kprof::py {
 namespace {

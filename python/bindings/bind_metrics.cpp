@@ -1,6 +1,4 @@
 // The metric catalog (kprof::metrics) for kprof.metrics: works without a GPU for a named chip.
-#include "kprof/metrics.hpp"
-
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/string_view.h>
@@ -10,6 +8,7 @@
 #include <vector>
 
 #include "common.hpp"
+#include "kprof/metrics.hpp"
 
 namespace kprof::py {
 namespace {

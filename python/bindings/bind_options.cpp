@@ -3,8 +3,6 @@
 // converted by the type of its row and the core checks it (Options.validate()); a value of the
 // wrong type raises kprof.errors.OptionError with the row's name and valid text, as the core's
 // own checks do.
-#include "kprof/options.hpp"
-
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -17,6 +15,7 @@
 
 #include "common.hpp"
 #include "kprof/metrics.hpp"
+#include "kprof/options.hpp"
 
 namespace kprof::py {
 namespace {

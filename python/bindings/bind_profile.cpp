@@ -1,8 +1,6 @@
 // _core.profile: runs kprof::profile with the GIL released; the benchmark function is a Python
 // callable that gets the config index. Python exceptions raised by the callables are kept and
 // re-raised once the core has unwound, so they are never lost or flattened into strings.
-#include "kprof/profile.hpp"
-
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -11,6 +9,7 @@
 #include <vector>
 
 #include "common.hpp"
+#include "kprof/profile.hpp"
 
 namespace kprof::py {
 namespace {

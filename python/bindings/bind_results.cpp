@@ -1,7 +1,5 @@
 // kprof::Results as _core.Results: session, sweep, and the records / samples / rows as
 // columnar dicts of lists, ready for pandas.DataFrame(dict). Python computes nothing from them.
-#include "kprof/results.hpp"
-
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -16,6 +14,7 @@
 #include "common.hpp"
 #include "kprof/options.hpp"
 #include "kprof/result_fields.hpp"
+#include "kprof/results.hpp"
 
 namespace kprof::py {
 namespace {
@@ -213,8 +212,6 @@ kprof::Sweep make_sweep(const std::vector<std::string>& names, const nb::list& p
   return kprof::Sweep::list(names, std::move(values));
 }
 
-}  // namespace
-
 nb::dict session_dict(const kprof::SessionInfo& s) {
   nb::dict d;
   session_fields(s, [&](const char* name, const auto& v) { d[name] = to_py(v); });
@@ -252,6 +249,44 @@ nb::object from_value(const kprof::Value& v) {
 kprof::Sweep sweep_from_python(const std::vector<std::string>& names, const nb::list& points) {
   return make_sweep(names, points);
 }
+
+// _core._aggregate: the core's aggregation of made-up or saved records, without a GPU.
+void bind_aggregate(nb::module_& m) {
+  m.def(
+      "_aggregate",
+      [](const nb::dict& session, const std::vector<std::string>& names, const nb::list& points,
+         const nb::dict& records, const kprof::Options& options, const nb::object& configs,
+         const nb::object& runs, const nb::object& info) {
+        // A missing option keeps kprof's default.
+        kprof::SessionInfo defaults;
+        defaults.replay_mode = "kernel";
+        defaults.cache_control = "all";
+        defaults.clock_control = "none";
+        kprof::SessionInfo s = session_from_dict(session, std::move(defaults));
+        kprof::Sweep sweep = make_sweep(names, points);
+        std::vector<kprof::Record> recs = records_from_columns(records);
+        Conditions conditions = conditions_from_columns(configs, runs, info);
+        PyErrorStash stash;
+        StashScope scope(&stash);
+        try {
+          return kprof::Results::aggregate(std::move(s), std::move(sweep), std::move(recs), options,
+                                           std::move(conditions.configs),
+                                           std::move(conditions.runs), std::move(conditions.info));
+        } catch (const kprof::Error& e) {
+          raise_from_core(e, stash);
+        } catch (const std::exception&) {
+          raise_other_from_core(stash);
+        }
+      },
+      nb::arg("session"), nb::arg("names"), nb::arg("points"), nb::arg("records"),
+      nb::arg("options"), nb::arg("configs") = nb::none(), nb::arg("runs") = nb::none(),
+      nb::arg("info") = nb::none(),
+      "Aggregates raw records (columns as records_columns()) and conditions (as "
+      "configs_columns(), runs_columns(), info_values_columns()) with the core's rules, "
+      "without a GPU: for tests and offline re-analysis.");
+}
+
+}  // namespace
 
 void bind_results(nb::module_& m) {
   nb::class_<kprof::Results>(m, "Results",
@@ -320,39 +355,7 @@ void bind_results(nb::module_& m) {
       .def(
           "__deepcopy__", [](const kprof::Results& r, nb::handle) { return kprof::Results(r); },
           nb::arg("memo"));
-
-  m.def(
-      "_aggregate",
-      [](const nb::dict& session, const std::vector<std::string>& names, const nb::list& points,
-         const nb::dict& records, const kprof::Options& options, const nb::object& configs,
-         const nb::object& runs, const nb::object& info) {
-        // A missing option keeps kprof's default.
-        kprof::SessionInfo defaults;
-        defaults.replay_mode = "kernel";
-        defaults.cache_control = "all";
-        defaults.clock_control = "none";
-        kprof::SessionInfo s = session_from_dict(session, std::move(defaults));
-        kprof::Sweep sweep = make_sweep(names, points);
-        std::vector<kprof::Record> recs = records_from_columns(records);
-        Conditions conditions = conditions_from_columns(configs, runs, info);
-        PyErrorStash stash;
-        StashScope scope(&stash);
-        try {
-          return kprof::Results::aggregate(std::move(s), std::move(sweep), std::move(recs), options,
-                                           std::move(conditions.configs),
-                                           std::move(conditions.runs), std::move(conditions.info));
-        } catch (const kprof::Error& e) {
-          raise_from_core(e, stash);
-        } catch (const std::exception&) {
-          raise_other_from_core(stash);
-        }
-      },
-      nb::arg("session"), nb::arg("names"), nb::arg("points"), nb::arg("records"),
-      nb::arg("options"), nb::arg("configs") = nb::none(), nb::arg("runs") = nb::none(),
-      nb::arg("info") = nb::none(),
-      "Aggregates raw records (columns as records_columns()) and conditions (as "
-      "configs_columns(), runs_columns(), info_values_columns()) with the core's rules, "
-      "without a GPU: for tests and offline re-analysis.");
+  bind_aggregate(m);
 }
 
 }  // namespace kprof::py

@@ -57,7 +57,8 @@ class ProgressScope {
 // then goes to sys.stdout). Needs the GIL.
 bool deliver_log_line(const std::string& line);
 
-// --- conditions (bind_conditions.cpp) -------------------------------------------------------------
+// --- conditions (bind_conditions.cpp)
+// -------------------------------------------------------------
 
 // For ProfileHooks::interrupt_poll: the engine's waits (thermal pauses) check for Python
 // signals between their sleeps, so that Ctrl-C raises KeyboardInterrupt instead of waiting for

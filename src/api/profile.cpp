@@ -3,8 +3,8 @@
 #include <cstdio>
 #include <string>
 
-#include "core/gpu_layer.hpp"
 #include "core/engine.hpp"
+#include "core/gpu_layer.hpp"
 #include "core/say.hpp"
 #include "kprof/errors.hpp"
 #include "kprof/log.hpp"

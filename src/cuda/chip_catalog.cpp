@@ -1,7 +1,5 @@
 // The metric catalog from CUPTI's Profiler Host API: chips, base metrics, suffixes,
 // properties and pass counts, all computed on the CPU for a named chip (no GPU, no driver).
-#include "core/metric_catalog.hpp"
-
 #include <cuda_runtime_api.h>
 #include <cupti.h>
 #include <cupti_profiler_host.h>
@@ -13,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/metric_catalog.hpp"
 #include "cuda/profiler_host.hpp"
 #include "cuda/range_profiler.hpp"
 #include "kprof/errors.hpp"

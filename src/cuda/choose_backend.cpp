@@ -7,8 +7,8 @@
 #include <memory>
 #include <string>
 
-#include "core/gpu_layer.hpp"
 #include "core/backend_registry.hpp"
+#include "core/gpu_layer.hpp"
 #include "cuda/activity_timing.hpp"
 #include "cuda/cuda_check.hpp"
 #include "kprof/errors.hpp"

@@ -1,5 +1,6 @@
 // A build without CUDA: GPU work fails with one clear error, annotations skip NVTX.
 #include "core/gpu_layer.hpp"
+
 #include "nocuda/no_gpu.hpp"
 
 namespace kprof::detail {
