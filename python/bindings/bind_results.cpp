@@ -212,6 +212,8 @@ kprof::Sweep make_sweep(const std::vector<std::string>& names, const nb::list& p
   return kprof::Sweep::list(names, std::move(values));
 }
 
+}  // namespace
+
 nb::dict session_dict(const kprof::SessionInfo& s) {
   nb::dict d;
   session_fields(s, [&](const char* name, const auto& v) { d[name] = to_py(v); });
@@ -249,6 +251,8 @@ nb::object from_value(const kprof::Value& v) {
 kprof::Sweep sweep_from_python(const std::vector<std::string>& names, const nb::list& points) {
   return make_sweep(names, points);
 }
+
+namespace {
 
 // _core._aggregate: the core's aggregation of made-up or saved records, without a GPU.
 void bind_aggregate(nb::module_& m) {
