@@ -104,6 +104,12 @@ def profile_figures(torch):
     for name, options in VARIANTS.items():
         bench = kprof.analyze.kernel(runs=1, verbosity=kprof.VerbosityLevel.SILENT, **options)(body)
         figures[name] = median_ms(bench)
+    # The same call through the bindings alone (options built once, no Python settings,
+    # configs or results): what of the fixed cost is the core's and what the decorator's.
+    from kprof import _core
+
+    options = _core.Options(verbosity=0)
+    figures["_core.profile"] = median_ms(lambda: _core.profile(options, [], [[]], lambda i: body()))
     return figures
 
 
@@ -127,7 +133,7 @@ def main():
             print(f"  {label:19} {annotation[key]:8.0f}  kprof/this {ratio:.2f}")
     plain = profile["undecorated_ms"]
     print(f"one decorated call (one run of one kernel), undecorated {plain:.3f} ms:")
-    for name in VARIANTS:
+    for name in [*VARIANTS, "_core.profile"]:
         added = profile[name] - plain
         print(
             f"  {name:12} {profile[name]:7.3f} ms, fixed cost {added:6.3f} ms, "

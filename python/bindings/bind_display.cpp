@@ -3,6 +3,7 @@
 // so that a plot, an HTML report and Results::table() scale and round alike, and so that
 // Python computes no statistic of its own.
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/string_view.h>
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 

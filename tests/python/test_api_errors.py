@@ -113,3 +113,11 @@ def test_nsight_exception_names():
     # Catching nsight's base class catches every kprof error.
     with pytest.raises(ex.ProfilerException):
         _core._raise_error("ConfigError")
+
+
+def test_where_a_run_is_said_by_the_core():
+    from kprof import _core
+
+    assert _core.describe_run(1, 4, "n=1024", 2, 10) == "config 2/4 (n=1024), run 3/10"
+    assert _core.describe_run(0, 2, "tag='c'", 6, 0) == "config 1/2 (tag='c'), run 7"
+    assert _core.describe_run(3, 4, "", -1, 10) == "config 4/4"
