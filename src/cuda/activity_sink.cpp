@@ -2,6 +2,7 @@
 
 #include <cupti.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -19,6 +20,52 @@ namespace {
 constexpr std::size_t kBufferBytes = 8u << 20;
 constexpr std::size_t kBufferAlignment = 8;
 
+// Buffers handed back by CUPTI, zeroed again, for the next request. CUPTI zeroes every buffer it
+// is given in the launching thread unless told the buffers come zeroed: on the H200 that made
+// the first launch of every profile ~0.57 ms slower with 8 MiB buffers (0.26 ms with 1 MiB;
+// docs/validation.md, 2026-12-01). A new buffer comes from calloc (pages the kernel zeroes
+// when first touched); a used one is zeroed here over the bytes CUPTI filled, once its
+// records are read, and kept (a few at most) for the next request.
+class BufferPool {
+ public:
+  std::uint8_t* take() {
+    {
+      std::lock_guard lock(mutex_);
+      if (!free_.empty()) {
+        std::uint8_t* buffer = free_.back();
+        free_.pop_back();
+        return buffer;
+      }
+    }
+    // calloc's alignment (16 bytes) is CUPTI's 8 and more; its pages are zeroed lazily.
+    static_assert(alignof(std::max_align_t) >= kBufferAlignment);
+    return static_cast<std::uint8_t*>(std::calloc(1, kBufferBytes));
+  }
+  void give_back(std::uint8_t* buffer, std::size_t used) noexcept {
+    std::memset(buffer, 0, std::min(used, kBufferBytes));
+    std::lock_guard lock(mutex_);
+    if (free_.size() >= kKept) {
+      std::free(buffer);
+      return;
+    }
+    try {
+      free_.push_back(buffer);
+    } catch (...) {
+      std::free(buffer);
+    }
+  }
+
+ private:
+  static constexpr std::size_t kKept = 4;
+  std::mutex mutex_;
+  std::vector<std::uint8_t*> free_;
+};
+
+BufferPool& buffer_pool() {
+  static auto* pool = new BufferPool;  // never destroyed: CUPTI may hand buffers back at exit
+  return *pool;
+}
+
 std::mutex g_sink_mutex;
 ActivitySink* g_sink = nullptr;  // guarded by g_sink_mutex
 
@@ -27,7 +74,7 @@ ActivitySink* g_sink = nullptr;  // guarded by g_sink_mutex
 struct ActivityCallbacks {
   static void CUPTIAPI requested(std::uint8_t** buffer, std::size_t* size,
                                  std::size_t* max_records) {
-    *buffer = static_cast<std::uint8_t*>(std::aligned_alloc(kBufferAlignment, kBufferBytes));
+    *buffer = buffer_pool().take();
     *size = *buffer != nullptr ? kBufferBytes : 0;  // no buffer: CUPTI drops and counts
     *max_records = 0;                               // as many as fit
   }
@@ -55,12 +102,16 @@ struct ActivityCallbacks {
         }
       }
     }
-    std::free(buffer);
+    buffer_pool().give_back(buffer, valid_bytes);
   }
 };
 
 void ActivitySink::attach() {
   static std::atomic<bool> registered_before{false};
+  // The buffers come zeroed (BufferPool); a CUPTI without the attribute zeroes them itself.
+  std::uint8_t zeroed = 1;
+  std::size_t size = sizeof zeroed;
+  (void)cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &size, &zeroed);
   CUptiResult result =
       cuptiActivityRegisterCallbacks(&ActivityCallbacks::requested, &ActivityCallbacks::completed);
   // A CUPTI that refuses to register the same callbacks a second time still holds ours.

@@ -2,6 +2,8 @@
 
 #include "cuda/clock_probe.hpp"
 #include "cuda/cuda_check.hpp"
+#include "cuda/driver_api.hpp"
+#include "cuda/kept_buffer.hpp"
 
 // Outside any namespace and unmangled, like the L2 flush kernel: the name tells it apart in a
 // trace.
@@ -27,19 +29,20 @@ namespace {
 constexpr unsigned long long kSpanNs = 30'000;
 }  // namespace
 
-ClockProbe::ClockProbe() {
-  check_cuda(cudaMalloc(reinterpret_cast<void**>(&result_), 2 * sizeof(unsigned long long)),
-             "cudaMalloc (clock probe)");
-}
-
-ClockProbe::~ClockProbe() {
-  if (result_ != nullptr) (void)cudaFree(result_);
-}
-
-std::optional<double> ClockProbe::measure_khz() noexcept {
-  kprof_clock_probe<<<1, 1>>>(result_, kSpanNs);
+std::optional<double> probe_sm_clock_khz() noexcept {
+  unsigned long long* result = nullptr;
+  try {
+    const DriverApi& driver = driver_api();
+    CUcontext context = nullptr;
+    if (driver.ctx_get_current(&context) != CUDA_SUCCESS || context == nullptr) return std::nullopt;
+    result = reinterpret_cast<unsigned long long*>(
+        kept_buffer(driver, context, KeptUse::clock_probe, 2 * sizeof(unsigned long long)));
+  } catch (...) {
+    return std::nullopt;
+  }
+  kprof_clock_probe<<<1, 1>>>(result, kSpanNs);
   unsigned long long host[2] = {0, 0};
-  if (cudaMemcpy(host, result_, sizeof host, cudaMemcpyDeviceToHost) != cudaSuccess ||
+  if (cudaMemcpy(host, result, sizeof host, cudaMemcpyDeviceToHost) != cudaSuccess ||
       host[0] == 0) {
     (void)cudaGetLastError();
     return std::nullopt;

@@ -8,20 +8,9 @@
 
 namespace kprof::detail {
 
-class ClockProbe {
- public:
-  // Allocates the probe's result buffer on the current device. Throws CudaError.
-  ClockProbe();
-  ~ClockProbe();
-  ClockProbe(const ClockProbe&) = delete;
-  ClockProbe& operator=(const ClockProbe&) = delete;
-
-  // Runs the probe on the default stream, after the work already queued there, and waits for
-  // it: the clock in kHz, or nothing when the probe failed. Never throws.
-  std::optional<double> measure_khz() noexcept;
-
- private:
-  unsigned long long* result_ = nullptr;  // device: elapsed ns, elapsed cycles
-};
+// Runs the probe on the default stream of the current context, after the work already queued
+// there, and waits for it: the clock in kHz, or nothing when the probe failed. Its result
+// buffer is kept per context (kept_buffer). Never throws.
+std::optional<double> probe_sm_clock_khz() noexcept;
 
 }  // namespace kprof::detail

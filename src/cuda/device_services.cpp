@@ -7,6 +7,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "core/gpu_layer.hpp"
 #include "core/paced_reading.hpp"
@@ -29,63 +30,72 @@ std::string describe(int ordinal, const std::string& bus) {
   return "GPU " + std::to_string(ordinal) + " (" + bus + ")";
 }
 
-// The thermal headroom of the GPU at `bus`, paced for the whole process rather than per
-// profile: NVML's headroom costs ~0.5 ms on the H200 VM, and the thermal guard reads it when
-// each profile starts, so that an autotuner's profile of every candidate paid it every time.
-// The pacing rule is the one within a profile (PacedReading).
-std::optional<int> paced_margin(const std::string& bus, nvml::Device& device) {
+// NVML's handle of the GPU at `bus`, looked up once per process rather than by every profile.
+std::shared_ptr<nvml::Device> nvml_device(const std::string& bus) {
   static std::mutex mutex;
-  static std::map<std::string, PacedReading<std::optional<int>>> readings;
+  static std::map<std::string, std::shared_ptr<nvml::Device>> devices;
+  std::lock_guard lock(mutex);
+  std::shared_ptr<nvml::Device>& device = devices[bus];
+  if (device == nullptr) device = std::make_shared<nvml::Device>(bus);
+  return device;
+}
+
+// A reading of the GPU at `bus`, paced for the whole process rather than per profile, by the
+// rule within a profile (PacedReading): NVML costs ~0.1-0.5 ms a reading on the H200 VM, and an
+// autotuner's profile of each candidate paid it for what the profile a moment before had read.
+template <class T, class Read>
+T paced_for_process(const std::string& bus, Read&& read) {
+  static std::mutex mutex;
+  static std::map<std::string, PacedReading<T>> readings;
   std::lock_guard lock(mutex);
   auto it = readings.try_emplace(bus, steady_seconds).first;
-  return it->second.get([&] { return device.margin_c(); });
+  return it->second.get(std::forward<Read>(read));
 }
 
 class NvmlProbe final : public DeviceProbe {
  public:
-  // `clock`: measures the clock where NVML cannot read it; may be null.
-  explicit NvmlProbe(const std::string& bus, std::unique_ptr<ClockProbe> clock = nullptr)
-      : bus_(bus), device_(bus), clock_(std::move(clock)) {}
-  std::string unavailable() const override { return device_.error(); }
-  std::optional<int> margin_c() override { return paced_margin(bus_, device_); }
-  std::optional<int> temperature_c() override { return device_.temperature_c(); }
+  // `probe_clock`: the probe kernel measures the clock where NVML cannot read it.
+  NvmlProbe(const std::string& bus, bool probe_clock)
+      : bus_(bus), device_(nvml_device(bus)), probe_clock_(probe_clock) {}
+  std::string unavailable() const override { return device_->error(); }
+  std::optional<int> margin_c() override {
+    return paced_for_process<std::optional<int>>(bus_, [this] { return device_->margin_c(); });
+  }
+  std::optional<int> temperature_c() override { return device_->temperature_c(); }
   DeviceReading read() override {
     DeviceReading r;
-    if (const auto mhz = device_.sm_clock_mhz()) r.sm_clock_khz = 1000.0 * *mhz;
-    r.temperature_c = device_.temperature_c();
-    r.clock_event_reasons = device_.clock_event_reasons();
+    if (const auto mhz = device_->sm_clock_mhz()) r.sm_clock_khz = 1000.0 * *mhz;
+    r.temperature_c = device_->temperature_c();
+    r.clock_event_reasons = device_->clock_event_reasons();
     return r;
   }
+  DeviceReading read_after_run() override {
+    return paced_for_process<DeviceReading>(bus_, [this] { return read_run(); });
+  }
+
+ private:
   // After the run, where NVML has no clock, the probe kernel measures it: queued behind the
   // run's work, it sees the clock the run left the GPU at. Not when NVML says the GPU already
   // idles: the clock is then ramping down (or up again for the probe) and says nothing about
   // the run, as NVML's own reading would not.
-  DeviceReading read_after_run() override {
+  DeviceReading read_run() {
     DeviceReading r = read();
-    if (!r.sm_clock_khz && !taken_idle(r) && clock_ != nullptr) {
-      r.sm_clock_khz = clock_->measure_khz();
+    if (!r.sm_clock_khz && !taken_idle(r) && probe_clock_) {
+      r.sm_clock_khz = probe_sm_clock_khz();
       r.clock_from_kernel = r.sm_clock_khz.has_value();
     }
     return r;
   }
 
- private:
   std::string bus_;
-  nvml::Device device_;
-  std::unique_ptr<ClockProbe> clock_;
+  std::shared_ptr<nvml::Device> device_;
+  bool probe_clock_;
 };
 
 // The probe kernel only where it costs little: with durations alone. Under the range
 // profiler's kernel replay every kernel is a profiled range (tens of ms), and counters give
 // the clock there anyway (gpc__cycles_elapsed.avg.per_second).
-std::unique_ptr<ClockProbe> clock_probe_for(const Options& options) {
-  if (!activity_records_measure(options)) return nullptr;
-  try {
-    return std::make_unique<ClockProbe>();
-  } catch (const Error&) {
-    return nullptr;
-  }
-}
+bool probes_clock(const Options& options) { return activity_records_measure(options); }
 
 class NvmlClockSetter final : public ClockSetter {
  public:
@@ -131,7 +141,7 @@ DeviceServices make_device_services(const Options& options) {
   int current = 0;
   check_cuda(cudaGetDevice(&current), "cudaGetDevice");
   const std::string bus = pci_bus_id(current);
-  auto probe = std::make_unique<NvmlProbe>(bus, clock_probe_for(options));
+  auto probe = std::make_unique<NvmlProbe>(bus, probes_clock(options));
   if (probe->unavailable().empty())
     s.device = std::move(probe);
   else
@@ -144,7 +154,7 @@ DeviceServices make_device_services(const Options& options) {
       throw OptionError("thermal_device", std::to_string(*options.thermal.device),
                         "a CUDA device ordinal below " + std::to_string(count) +
                             " (CUDA_VISIBLE_DEVICES applies), or None for the profiled device");
-    auto watched = std::make_unique<NvmlProbe>(pci_bus_id(*options.thermal.device));
+    auto watched = std::make_unique<NvmlProbe>(pci_bus_id(*options.thermal.device), false);
     if (watched->unavailable().empty())
       s.thermal = std::move(watched);
     else

@@ -2,60 +2,12 @@
 
 #include <cuda_runtime_api.h>
 
-#include <mutex>
-#include <vector>
-
 #include "cuda/cuda_check.hpp"
 #include "cuda/driver_api.hpp"
+#include "cuda/kept_buffer.hpp"
 #include "kprof/errors.hpp"
 
 namespace kprof::detail {
-namespace {
-
-// The flush buffer of each context, kept once made: allocating, clearing and freeing 2x the L2
-// cost ~0.8 ms of every profile on the H200, a quarter of a one-kernel profile's fixed cost.
-// The memory (120 MiB there) stays with the process, as a framework's caching allocator keeps
-// its blocks.
-struct KeptBuffer {
-  CUcontext context = nullptr;
-  CUdeviceptr buffer = 0;
-  std::size_t bytes = 0;
-  unsigned long long id = 0;  // CU_POINTER_ATTRIBUTE_BUFFER_ID: unique for the process's life
-};
-std::mutex g_kept_mutex;
-std::vector<KeptBuffer> g_kept;
-
-// The allocation `buffer` belongs to, or 0 when it is no allocation (any more).
-unsigned long long buffer_id(const DriverApi& driver, CUdeviceptr buffer) {
-  unsigned long long id = 0;
-  if (driver.pointer_get_attribute(&id, CU_POINTER_ATTRIBUTE_BUFFER_ID, buffer) != CUDA_SUCCESS)
-    return 0;
-  return id;
-}
-
-// A zeroed buffer of `bytes` (+16 for the sink) in `context`, kept for the next profile. A kept
-// buffer is used again only while it is the very allocation kprof made: cudaDeviceReset frees
-// it, and another allocation may take its address.
-CUdeviceptr zeroed_buffer(const DriverApi& driver, CUcontext context, std::size_t bytes) {
-  std::lock_guard lock(g_kept_mutex);
-  for (KeptBuffer& kept : g_kept) {
-    if (kept.context != context || kept.bytes != bytes) continue;
-    if (kept.id != 0 && buffer_id(driver, kept.buffer) == kept.id) return kept.buffer;
-    kept.buffer = 0;  // freed behind kprof's back: make another
-  }
-  void* pointer = nullptr;
-  check_cuda(cudaMalloc(&pointer, bytes + 16), "cudaMalloc (L2 flush buffer)");
-  if (const cudaError_t e = cudaMemset(pointer, 0, bytes); e != cudaSuccess) {
-    (void)cudaFree(pointer);
-    check_cuda(e, "cudaMemset (L2 flush buffer)");
-  }
-  const auto buffer = reinterpret_cast<CUdeviceptr>(pointer);
-  std::erase_if(g_kept, [&](const KeptBuffer& k) { return k.buffer == 0; });
-  g_kept.push_back({context, buffer, bytes, buffer_id(driver, buffer)});
-  return buffer;
-}
-
-}  // namespace
 
 void L2Flush::allocate() {
   release();
@@ -73,7 +25,7 @@ void L2Flush::allocate() {
     release();
     throw CudaError(std::string("cuCtxGetCurrent failed: ") + driver_error_name(result));
   }
-  buffer_ = zeroed_buffer(*driver_, context_, bytes_);
+  buffer_ = kept_buffer(*driver_, context_, KeptUse::l2_flush, bytes_ + 16);
   sink_ = buffer_ + bytes_;
   kernel_ = l2_flush_kernel();
   int sms = 0;
@@ -82,7 +34,7 @@ void L2Flush::allocate() {
   blocks_ = static_cast<unsigned int>(4 * (sms > 0 ? sms : 1));
 }
 
-// The buffer stays allocated for the next profile (zeroed_buffer).
+// The buffer stays allocated for the next profile (kept_buffer).
 void L2Flush::release() noexcept {
   buffer_ = 0;
   sink_ = 0;

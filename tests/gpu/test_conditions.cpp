@@ -55,10 +55,9 @@ TEST(Nvml, FindsTheProfiledDeviceByPciBusIdAndReadsIt) {
 // one ramps up within the probe's 30 us, so anything between 200 MHz and 1.2x rated is sane.
 TEST(Nvml, AProbeKernelMeasuresTheSmClock) {
   check(cudaFree(nullptr), "cudaFree");
-  kprof::detail::ClockProbe probe;
   kprof::demo::Kernels kernels(1024);
   kernels.spin(2000);  // keep the GPU busy: the probe runs right after
-  const auto khz = probe.measure_khz();
+  const auto khz = kprof::detail::probe_sm_clock_khz();
   int rated = 0;
   check(cudaDeviceGetAttribute(&rated, cudaDevAttrClockRate, 0), "cudaDeviceGetAttribute");
   ASSERT_TRUE(khz.has_value());

@@ -97,7 +97,7 @@ def kprof_beside_events_cold_us(op, scratch, rounds=4, per_round=5):
 
 def test_durations_match_cuda_events(ops):
     """Events amortized over the same back-to-back launches read longer by the gaps between
-    the kernels (1-3 us a launch on the H200); one event pair per launch (after the same L2
+    the kernels (2-9 us a launch on the H200); one event pair per launch (after the same L2
     flush as kprof's) reads a constant few microseconds longer."""
     scratch = flush_scratch(torch)
     figures = {}
@@ -114,9 +114,13 @@ def test_durations_match_cuda_events(ops):
         }
     record("durations_vs_events", figures)
     for name, f in figures.items():
+        # kprof never reads longer than the events around the same launches; it reads shorter
+        # by the GPU's idle time between back-to-back kernels under tracing, which is the
+        # machine's: 2.0-4.5 us a launch on the H200 VM on 2026-11-30, 2.6-8.6 us on 2026-12-01
+        # (docs/validation.md). A missed kernel or a wrong clock would be tens of percent.
         gap = f["events_amortized_us"] - f["kprof_warm_us"]
         noise = 0.005 * f["events_amortized_us"]
-        assert -noise <= gap < 4.0 + noise, (name, f)
+        assert -noise <= gap < 10.0 + noise, (name, f)
         # A few microseconds more per launch, within the runs' spread (1% of the kernel).
         spread = 0.01 * f["events_per_launch_cold_us"]
         assert -spread <= f["events_minus_kprof_cold_us"] < 5.0 + spread, (name, f)
