@@ -70,13 +70,19 @@ class annotate:  # lower case: nsight-python's name
             return torch.softmax(x, dim=-1)
     """
 
+    # Slots, and no call that the usual case does not need: an annotation entered and left
+    # outside a profile should cost about what the NVTX range it opens does (bench/hot_path.py).
+    __slots__ = ("name", "ignore_failures")
+
     def __init__(self, name: str, ignore_failures: bool = False) -> None:
-        if not isinstance(name, str):
+        if type(name) is not str and not isinstance(name, str):
             raise AnnotationError(
                 f"an annotation name must be a str, not {type(name).__name__} ({name!r})"
             )
         self.name = name
-        self.ignore_failures = bool(ignore_failures)
+        self.ignore_failures = (
+            ignore_failures if ignore_failures is False else bool(ignore_failures)
+        )
 
     def __enter__(self) -> annotate:
         # The extension keeps this thread's open regions and the object that opened each: the

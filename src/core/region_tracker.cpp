@@ -40,9 +40,9 @@ RegionTracker& RegionTracker::instance() {
 
 RegionId RegionTracker::open(std::string_view name) {
   check_name(name);
-  std::string path = path_of(t_stack, name);
   RegionId id = kNoRegion;
   if (profiling()) {
+    const std::string path = path_of(t_stack, name);
     auto check_unique = [&] {
       auto same = std::find_if(runs_.begin(), runs_.end(),
                                [&](const RegionRun& r) { return r.path == path; });

@@ -56,7 +56,7 @@ void ApplicationReplay::start(const Options& options) {
                  nullptr});
 }
 
-// A range per launch, flushes included.
+// A range per launch, and one per flush the runs add.
 std::size_t ApplicationReplay::call_done(std::size_t config, std::size_t /*regions*/) {
   const std::vector<Launch> launches = session_.take_launches();
   // CUPTI fails the Stop of auto ranges under user replay after a graph launch: said before
@@ -65,8 +65,10 @@ std::size_t ApplicationReplay::call_done(std::size_t config, std::size_t /*regio
     throw MeasurementError(graph_launch_with_auto_ranges(
         "application", "a CUDA graph was launched in the unmeasured call of config " +
                            std::to_string(config + 1)));
-  capacity_.fit(launches.size());
-  return launches.size();
+  const std::size_t ranges =
+      ranges_of_run(launches, session_.options().cache_control == CacheControl::all);
+  capacity_.fit(ranges);
+  return ranges;
 }
 
 std::size_t ApplicationReplay::run_done(std::size_t /*regions*/) {

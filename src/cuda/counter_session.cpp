@@ -39,6 +39,13 @@ bool graph_launched(const std::vector<Launch>& launches) {
   return std::any_of(launches.begin(), launches.end(), [](const Launch& l) { return l.graph; });
 }
 
+std::size_t ranges_of_run(const std::vector<Launch>& call_launches, bool flush_ranges) {
+  if (!flush_ranges) return call_launches.size();
+  const auto flushed = std::count_if(call_launches.begin(), call_launches.end(),
+                                     [](const Launch& l) { return l.region != kNoRegion; });
+  return call_launches.size() + static_cast<std::size_t>(flushed);
+}
+
 std::vector<std::string> CounterSession::collected_metrics() const {
   std::vector<std::string> wanted = metrics::expand(options_.metrics);
   if (std::find(wanted.begin(), wanted.end(), kClockMetric) != wanted.end()) return wanted;

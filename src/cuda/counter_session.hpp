@@ -50,6 +50,11 @@ class SessionCapacity {
 // Whether a log of launches holds a CUDA graph launch (one launch, several kernels).
 bool graph_launched(const std::vector<Launch>& launches);
 
+// The auto ranges a run takes that launches what an unmeasured call (which is never flushed)
+// logged: one per launch, and with `flush_ranges` one per flush, which precedes every launch
+// in a region.
+std::size_t ranges_of_run(const std::vector<Launch>& call_launches, bool flush_ranges);
+
 class CounterSession {
  public:
   // How a backend wants the session set up.

@@ -88,8 +88,10 @@ void KernelReplay::stop() noexcept {
 }
 
 void KernelReplay::measure(SweepRuns& runs) {
+  session_.attribution().flush_launches(false);
   UnmeasuredCalls calls(runs,
                         [this](std::size_t, std::size_t regions) { return call_done(regions); });
+  session_.attribution().flush_launches(true);
   const SweepRuns::Collect collect_values = [this] { return collect(); };
   const SweepRuns::RunHooks hooks{[this, &calls](std::size_t c) { before_run(calls.ranges(c)); },
                                   [this] { after_run(); }};
@@ -114,16 +116,13 @@ void KernelReplay::warn_of_warm_later_passes() const {
                "Compute's); replay_mode='application' flushes before every pass");
 }
 
-// No session is open during the call, so nothing of it was profiled and no flush was paused:
-// the runs' paused flushes are no ranges.
+// No session is open during the call and nothing of it was flushed: a run of it takes a range
+// per launch, and one per flush where the flushes are ranges (not paused).
 std::size_t KernelReplay::call_done(std::size_t /*regions*/) {
   // Its kernels finish before any range opens, and their faults are its config's.
   check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize (after an unmeasured call)");
-  const std::vector<Launch> launches = session_.take_launches();
-  const auto flushes = pauses_for_flushes() ? std::count_if(launches.begin(), launches.end(),
-                                                            [](const Launch& l) { return l.flush; })
-                                            : 0;
-  const std::size_t ranges = launches.size() - static_cast<std::size_t>(flushes);
+  const std::size_t ranges =
+      ranges_of_run(session_.take_launches(), flushes() && !pauses_for_flushes());
   capacity_.fit(ranges);
   return ranges;
 }

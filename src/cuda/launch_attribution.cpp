@@ -20,6 +20,7 @@ struct ThreadLaunch {
   std::uint64_t session = 0;
   int depth = 0;
   RegionId region = kNoRegion;
+  bool flush_wanted = false;  // a flush is due before this launch
   bool flush_handled = false;
   bool flushing = false;  // inside the flush kernel's own launch: no flush for it
   std::size_t logged = static_cast<std::size_t>(-1);  // this launch's place in the launch log
@@ -75,6 +76,7 @@ void LaunchAttribution::on_enter(CUpti_CallbackDomain domain, CUpti_CallbackId c
     t.entered = std::chrono::steady_clock::now();
     t.region = RegionTracker::instance().attribute_launch();
     t.flush_handled = false;
+    t.flush_wanted = flush_ != nullptr && flushing_.load(std::memory_order_acquire);
     t.logged = logging_.load(std::memory_order_acquire) ? log_launch(t.region, domain, cbid, cb)
                                                         : static_cast<std::size_t>(-1);
     if (t.region == kNoRegion) return;  // outside every region: not measured, not flushed
@@ -84,7 +86,7 @@ void LaunchAttribution::on_enter(CUpti_CallbackDomain domain, CUpti_CallbackId c
       note_problem(false, "out of memory while recording a launch");
     }
   }
-  if (t.region != kNoRegion && flush_ != nullptr && !t.flush_handled && !t.flushing &&
+  if (t.region != kNoRegion && t.flush_wanted && !t.flush_handled && !t.flushing &&
       domain == CUPTI_CB_DOMAIN_DRIVER_API) {
     flush_before(cbid, cb);
   }
@@ -128,8 +130,7 @@ void LaunchAttribution::on_exit(CUpti_CallbackDomain domain, const CUpti_Callbac
                        std::memory_order_relaxed);
   // A measured kernel that ran with a warm L2 under cache_control=all would be a wrong number
   // that looks right: say so instead. A failed launch ran nothing; the user sees its error.
-  if (t.region != kNoRegion && flush_ != nullptr && !t.flush_handled &&
-      call_succeeded(domain, cb)) {
+  if (t.region != kNoRegion && t.flush_wanted && !t.flush_handled && call_succeeded(domain, cb)) {
     note_problem(false,
                  "cache_control=all: no L2 flush could be enqueued before a kernel "
                  "launched through " +

@@ -43,6 +43,10 @@ class LaunchAttribution {
   };
   // Starts or stops logging launches (off by default).
   void log_launches(bool on) noexcept { logging_.store(on, std::memory_order_release); }
+  // Starts or stops the flush before launches in regions (on by default, where there is a
+  // flush): the unmeasured calls need no cold L2, and their flushes cost a sweep of short
+  // kernels a fifth of its time.
+  void flush_launches(bool on) noexcept { flushing_.store(on, std::memory_order_release); }
   // The launches logged since the previous call.
   std::vector<Launch> take_launches();
   std::size_t launches_logged() const;
@@ -88,6 +92,7 @@ class LaunchAttribution {
   Problem problem_;
   std::uint64_t problem_count_ = 0;
   std::atomic<bool> logging_{false};
+  std::atomic<bool> flushing_{true};
   std::atomic<std::int64_t> launch_ns_{0};
   mutable std::mutex launches_mutex_;
   std::vector<Launch> launches_;
