@@ -189,6 +189,10 @@ struct Options {
   // Throws OptionError for any invalid value, UnsupportedError for a capability this build
   // lacks. Called by profile() before any GPU work.
   void validate() const;
+  // validate() but the check of the metric names against the current GPU's catalog: what a
+  // benchmark declares can be checked where it is declared, on any machine (nsight-python
+  // checks metric names only when a profile runs).
+  void validate_settings() const;
 };
 
 // `runs` is one option over two fields: a number of runs, or a stopping rule.

@@ -453,6 +453,9 @@ void bind_options(nb::module_& m) {
       .def("validate", &Options::validate,
            "Raises OptionError for an invalid value, UnsupportedError for a capability this "
            "build lacks.")
+      .def("validate_settings", &Options::validate_settings,
+           "validate() but the check of the metric names against the current GPU's catalog "
+           "(done when a profile runs).")
       .def("__repr__", [](const Options& o) { return "Options(" + kprof::to_string(o) + ")"; });
   m.def("option_table", &option_table,
         "The option table: one dict per option (name, doc, valid, keyword: whether it is a "

@@ -19,13 +19,26 @@ inspected anywhere. Profiling without a GPU raises :class:`kprof.errors.NoGpuErr
 
 from __future__ import annotations
 
-from kprof import _version, analyze, errors, exceptions, experimental, metrics
+from kprof import (
+    _version,
+    analyze,
+    errors,
+    exceptions,
+    experimental,
+    info_collector,
+    metrics,
+    utils,
+)
 from kprof.annotation import annotate
 from kprof.collectors import CollectionScope, InfoCollector
 from kprof.comparison import CompareWarning, compare
 from kprof.results import ProfileResults, load
 from kprof.stopping import StoppingRule
 from kprof.tools import Tool, activate, deactivate, get_active_tool
+
+# nsight-python's top level has these too, outside its __all__.
+from kprof.utils import col_panel as col_panel
+from kprof.utils import row_panel as row_panel
 from kprof.verbosity import VerbosityLevel
 from kprof.visualization import plot_file
 
@@ -40,6 +53,8 @@ __all__ = [
     "errors",
     "metrics",
     "exceptions",
+    "info_collector",
+    "utils",
     "load",
     "ProfileResults",
     "plot_file",

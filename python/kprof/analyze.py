@@ -381,7 +381,8 @@ def kernel(
         The decorated function, returning a :class:`kprof.ProfileResults`.
 
     Raises:
-        kprof.errors.OptionError: An option has an invalid value (decoration time).
+        kprof.errors.OptionError: An option has an invalid value (decoration time), or a
+            metric is not one of this GPU's (call time, before any GPU work; a ValueError).
         kprof.errors.UnsupportedError: An option needs a capability this build lacks.
         kprof.errors.ConfigError: The configs do not fit the function (call time).
         kprof.errors.NoGpuError: No usable GPU or driver (call time, before the first run).

@@ -12,9 +12,10 @@ The rules, in order:
   declaration order, receive the config values.
 - Any iterable of configs works (lists, generators, ``itertools.product``); it is materialised
   once, before any GPU work.
-- A function with exactly one free parameter accepts scalar configs: ``configs=[1, 2, 3]``. A
-  one-element tuple or list is unpacked (an empty one leaves the parameter its default); any
-  other object, a longer tuple included, is the value itself.
+- A config is a sequence of positional values (a tuple or a list), whatever the number of
+  parameters. A function with exactly one free parameter also accepts a scalar (anything that
+  is not a sequence, or a str): ``configs=[1, 2, 3]``. A tuple-valued parameter is written as
+  a one-value config, ``configs=[((100, 200),)]``: ``configs=[(100, 200)]`` is two values.
 - Every config has the same number of values, between the number of free parameters without
   defaults and the number of free parameters; trailing parameters left out get their defaults.
 - Keyword-only parameters are passed as keywords; ``*args`` and ``**kwargs`` are tolerated
@@ -133,12 +134,15 @@ def materialize(configs: Any, where: str) -> list[Any]:
     return out
 
 
+def _is_scalar(config: Any) -> bool:
+    """nsight-python's rule: a str, or anything that is not a sequence, is one value."""
+    return isinstance(config, (str, bytes)) or not isinstance(config, Sequence)
+
+
 def _as_values(config: Any, index: int, single: bool) -> tuple[Any, ...]:
-    if single:
-        if isinstance(config, (tuple, list)) and len(config) <= 1:
-            return tuple(config)  # (value,) or (), which leaves the parameter its default
+    if single and _is_scalar(config):
         return (config,)
-    if isinstance(config, (str, bytes, Mapping)) or not isinstance(config, Sequence):
+    if isinstance(config, Mapping) or _is_scalar(config):
         raise ConfigError(
             f"config {index} ({config!r}) is a {type(config).__name__}, not a sequence of values; "
             "give one tuple per config, e.g. configs=[(1024, 'fp16'), (2048, 'fp16')]"
@@ -193,9 +197,9 @@ def _configs_of(
     missing = [p.name for p in free if p.default is _P.empty]
     if missing:
         raise ConfigError(
-            f"You have provided no configs, and {fp.signature_text()} has parameters without "
-            f"defaults ({', '.join(missing)}). Provide configs at decoration time or at "
-            "runtime, or call it with the values of one config."
+            "You have provided no configs. Provide configs at decoration time or at runtime. "
+            f"{fp.signature_text()} has parameters without defaults ({', '.join(missing)}); "
+            "calling it with the values of one config works too."
         )
     return [()]
 
@@ -219,9 +223,14 @@ def _check_lengths(
         expects = f"{len(free)}" if required == len(free) else f"between {required} and {len(free)}"
         fixed = f" (fixed by keyword: {', '.join(kwargs)})" if kwargs else ""
         free_names = ", ".join(p.name for p in free) or "(none)"
+        tuple_hint = (
+            f"; a tuple-valued parameter is a one-value config, e.g. configs=[({values[0]!r},)]"
+            if len(free) == 1 and n > 1
+            else ""
+        )
         raise ConfigError(
-            f"Configs have {n} values, but {fp.signature_text()} expects {expects}: "
-            f"{free_names}{fixed}"
+            f"Configs have {n} arguments, but function expects {expects}: "
+            f"{fp.signature_text()} takes {free_names}{fixed}{tuple_hint}"
         )
     return n
 

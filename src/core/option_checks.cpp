@@ -107,9 +107,6 @@ void MetricNames::check(std::string_view option, const std::vector<std::string>&
   for (const auto& m : metrics)
     if (m.empty())
       reject(option, "''", "a metric name such as '" + std::string(kDurationMetric) + "'");
-  // Sets expanded, names checked against the current GPU's catalog
-  // (src/core/metric_catalog.cpp).
-  detail::check_metrics(metrics, [] { return metrics::current_chip(); });
 }
 
 void Combine::check(std::string_view option, const CombineValue& value) const {

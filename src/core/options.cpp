@@ -11,8 +11,10 @@
 #include <type_traits>
 #include <utility>
 
+#include "core/metric_catalog.hpp"
 #include "core/option_checks.hpp"
 #include "kprof/errors.hpp"
+#include "kprof/metrics.hpp"
 
 namespace kprof {
 namespace {
@@ -200,10 +202,17 @@ std::string to_string(CollectionScope v) {
   return std::string(name_of<CollectionScope>(kCollectionScopeNames, v));
 }
 
-void Options::validate() const {
+void Options::validate_settings() const {
   for_each_row(kOptionTable,
                [this](const auto& row) { row.rule.check(row.name, row.access.get(*this)); });
   detail::check_between_options(*this);
+}
+
+void Options::validate() const {
+  validate_settings();
+  // Sets expanded, names checked against the current GPU's catalog
+  // (src/core/metric_catalog.cpp).
+  detail::check_metrics(metrics, [] { return metrics::current_chip(); });
 }
 
 void set_option(Options& options, std::string_view name, std::string_view text) {

@@ -36,13 +36,37 @@ def test_scalar_configs_for_one_parameter():
         return n
 
     assert bound(f, decorator_configs=[1, 2, 3]).values == [(1,), (2,), (3,)]
-    # One-element sequences are unpacked; other objects are the value itself.
+    # A sequence is the config's positional values, as in nsight-python; a str or any other
+    # object that is not a sequence is one value.
     assert bound(f, decorator_configs=[(1,), [2]]).values == [(1,), (2,)]
-    assert bound(f, decorator_configs=[(1, 2), "ab", {"k": 1}]).values == [
+    assert bound(f, decorator_configs=[((1, 2),), "ab", {"k": 1}]).values == [
         ((1, 2),),
         ("ab",),
         ({"k": 1},),
     ]
+
+
+def test_a_tuple_config_of_a_one_parameter_function_is_several_values():
+    def f(shape):
+        return shape
+
+    with pytest.raises(errors.ConfigError) as info:
+        bound(f, decorator_configs=[(100, 200)])
+    message = str(info.value)
+    assert message.startswith("Configs have 2 arguments, but function expects 1")
+    assert "configs=[((100, 200),)]" in message  # how to give a tuple-valued parameter
+    assert calls_of(f, decorator_configs=[((100, 200),)]) == [(100, 200)]
+
+
+def test_configs_of_different_lengths_raise_before_any_run():
+    def f(n):
+        return n
+
+    with pytest.raises(errors.ConfigError) as info:
+        bound(f, decorator_configs=[(1,), (1, 2), 3])
+    assert str(info.value) == (
+        "All configs must have the same number of arguments. Found lengths: [1, 2, 1]"
+    )
 
 
 def test_trailing_defaults_are_filled():
@@ -160,7 +184,10 @@ def test_positional_only_cannot_be_fixed_by_keyword():
     "kw, message",
     [
         ({"decorator_configs": [(1,), (1, 2)]}, "Found lengths: [1, 2]"),
-        ({"decorator_configs": [(1, 2, 3)]}, "Configs have 3 values"),
+        (
+            {"decorator_configs": [(1, 2, 3)]},
+            "Configs have 3 arguments, but function expects between 1 and 2",
+        ),
         ({"call_configs": []}, "cannot be empty"),
         ({"call_configs": 5}, "must be an iterable"),
         ({"call_configs": "ab"}, "must be an iterable"),
@@ -244,3 +271,16 @@ def test_decoration_time_generator_is_read_once():
 
     wrapped = kprof.analyze.kernel(configs=(n for n in (1, 2, 3)))(bench)
     assert wrapped._kprof_profiler.decorator_configs == [1, 2, 3]
+
+
+def test_no_configs_says_what_nsight_python_says_first():
+    def f(n):
+        pass
+
+    with pytest.raises(errors.ConfigError) as info:
+        bound(f)
+    message = str(info.value)
+    assert message.startswith(
+        "You have provided no configs. Provide configs at decoration time or at runtime."
+    )
+    assert "f(n)" in message and "(n)" in message

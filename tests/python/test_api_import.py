@@ -19,6 +19,22 @@ def test_nsight_names():
     assert nsight.exceptions.ProfilerException is kprof.errors.KprofError
 
 
+def test_nsight_modules_resolve_to_the_same_objects():
+    """The modules nsight-python scripts import beside the top level."""
+    import kprof.annotation
+    import kprof.exceptions
+    import kprof.info_collector
+    import kprof.utils
+
+    assert kprof.utils.VerbosityLevel is nsight.VerbosityLevel
+    assert nsight.utils.VerbosityLevel.INFO is kprof.VerbosityLevel.INFO
+    assert isinstance(nsight.row_panel, type) and isinstance(nsight.col_panel, type)
+    assert kprof.info_collector.CollectionScope is nsight.CollectionScope
+    assert kprof.info_collector.InfoCollector is nsight.InfoCollector
+    assert kprof.annotation.annotate is nsight.annotate
+    assert kprof.exceptions.ProfilerException is kprof.errors.KprofError
+
+
 def test_exports():
     assert set(kprof.__all__) >= {
         "analyze",

@@ -223,3 +223,20 @@ def test_the_counted_clock_matches_ncu(ops):
     record("counters_clock", figures)
     for name, f in figures.items():
         assert f["kprof_mhz"] == pytest.approx(f["ncu_mhz"], rel=0.05), name
+
+
+def test_an_unknown_metric_is_an_error_of_the_call_not_of_the_decoration():
+    """As in nsight-python, a module that declares benchmarks imports on a GPU that lacks a
+    metric; the call raises a ValueError, with the closest names, before anything runs."""
+    ran = []
+
+    @kprof.analyze.kernel(metrics=["dram__bytes_raed.sum"], verbosity=kprof.VerbosityLevel.SILENT)
+    def bench():
+        ran.append(1)
+
+    with pytest.raises(ValueError) as info:
+        bench()
+    assert isinstance(info.value, kprof.errors.OptionError)
+    assert "dram__bytes_raed.sum" in str(info.value)
+    assert READ in str(info.value)  # the closest name
+    assert not ran
