@@ -8,6 +8,9 @@ raises :class:`kprof.errors.OptionError` naming the option, the value and what i
 from __future__ import annotations
 
 import math
+import os
+import sys
+import warnings
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -118,7 +121,13 @@ def _metrics(option: Any, available: Sequence[str]) -> list[str]:
     wanted = [option] if isinstance(option, str) else list(option)
     for m in wanted:
         if m not in available:
-            raise OptionError("metric", repr(option), f"None (every metric) or one of {valid}")
+            raise OptionError(
+                "metric",
+                repr(option),
+                f"None (every metric) or one of {valid}",
+                message=f"Metric '{m}' not found in the profile results. metric={option!r} is "
+                f"not valid; valid: None (every metric) or one of {valid}",
+            )
     return wanted
 
 
@@ -298,6 +307,7 @@ def _place_points(
     col_index = {key: i for i, key in enumerate(cols)}
     x_index = {key: i for i, key in enumerate(x.keys)}
     seen: dict[tuple[int, int, int, int], int] = {}
+    unsplit: dict[str, list[str]] = {}  # annotation -> the variant fields its points share x by
     for i in range(len(df)):
         m = df.at[i, "Metric"]
         r = tuple(_key(df.at[i, n]) for n in o.row_panels)
@@ -306,7 +316,10 @@ def _place_points(
         ri, ci, s = row_index[(m, r)], col_index[c], series_of_row[i]
         where = (ri, ci, s, xi)
         if where in seen:
-            _collision(df, seen[where], i, parameters, o, x.names)
+            differ = _differing(df, seen[where], i, parameters)
+            if not (differ and all(p in o.variant_fields for p in differ)):
+                _collision(df, i, differ, o, x.names)
+            unsplit.setdefault(str(df.at[i, "Annotation"]), differ)
         seen[where] = i
         panels[(ri, ci)].points.append(
             Point(
@@ -318,23 +331,42 @@ def _place_points(
                 runs=int(df.at[i, "NumRuns"]),
             )
         )
+    for ann, differ in unsplit.items():
+        _warn_unsplit(ann, differ)
+
+
+def _differing(df: pd.DataFrame, j: int, i: int, parameters: Sequence[str]) -> list[str]:
+    return [p for p in parameters if _key(df.at[i, p]) != _key(df.at[j, p])]
+
+
+def _warn_unsplit(ann: str, differ: Sequence[str]) -> None:
+    """An annotation left out of variant_annotations whose configs differ only in variant
+    fields: drawn as nsight-python draws it, several points at one x, and said."""
+    fields = ", ".join(repr(p) for p in differ)
+    warnings.warn(
+        f"annotation {ann!r} is not in variant_annotations, and its configs differ only in "
+        f"variant field{'s' if len(differ) > 1 else ''} {fields}: it is drawn with several "
+        "points at each x; list it in variant_annotations for one series per variant",
+        UserWarning,
+        stacklevel=_user_stacklevel(),
+    )
+
+
+def _user_stacklevel() -> int:
+    """warnings.warn's stacklevel, from its caller here, of the first frame outside kprof."""
+    package = os.path.dirname(os.path.abspath(__file__))
+    level, frame = 1, sys._getframe(1)
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def _collision(
-    df: pd.DataFrame, j: int, i: int, parameters: Sequence[str], o: PlotOptions, x_names: list[str]
+    df: pd.DataFrame, i: int, differ: Sequence[str], o: PlotOptions, x_names: list[str]
 ) -> None:
-    """Rows ``j`` and ``i`` would be drawn at the same point: says which option to change."""
-    differ = [p for p in parameters if _key(df.at[i, p]) != _key(df.at[j, p])]
+    """Row ``i`` would be drawn at the point of an earlier row, from which it differs in the
+    parameters ``differ``: says which option to change."""
     ann = df.at[i, "Annotation"]
-    if differ and all(p in o.variant_fields for p in differ):
-        listed = list(o.variant_annotations or ())
-        raise OptionError(
-            "variant_annotations",
-            repr(listed),
-            f"a list that includes {ann!r}: its configs differ only in variant field"
-            f"{'s' if len(differ) > 1 else ''} {', '.join(repr(p) for p in differ)}, so "
-            "unsplit they fall on one point",
-        )
     raise OptionError(
         "x_keys",
         repr(list(o.x_keys) if o.x_keys is not None else x_names),

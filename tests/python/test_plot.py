@@ -210,11 +210,20 @@ def test_variants_split_annotations_into_series(demo, tmp_path):
     assert_picture_shows(fig, path)
 
 
-def test_an_annotation_left_unsplit_would_hide_configs(demo):
-    with pytest.raises(errors.OptionError) as info:
-        demo.plot(variant_fields=["n"], variant_annotations=["fma", "memory/add"])
-    assert info.value.option == "variant_annotations"
-    assert "'memory'" in info.value.valid and "'n'" in info.value.valid
+def test_an_annotation_left_unsplit_is_drawn_with_a_warning(demo):
+    # As nsight-python draws it: the unsplit annotation's configs share each x.
+    with pytest.warns(UserWarning, match="is not in variant_annotations") as w:
+        fig = demo.plot(
+            metric="gpu__time_duration.sum", variant_fields=["n"], variant_annotations=["fma"]
+        )
+    said = [x for x in w if "'memory' is not" in str(x.message)]
+    assert len(said) == 1 and "variant field 'n'" in str(said[0].message)
+    assert said[0].filename == __file__  # said where the user called plot
+    labels = legend_labels(fig)
+    assert "memory" in labels and f"fma n={N1}" in labels
+    memory = fig.axes[0].get_legend_handles_labels()[0][labels.index("memory")]
+    xs = list(memory.lines[0].get_xdata())
+    assert len(xs) == 2 * len(set(xs))  # two sizes at every x
 
 
 def test_more_series_than_colours_stay_distinct():
@@ -411,3 +420,10 @@ def test_log_y_for_values_over_orders_of_magnitude(matmul):
     assert ax.get_yscale() == "log"
     lo, hi = ax.get_ylim()
     assert lo > 0 and math.log10(hi / lo) > 2
+
+
+def test_an_unknown_metric_says_what_nsight_python_says(matmul):
+    with pytest.raises(errors.OptionError) as info:
+        matmul.plot(metric="bogus")
+    assert str(info.value).startswith("Metric 'bogus' not found in the profile results.")
+    assert info.value.option == "metric" and "'tflops'" in info.value.valid
