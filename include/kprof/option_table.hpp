@@ -130,10 +130,11 @@ struct NameOrNone {
   void check(std::string_view, const std::string&) const {}
 };
 
-// A path prefix, or nothing (empty: a fresh temporary folder, make_output_prefix()).
+// A path prefix, or nothing (empty: a fresh temporary folder, make_output_prefix()). Its folder
+// may not exist yet, but what of it exists must be folders (checked without making any).
 struct PathPrefix {
   std::string_view valid;
-  void check(std::string_view, const std::string&) const {}
+  void check(std::string_view option, const std::string& prefix) const;
 };
 
 // One of the names of an enumeration. With `numbered`, the front ends give the enumeration's

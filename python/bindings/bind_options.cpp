@@ -298,6 +298,14 @@ std::vector<kprof::InfoCollector> collectors_of(const Row& row, nb::handle h) {
   return out;
 }
 
+// numpy.bool_ (numpy.bool in numpy 2), told by its type's module and name.
+bool is_numpy_bool(nb::handle h) {
+  const nb::handle type = h.type();
+  const std::string module = nb::cast<std::string>(nb::getattr(type, "__module__", nb::str("")));
+  const std::string name = nb::cast<std::string>(nb::getattr(type, "__name__", nb::str("")));
+  return module == "numpy" && (name == "bool_" || name == "bool");
+}
+
 // What is valid for an enumeration option: its rule's text, or else its names.
 template <typename Row>
 std::string valid_choices(const Row& row) {
@@ -321,9 +329,9 @@ ValueOf<Row> from_python(const Row& row, nb::handle h) {
   } else if constexpr (std::is_same_v<V, double>) {
     if (auto v = as_number(h)) return *v;
   } else if constexpr (std::is_same_v<V, bool>) {
-    const int truth = PyObject_IsTrue(h.ptr());  // any object, as nsight-python's bool(...)
-    if (truth < 0) throw nb::python_error();
-    return truth == 1;
+    // A bool, Python's or numpy's: a text such as 'yes' is a mistake, not True.
+    if (PyBool_Check(h.ptr()) || is_numpy_bool(h)) return PyObject_IsTrue(h.ptr()) == 1;
+    reject(row, h, "True or False");
   } else if constexpr (std::is_enum_v<V>) {
     if (row.rule.numbered) {
       if (auto v = as_int(h))

@@ -13,6 +13,13 @@ from kprof.errors import OutputExistsError
 __all__ = ["write_atomic"]
 
 
+def _os_error(kind: type[OSError], message: str, errno: int | None = None) -> OSError:
+    """An OSError of ``kind`` whose text is ``message`` alone (no "[Errno N]" before it)."""
+    error = kind(message)
+    error.errno = errno
+    return error
+
+
 def write_atomic(
     path: str | os.PathLike[str], write: Callable[[BinaryIO], None], *, overwrite: bool = True
 ) -> str:
@@ -25,13 +32,18 @@ def write_atomic(
     file another process wrote meanwhile is not replaced either.
     """
     path = os.fspath(path)
+    if os.path.isdir(path):
+        raise _os_error(IsADirectoryError, f"{path} is a folder: give a file name in it")
     if not overwrite and os.path.exists(path):
         raise OutputExistsError(f"{path} exists; pass overwrite=True to replace it")
     folder = os.path.dirname(path) or "."
-    os.makedirs(folder, exist_ok=True)
     base = os.path.basename(path)
     tmp = os.path.join(folder, f".{base}.{secrets.token_hex(4)}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        os.makedirs(folder, exist_ok=True)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    except OSError as e:  # said of the file asked for, not of the temporary one
+        raise _os_error(type(e), f"cannot write {path}: {e.strerror or e}", e.errno) from None
     try:
         with os.fdopen(fd, "wb") as out:
             write(out)

@@ -57,8 +57,10 @@ class Settings:
         # The front end writes the CSV files itself, one set per call named after the function.
         self.output_csv: bool = options.output_csv
         options.output_csv = False
-        # The default folder is made last, so that a rejected option leaves nothing behind.
-        if not options.output_prefix:
+        # The default folder is made last, so that a rejected option leaves nothing behind; the
+        # folder of a given prefix that CSV files go to is made now too, so that one that
+        # cannot be is said before any GPU work.
+        if not options.output_prefix or self.output_csv:
             options.output_prefix = _core.make_output_prefix(options)
         self.output_prefix: str = options.output_prefix
         #: The user's function; each call passes the call's parameter values to it (for_call).

@@ -408,6 +408,10 @@ def kernel(
     settings = Settings(options)
 
     def decorator(func: Callable[..., Any]) -> Callable[..., ProfileResults]:
+        if not callable(func):
+            raise TypeError(
+                f"kprof.analyze.kernel decorates a function, not {type(func).__name__} ({func!r})"
+            )
         profiler = _KernelProfiler(func, settings, configs)
 
         @functools.wraps(func)

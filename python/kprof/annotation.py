@@ -10,9 +10,17 @@ from types import TracebackType
 from typing import Any, TypeVar
 
 from kprof._native import core as _core
-from kprof.errors import AnnotationError, KprofError
+from kprof.errors import AnnotationError, KprofError, OptionError
 
 __all__ = ["annotate"]
+
+
+def _bool_option(option: str, value: Any) -> bool:
+    """``value`` when it is a bool (numpy's too), else OptionError: "maybe" is no bool."""
+    if type(value).__name__ in ("bool", "bool_"):
+        return bool(value)
+    raise OptionError(option, repr(value), "True or False")
+
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -79,10 +87,10 @@ class annotate:  # lower case: nsight-python's name
             raise AnnotationError(
                 f"an annotation name must be a str, not {type(name).__name__} ({name!r})"
             )
+        if ignore_failures is not False and ignore_failures is not True:
+            ignore_failures = _bool_option("ignore_failures", ignore_failures)
         self.name = name
-        self.ignore_failures = (
-            ignore_failures if ignore_failures is False else bool(ignore_failures)
-        )
+        self.ignore_failures = ignore_failures
 
     def __enter__(self) -> annotate:
         # The extension keeps this thread's open regions and the object that opened each: the

@@ -20,8 +20,9 @@ EXIT_INTERRUPTED = 130
 # Exit code of a command line this installation cannot run (the C++ command's usage code).
 EXIT_USAGE = 2
 
-# The options of `kprof report` that Python draws (kprof.report); the C++ command rejects them.
-_PYTHON_REPORT_OPTIONS = ("--plot", "--html")
+# The options of `kprof report` that Python draws (kprof.report), and --metric, which picks what
+# they draw; the C++ command rejects them.
+_PYTHON_REPORT_OPTIONS = ("--plot", "--html", "--metric")
 
 
 def _one_line(error: BaseException) -> str:
@@ -30,7 +31,8 @@ def _one_line(error: BaseException) -> str:
 
 
 def _is_python_report(argv: list[str]) -> bool:
-    """``kprof report ... --plot PATH`` or ``--html PATH`` (also ``--plot=PATH``)."""
+    """``kprof report ... --plot PATH``, ``--html PATH`` or ``--metric NAMES`` (also
+    ``--plot=PATH``)."""
     if len(argv) < 2 or argv[1] != "report":
         return False
     return any(arg.split("=", 1)[0] in _PYTHON_REPORT_OPTIONS for arg in argv[2:])

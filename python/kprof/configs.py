@@ -14,7 +14,8 @@ The rules, in order:
   once, before any GPU work.
 - A config is a sequence of positional values (a tuple or a list), whatever the number of
   parameters. A function with exactly one free parameter also accepts a scalar (anything that
-  is not a sequence, or a str): ``configs=[1, 2, 3]``. A tuple-valued parameter is written as
+  is not a sequence, or a str): ``configs=[1, 2, 3]``; for one without parameters a scalar is a
+  value too many. A tuple-valued parameter is written as
   a one-value config, ``configs=[((100, 200),)]``: ``configs=[(100, 200)]`` is two values.
 - Every config has the same number of values, between the number of free parameters without
   defaults and the number of free parameters; trailing parameters left out get their defaults.
@@ -139,15 +140,19 @@ def _is_scalar(config: Any) -> bool:
     return isinstance(config, (str, bytes)) or not isinstance(config, Sequence)
 
 
-def _as_values(config: Any, index: int, single: bool) -> tuple[Any, ...]:
-    if single and _is_scalar(config):
+def _as_values(config: Any, index: int, free: int) -> tuple[Any, ...]:
+    """A config's values. A scalar is one value for a function of at most one free parameter
+    (nsight-python's rule; with none, the count check says it expects 0)."""
+    if not _is_scalar(config):
+        return tuple(config)
+    if free <= 1:
         return (config,)
-    if isinstance(config, Mapping) or _is_scalar(config):
-        raise ConfigError(
-            f"config {index} ({config!r}) is a {type(config).__name__}, not a sequence of values; "
-            "give one tuple per config, e.g. configs=[(1024, 'fp16'), (2048, 'fp16')]"
-        )
-    return tuple(config)
+    kind = type(config).__name__
+    raise ConfigError(
+        f"config {index} ({config!r}) is {'an' if kind[0] in 'aeiou' else 'a'} {kind}, not a "
+        "sequence of values; give one tuple per config, e.g. configs=[(1024, 'fp16'), "
+        "(2048, 'fp16')]"
+    )
 
 
 def _check_keywords(fp: FunctionParams, kwargs: Mapping[str, Any]) -> None:
@@ -222,7 +227,7 @@ def _check_lengths(
     if not required <= n <= len(free):
         expects = f"{len(free)}" if required == len(free) else f"between {required} and {len(free)}"
         fixed = f" (fixed by keyword: {', '.join(kwargs)})" if kwargs else ""
-        free_names = ", ".join(p.name for p in free) or "(none)"
+        free_names = ", ".join(p.name for p in free) or "no parameters"
         tuple_hint = (
             f"; a tuple-valued parameter is a one-value config, e.g. configs=[({values[0]!r},)]"
             if len(free) == 1 and n > 1
@@ -269,8 +274,7 @@ def bind(
     _check_keywords(fp, kwargs)
     free = [p for p in fp.params if p.name not in kwargs]
     configs = _configs_of(fp, free, args, call_configs, decorator_configs)
-    single = len(free) == 1 and not args
-    values = [_as_values(c, i, single) for i, c in enumerate(configs)]
+    values = [_as_values(c, i, len(free)) for i, c in enumerate(configs)]
     n = _check_lengths(fp, free, values, kwargs)
 
     by_name = {p.name for p in fp.params}

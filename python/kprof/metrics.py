@@ -22,7 +22,7 @@ of a set. ``catalog()`` without a chip uses the current GPU's and raises
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -88,8 +88,19 @@ class MetricSet:
         return SET_PREFIX + self.name
 
 
-def _names(names: str | Iterable[str]) -> list[str]:
-    return [names] if isinstance(names, str) else [str(n) for n in names]
+def _names(names: str | Iterable[str], function: str = "kprof.metrics") -> list[str]:
+    """A metric name or an iterable of names, as a list; TypeError naming ``function`` for
+    anything else."""
+    if isinstance(names, str):
+        return [names]
+    if isinstance(names, Iterable) and not isinstance(names, (bytes, Mapping)):
+        out = list(names)
+        if all(isinstance(n, str) for n in out):
+            return out
+    raise TypeError(
+        f"{function} takes a metric name (str) or a list of them, not {type(names).__name__} "
+        f"({names!r})"
+    )
 
 
 class Catalog:
@@ -142,7 +153,7 @@ class Catalog:
     def passes(self, names: str | Iterable[str]) -> int:
         """Passes the range profiler needs to collect ``names`` together (``"set:NAME"``
         entries stand for their members). Computed on the CPU, without a GPU."""
-        return int(self._native.passes(_names(names)))
+        return int(self._native.passes(_names(names, "Catalog.passes")))
 
     def closest(self, name: str, n: int = 5) -> list[str]:
         """Up to ``n`` valid names closest to ``name``; empty when nothing is near."""
@@ -168,6 +179,11 @@ def catalog(chip: str | None = None) -> Catalog:
     ``None``. Raises :class:`kprof.errors.OptionError` for a chip CUPTI does not know (naming
     the supported ones), :class:`kprof.errors.NoGpuError` when ``chip`` is ``None`` and there
     is no GPU."""
+    if chip is not None and not isinstance(chip, str):
+        raise TypeError(
+            "kprof.metrics.catalog takes a chip name (str, e.g. 'GH100') or None, not "
+            f"{type(chip).__name__} ({chip!r})"
+        )
     if chip is None:
         chip = current_chip()
         if chip is None:
@@ -186,4 +202,4 @@ def sets() -> list[MetricSet]:
 def expand(metrics: str | Iterable[str]) -> list[str]:
     """``metrics`` with every ``"set:NAME"`` replaced by the set's members, duplicates dropped
     (the first stays). Raises :class:`kprof.errors.OptionError` for an unknown set."""
-    return list(_core.metric_expand(_names(metrics)))
+    return list(_core.metric_expand(_names(metrics, "kprof.metrics.expand")))

@@ -54,6 +54,9 @@ Results profile(const Options& given, const Sweep& sweep, const BenchmarkFn& fn,
   // name real metrics.
   Options options = given;
   options.metrics = metrics::expand(given.metrics);
+  // The folder the CSV files go to, made before any GPU work: a path that cannot be one is the
+  // first thing to hear of.
+  if (options.output_csv) options.output_prefix = make_output_prefix(options);
   auto backend = detail::make_gpu_backend(options);
   detail::DeviceServices device = detail::make_device_services(options);
   detail::SweepServices services;
@@ -69,7 +72,7 @@ Results profile(const Options& given, const Sweep& sweep, const BenchmarkFn& fn,
   Results results = detail::run_sweep(
       *backend, options, sweep, [&](std::size_t c, int) { fn(sweep.config(c)); }, hooks, services);
   if (options.output_csv) {
-    for (const auto& path : results.write_csv(make_output_prefix(options), "profile"))
+    for (const auto& path : results.write_csv(options.output_prefix, "profile"))
       if (options.verbosity != Verbosity::silent) log_line("[kprof] wrote " + path);
   }
   return results;

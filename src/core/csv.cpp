@@ -148,6 +148,9 @@ std::optional<std::int64_t> parse_int(std::string_view text) {
 }
 
 std::string read_text_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw FormatError(path + ": is a folder, not a file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw FormatError(path + ": cannot open: " + std::strerror(errno));
   std::ostringstream text;

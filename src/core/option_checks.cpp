@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <set>
 #include <string>
 #include <utility>
@@ -107,6 +108,28 @@ void MetricNames::check(std::string_view option, const std::vector<std::string>&
   for (const auto& m : metrics)
     if (m.empty())
       reject(option, "''", "a metric name such as '" + std::string(kDurationMetric) + "'");
+  for (auto m = metrics.begin(); m != metrics.end(); ++m) {
+    if (std::find(metrics.begin(), m, *m) == m) continue;
+    std::string list;
+    for (const auto& name : metrics) list += (list.empty() ? "'" : ", '") + name + "'";
+    reject(option, "[" + list + "]", "metric names, each once ('" + *m + "' is named twice)");
+  }
+}
+
+void PathPrefix::check(std::string_view option, const std::string& prefix) const {
+  if (prefix.empty()) return;
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  for (fs::path p = fs::path(prefix).parent_path(); !p.empty(); p = p.parent_path()) {
+    if (!fs::exists(p, ec)) {
+      if (p == p.parent_path()) break;
+      continue;
+    }
+    if (!fs::is_directory(p, ec))
+      reject(option, "'" + prefix + "'",
+             "a path prefix whose folder can be made ('" + p.string() + "' is a file)");
+    return;
+  }
 }
 
 void Combine::check(std::string_view option, const CombineValue& value) const {

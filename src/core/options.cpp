@@ -243,8 +243,13 @@ std::string make_output_prefix(const Options& options) {
     if (!mkdtemp(templ.data())) throw Error("cannot create a temporary folder for output_csv");
     return templ + "/";
   }
-  auto parent = std::filesystem::path(options.output_prefix).parent_path();
-  if (!parent.empty()) std::filesystem::create_directories(parent);
+  const auto parent = std::filesystem::path(options.output_prefix).parent_path();
+  std::error_code ec;
+  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+  if (ec)
+    throw OptionError("output_prefix", "'" + options.output_prefix + "'",
+                      "a path prefix whose folder can be made (making '" + parent.string() +
+                          "' failed: " + ec.message() + ")");
   return options.output_prefix;
 }
 

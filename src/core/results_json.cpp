@@ -186,6 +186,44 @@ void decode(const Json& j, Value& out) {
   }
 }
 
+// Whether `text` is well-formed UTF-8 (a sequence cut at its end counts as well-formed).
+bool valid_utf8(std::string_view text) {
+  for (std::size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    const std::size_t n = c < 0x80           ? 1
+                          : (c >> 5) == 0x6  ? 2
+                          : (c >> 4) == 0xE  ? 3
+                          : (c >> 3) == 0x1E ? 4
+                                             : 0;
+    if (n == 0) return false;
+    for (std::size_t k = 1; k < n && i + k < text.size(); ++k)
+      if ((static_cast<unsigned char>(text[i + k]) & 0xC0) != 0x80) return false;
+    i += n;
+  }
+  return true;
+}
+
+// Why and where JSON text stopped parsing at byte `byte` (1-based), in words: the parser's own
+// message names its internals and quotes the raw bytes, which may not even be text.
+std::string where_parsing_stopped(const std::string& text, std::size_t byte) {
+  const std::size_t at = std::min(byte > 0 ? byte - 1 : 0, text.size());
+  std::size_t line = 1, column = 1;
+  for (std::size_t i = 0; i < at; ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) {
+      ++column;  // a UTF-8 character counts once
+    }
+  }
+  const std::string place = "line " + std::to_string(line) + ", column " + std::to_string(column);
+  if (text.find('\0') != std::string::npos) return "binary data, not text (" + place + ")";
+  if (!valid_utf8(std::string_view(text).substr(0, std::min(at + 4, text.size()))))
+    return "the text is not UTF-8 (" + place + ")";
+  if (at >= text.size()) return "it ends early, at " + place;
+  return "unexpected text at " + place;
+}
+
 // Reads one document, naming `source` (the file, or "string") in every error.
 class Reader {
  public:
@@ -210,8 +248,10 @@ class Reader {
   Json parse(const std::string& text) const {
     try {
       return Json::parse(text);
+    } catch (const Json::parse_error& e) {
+      fail("not valid JSON: " + where_parsing_stopped(text, e.byte));
     } catch (const Json::exception& e) {
-      fail(std::string("not valid JSON: ") + e.what());
+      fail("not valid JSON");
     }
   }
 

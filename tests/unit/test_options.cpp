@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <set>
 #include <string>
 #include <utility>
@@ -115,6 +116,44 @@ TEST(Options, ApplicationReplayNeedsAFixedNumberOfRunsButMayIgnoreKernels) {
     EXPECT_NE(std::string(e.what()).find("replay_mode='application'"), std::string::npos)
         << e.what();
   }
+}
+
+TEST(Options, AMetricNamedTwiceIsRejected) {
+  kprof::Options o;
+  o.metrics = {"gpu__time_duration.sum", "dram__bytes_read.sum", "gpu__time_duration.sum"};
+  try {
+    o.validate_settings();
+    ADD_FAILURE() << "no OptionError";
+  } catch (const kprof::OptionError& e) {
+    EXPECT_EQ(e.option(), "metrics");
+    EXPECT_NE(std::string(e.what()).find("'gpu__time_duration.sum' is named twice"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+// What of output_prefix's folder exists must be folders: checked before any GPU work, without
+// making anything; make_output_prefix makes the rest, or says why it cannot.
+TEST(Options, AnOutputPrefixUnderAFileIsRejected) {
+  const auto dir = std::filesystem::temp_directory_path() / "kprof-test-prefix";
+  std::filesystem::create_directories(dir);
+  const auto file = dir / "a-file";
+  std::ofstream(file) << "x";
+  kprof::Options o;
+  o.output_prefix = (file / "sub" / "run-").string();
+  try {
+    o.validate_settings();
+    ADD_FAILURE() << "no OptionError";
+  } catch (const kprof::OptionError& e) {
+    EXPECT_EQ(e.option(), "output_prefix");
+    EXPECT_NE(std::string(e.what()).find("is a file"), std::string::npos) << e.what();
+  }
+  o.output_prefix = (dir / "new" / "deeper" / "run-").string();
+  EXPECT_NO_THROW(o.validate_settings());
+  EXPECT_FALSE(std::filesystem::exists(dir / "new"));  // the check makes nothing
+  EXPECT_EQ(kprof::make_output_prefix(o), o.output_prefix);
+  EXPECT_TRUE(std::filesystem::is_directory(dir / "new" / "deeper"));
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Options, EmptyMetricListRejected) {

@@ -409,6 +409,30 @@ TEST(ResultsIoCsvText, DoublesAreShortestAndExact) {
   EXPECT_EQ(detail::parse_int("-42"), -42);
 }
 
+// A parse error says where and why in words, never with the parser's internals or the raw
+// bytes of the input (which may not be text, and could not become a Python str).
+TEST(ResultsIoJson, ParseErrorsSayWhereInWordsAndQuoteNoBytes) {
+  const auto message = [](const std::string& text) {
+    try {
+      Results::from_json(text);
+    } catch (const FormatError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string not_utf8 = message("{\"format\": \"kprof-results\", \"x\": \"\xff\xfe\"}");
+  EXPECT_NE(not_utf8.find("the text is not UTF-8 (line 1, column"), std::string::npos) << not_utf8;
+  EXPECT_EQ(not_utf8.find('\xff'), std::string::npos);
+  EXPECT_EQ(not_utf8.find("json.exception"), std::string::npos);
+  const std::string binary = message(std::string("\x89PNG\r\n\x1a\n\0\0", 10));
+  EXPECT_NE(binary.find("binary data, not text"), std::string::npos) << binary;
+  EXPECT_EQ(binary.find("PNG"), std::string::npos);
+  EXPECT_EQ(message("{\"format\":\n \"kprof"),
+            "string: not valid JSON: it ends early, at line 2, column 8");
+  EXPECT_EQ(message("{\"a\": 1,\n  ]"),
+            "string: not valid JSON: unexpected text at line 2, column 3");
+}
+
 TEST_F(ResultsIoFiles, CsvRoundTripIsExact) {
   const Parts p = sample_parts();
   const auto paths = p.make().write_csv(path("out_"), "bench-7");
@@ -427,6 +451,10 @@ TEST_F(ResultsIoFiles, CsvRoundTripIsExact) {
   EXPECT_EQ(back.session().passes, 2);
   EXPECT_EQ(back.session().metrics, p.session.metrics);
   EXPECT_EQ(back.session().started_at, p.session.started_at);
+}
+
+TEST_F(ResultsIoFiles, AFolderIsAFormatErrorSayingSo) {
+  expect_format_error([&] { Results::read_json(path("")); }, {"is a folder, not a file"});
 }
 
 TEST_F(ResultsIoFiles, CsvWithoutItsSessionFileIsAFormatError) {
