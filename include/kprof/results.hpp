@@ -221,7 +221,8 @@ class Results {
   // nsight-python's CSV layout: <prefix>profiled_data-<tag>.csv (samples) and
   // <prefix>processed_data-<tag>.csv (rows); also <prefix>records-<tag>.csv (raw records),
   // <prefix>session-<tag>.csv, and the raw conditions: <prefix>configs-<tag>.csv,
-  // <prefix>runs-<tag>.csv and <prefix>info-<tag>.csv. Returns the paths written.
+  // <prefix>runs-<tag>.csv and <prefix>info-<tag>.csv; '/', '\\' and control characters of
+  // `tag` become '_', so that every file stays in the prefix's folder. Returns the paths written.
   std::vector<std::string> write_csv(const std::string& prefix, const std::string& tag) const;
   // Reads the files written by write_csv back (sets written before the conditions files
   // existed read with empty conditions tables).

@@ -142,3 +142,33 @@ def test_report_takes_metric_alone():
     done = run_report(RECORDING, "--metric", "bogus")
     assert done.returncode == 2
     assert "--metric=bogus is not valid; valid: gpu__time_duration.sum" in done.stderr
+
+
+def test_a_hostile_annotation_name_stays_text_in_the_html_report(tmp_path):
+    from kprof import report
+
+    demo = Path(__file__).resolve().parent.parent / "data" / "h200-python-demo-2026-11-30.json"
+    hostile = "<img src=x onerror=alert(1)>"
+    path = tmp_path / "hostile.json"
+    path.write_text(demo.read_text().replace('"fma"', '"' + hostile + '"'))
+    results = kprof.load(path)
+    assert hostile in results.to_dataframe()["Annotation"].tolist()
+    page = report.results_html(results)
+    assert hostile not in page
+    assert "&lt;img src=x onerror=alert(1)&gt;" in page
+
+
+def test_loading_results_never_runs_code():
+    """No module of the package can turn a file into code: no pickle, marshal or shelve, no
+    eval or exec (read from the source)."""
+    import ast
+
+    package = Path(kprof.__file__).resolve().parent
+    for source in package.glob("*.py"):
+        tree = ast.parse(source.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                names = [a.name for a in node.names] + [getattr(node, "module", None) or ""]
+                assert not {"pickle", "marshal", "shelve", "dill"} & set(names), source
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                assert node.func.id not in ("eval", "exec"), source

@@ -453,6 +453,18 @@ TEST_F(ResultsIoFiles, CsvRoundTripIsExact) {
   EXPECT_EQ(back.session().started_at, p.session.started_at);
 }
 
+// A tag is a function's name: whatever it holds, the files stay in the prefix's folder.
+TEST_F(ResultsIoFiles, CsvFilesStayInThePrefixFolderWhateverTheTag) {
+  const Parts p = sample_parts();
+  const std::string tag = std::string("../../evil/\\x") + '\0' + "y";
+  for (const std::string& written : p.make().write_csv(path("out_"), tag)) {
+    EXPECT_EQ(fs::path(written).parent_path(), dir_) << written;
+    EXPECT_TRUE(fs::exists(written)) << written;
+  }
+  EXPECT_TRUE(fs::exists(path("out_processed_data-.._.._evil__x_y.csv")));
+  EXPECT_TRUE(p.make() == Results::read_csv(path("out_"), tag));
+}
+
 TEST_F(ResultsIoFiles, AFolderIsAFormatErrorSayingSo) {
   expect_format_error([&] { Results::read_json(path("")); }, {"is a folder, not a file"});
 }
