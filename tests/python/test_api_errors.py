@@ -121,3 +121,16 @@ def test_where_a_run_is_said_by_the_core():
     assert _core.describe_run(1, 4, "n=1024", 2, 10) == "config 2/4 (n=1024), run 3/10"
     assert _core.describe_run(0, 2, "tag='c'", 6, 0) == "config 1/2 (tag='c'), run 7"
     assert _core.describe_run(3, 4, "", -1, 10) == "config 4/4"
+
+
+def test_docs_errors_lists_every_error_class():
+    """docs/errors.md's catalog names every error class, and each test file it cites exists."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent.parent
+    text = (root / "docs" / "errors.md").read_text(encoding="utf-8")
+    listed = set(re.findall(r"^\| `(\w+)` \(", text, flags=re.MULTILINE))
+    assert listed == set(errors._KINDS), set(errors._KINDS) ^ listed
+    for cited in set(re.findall(r"`(tests/[\w/]+\.(?:py|cpp))`", text)):
+        assert (root / cited).is_file(), cited
