@@ -201,5 +201,6 @@ int command_doctor(const ParsedArgs& args, std::ostream& out, std::ostream& err)
 int command_demo(const ParsedArgs& args, std::ostream& out, std::ostream& err);
 int command_report(const ParsedArgs& args, std::ostream& out, std::ostream& err);
 int command_compare(const ParsedArgs& args, std::ostream& out, std::ostream& err);
+int command_export(const ParsedArgs& args, std::ostream& out, std::ostream& err);
 
 }  // namespace kprof::cli

@@ -111,6 +111,19 @@ const std::vector<Command>& commands() {
         {"--metric", "NAME", "only this metric; several: comma-separated"}},
        command_compare,
        {"BASE", "NEW"}},
+      {"export",
+       "write a saved result in another tool's format (Google Benchmark's JSON)",
+       "Reads a results file and writes it as Google Benchmark's JSON (--benchmark_format=json):\n"
+       "a benchmark per annotation and config, a repetition per run, the mean, median and\n"
+       "stddev aggregates, the duration as real_time and cpu_time in --time-unit, every other\n"
+       "metric as a counter; Google Benchmark's tools/compare.py reads it. To standard output,\n"
+       "or to --out PATH. Exit code 0 when written, 1 when PATH cannot be written, 2 for a file\n"
+       "that cannot be read or exported (normalized results, no durations) or a wrong line.",
+       {{"--format", "NAME", "the format: google-benchmark"},
+        {"--time-unit", "UNIT", "ns (default), us, ms or s"},
+        {"--out", "PATH", "write here instead of standard output"}},
+       command_export,
+       {"FILE"}},
   };
   return table;
 }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common.hpp"
+#include "kprof/export.hpp"
 #include "kprof/options.hpp"
 #include "kprof/result_fields.hpp"
 #include "kprof/results.hpp"
@@ -347,6 +348,12 @@ void bind_results(nb::module_& m) {
       .def("throttle_note", &kprof::Results::throttle_note,
            "'3 of 40 runs ran with the SM clock below 75% of the rated 1980 MHz', or ''.")
       .def("to_json", &kprof::Results::to_json)
+      .def(
+          "to_google_benchmark_json",
+          [](const kprof::Results& r, const std::string& unit) {
+            return kprof::to_google_benchmark_json(r, unit);
+          },
+          nb::arg("time_unit") = "ns", "Google Benchmark's JSON (include/kprof/export.hpp).")
       .def("write_json", &kprof::Results::write_json, nb::arg("path"))
       .def_static("from_json", &kprof::Results::from_json, nb::arg("text"))
       .def_static("read_json", &kprof::Results::read_json, nb::arg("path"))

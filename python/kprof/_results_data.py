@@ -359,6 +359,19 @@ class ResultsData:
         """The whole result (session, sweep, records, samples, rows) as one JSON document."""
         return str(self._core.to_json())
 
+    def to_google_benchmark_json(self, time_unit: str = "ns") -> str:
+        """The result as Google Benchmark's JSON (``--benchmark_format=json``), which its
+        ``tools/compare.py`` and CI dashboards read: a benchmark per annotation and config, a
+        repetition per run, the mean, median and stddev aggregates, the duration as
+        ``real_time`` in ``time_unit`` (``"ns"``, ``"us"``, ``"ms"`` or ``"s"``), every other
+        metric as a counter. ``kprof export FILE`` writes the same (docs/cli.md).
+
+        Raises:
+            kprof.errors.OptionError: ``time_unit`` is none of those.
+            kprof.errors.FormatError: The results are normalized, or hold no durations.
+        """
+        return str(self._core.to_google_benchmark_json(time_unit))
+
     @classmethod
     def from_json(cls: type[_R], text: str) -> _R:
         return cls(_core.Results.from_json(text))

@@ -456,3 +456,20 @@ def test_recording_counters():
         )
     runs = res.runs_dataframe()
     assert (runs["MeasuredClock"] > 0).all()
+
+
+def test_google_benchmark_json_holds_a_repetition_per_run_and_the_aggregates():
+    results = kprof.load(DATA / "h200-python-counters-2026-11-30.json")
+    doc = json.loads(results.to_google_benchmark_json(time_unit="us"))
+    df = results.to_dataframe()
+    durations = df[df["Metric"] == "gpu__time_duration.sum"]
+    means = {b["run_name"]: b for b in doc["benchmarks"] if b.get("aggregate_name") == "mean"}
+    assert len(means) == len(durations)
+    first = durations.iloc[0]
+    name = f"{first['Annotation']}/n:{first['n']}/dtype:{first['dtype']}"
+    assert means[name]["real_time"] == pytest.approx(first["AvgValue"] / 1e3)
+    assert means[name]["repetitions"] == first["NumRuns"]
+    runs = [b for b in doc["benchmarks"] if b["name"] == name and b["run_type"] == "iteration"]
+    assert [b["repetition_index"] for b in runs] == list(range(int(first["NumRuns"])))
+    with pytest.raises(errors.OptionError):
+        results.to_google_benchmark_json(time_unit="minutes")

@@ -154,7 +154,7 @@ TEST(Cli, UnknownCommandNamesItAndTheValidOnes) {
   EXPECT_EQ(o.out, "");
   EXPECT_EQ(lines(o.err).front(),
             "kprof: unknown command 'frobnicate'; valid commands: devices, doctor, demo, metrics, "
-            "report, compare, help");
+            "report, compare, export, help");
 }
 
 TEST(Cli, UnknownCommandSuggestsTheClosest) {

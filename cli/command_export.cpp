@@ -1,0 +1,42 @@
+// `kprof export FILE --format google-benchmark`: a saved result in another tool's format.
+#include <optional>
+#include <ostream>
+#include <string>
+
+#include "cli/cli.hpp"
+#include "cli/commands.hpp"
+#include "kprof/errors.hpp"
+#include "kprof/export.hpp"
+
+namespace kprof::cli {
+
+int command_export(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
+  const std::string format = args.get("--format").value_or("google-benchmark");
+  if (format != "google-benchmark")
+    throw UsageError("--format=" + format + " is not valid; valid: google-benchmark");
+  const Results results = read_results_arg("FILE", args.positionals().at(0));
+  const std::string unit = args.get("--time-unit").value_or("ns");
+  std::string text;
+  try {
+    text = to_google_benchmark_json(results, unit);
+  } catch (const OptionError& e) {
+    throw UsageError(std::string("--time-unit: ") + e.what());
+  } catch (const FormatError& e) {
+    throw UsageError(e.what());
+  }
+  const std::optional<std::string> path = args.get("--out");
+  if (!path) {
+    out << text;
+    return kExitOk;
+  }
+  try {
+    write_google_benchmark_json(results, *path, unit);
+  } catch (const Error& e) {
+    err << "kprof export: " << e.what() << "\n";
+    return kExitFailure;
+  }
+  out << "wrote " << *path << "\n";
+  return kExitOk;
+}
+
+}  // namespace kprof::cli
