@@ -4,6 +4,8 @@
 #include <exception>
 #include <iostream>
 #include <ostream>
+#include <utility>
+#include <vector>
 
 #include "cli/cli.hpp"
 #include "cli/command_metrics.hpp"
@@ -24,8 +26,9 @@ struct Command {
   std::vector<std::string> arguments = {};  // required arguments besides options ("FILE")
 };
 
-const std::vector<Command>& commands() {
-  static const std::vector<Command> table = {
+// The commands that look at this machine and its GPU.
+std::vector<Command> machine_commands() {
+  return {
       {"devices",
        "list the GPUs, driver, CUDA runtime, CUPTI and counter permission",
        "Lists every GPU the CUDA driver shows (ordinal, name, compute capability, SMs, memory,\n"
@@ -81,6 +84,12 @@ const std::vector<Command>& commands() {
         {"--sets", "", "kprof's metric sets, with their pass counts on the chip"},
         {"--passes", "A,B,...", "passes needed to collect these metrics (or set:NAME) together"}},
        command_metrics},
+  };
+}
+
+// The commands that read saved results.
+std::vector<Command> results_commands() {
+  return {
       {"report",
        "print a saved result: where and how it was measured, and its table",
        "Reads a results file (JSON, as written by ProfileResults.save, Results::write_json or\n"
@@ -125,6 +134,14 @@ const std::vector<Command>& commands() {
        command_export,
        {"FILE"}},
   };
+}
+
+const std::vector<Command>& commands() {
+  static const std::vector<Command> table = [] {
+    std::vector<Command> all = machine_commands();
+    for (Command& c : results_commands()) all.push_back(std::move(c));
+    return all;
+  }();
   return table;
 }
 
