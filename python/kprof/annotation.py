@@ -80,7 +80,7 @@ class annotate:  # lower case: nsight-python's name
 
     # Slots, and no call that the usual case does not need: an annotation entered and left
     # outside a profile should cost about what the NVTX range it opens does (bench/hot_path.py).
-    __slots__ = ("name", "ignore_failures")
+    __slots__ = ("name", "ignore_failures", "__weakref__")
 
     def __init__(self, name: str, ignore_failures: bool = False) -> None:
         if type(name) is not str and not isinstance(name, str):

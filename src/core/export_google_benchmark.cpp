@@ -1,3 +1,4 @@
+#include <cmath>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -62,11 +63,18 @@ struct Entry {
   bool has_duration = false;
 };
 
+FormatError no_duration(const std::string& name) {
+  return FormatError("google-benchmark export: '" + name + "' has no " +
+                     std::string(kDurationMetric) +
+                     " (the format's real_time); profile durations with the counters");
+}
+
 Json to_json(Entry e, double per) {
   Json j = std::move(e.head);
   j["real_time"] = e.duration_ns / per;
   j["cpu_time"] = e.duration_ns / per;
-  for (auto& [name, value] : e.counters) j[name] = value;
+  for (auto& [name, value] : e.counters)
+    if (std::isfinite(value)) j[name] = value;  // a counter a run lacks is left out
   return j;
 }
 
@@ -113,18 +121,22 @@ std::string to_google_benchmark_json(const Results& results, std::string_view ti
     const std::size_t family = it->second.first;
     const std::size_t instance = added ? 0 : ++it->second.second;
     const std::string name = benchmark_name(results, key);
-    const auto& repetitions = runs[key];
+    // A failed run (NaN, annotate(ignore_failures=True)) is no repetition: the format has no
+    // missing time, and the aggregates leave it out too.
+    std::size_t valid = 0;
+    for (const auto& [run, entry] : runs[key]) {
+      if (!entry.has_duration) throw no_duration(name);
+      if (std::isfinite(entry.duration_ns)) ++valid;
+    }
     int index = 0;
     for (auto& [run, entry] : runs[key]) {
-      if (!entry.has_duration)
-        throw FormatError("google-benchmark export: '" + name + "' has no " + duration +
-                          " (the format's real_time); profile durations with the counters");
+      if (!std::isfinite(entry.duration_ns)) continue;
       entry.head = Json{{"name", name},
                         {"family_index", family},
                         {"per_family_instance_index", instance},
                         {"run_name", name},
                         {"run_type", "iteration"},
-                        {"repetitions", repetitions.size()},
+                        {"repetitions", valid},
                         {"repetition_index", index++},
                         {"threads", 1},
                         {"iterations", 1},
@@ -133,16 +145,18 @@ std::string to_google_benchmark_json(const Results& results, std::string_view ti
     }
     for (const char* aggregate : {"mean", "median", "stddev"}) {
       Entry entry = aggregates[key][aggregate];
+      if (!entry.has_duration) throw no_duration(name);
+      if (!std::isfinite(entry.duration_ns)) continue;  // no run of the config is valid
       entry.head = Json{{"name", name + "_" + aggregate},
                         {"family_index", family},
                         {"per_family_instance_index", instance},
                         {"run_name", name},
                         {"run_type", "aggregate"},
-                        {"repetitions", repetitions.size()},
+                        {"repetitions", valid},
                         {"threads", 1},
                         {"aggregate_name", aggregate},
                         {"aggregate_unit", "time"},
-                        {"iterations", repetitions.size()},
+                        {"iterations", valid},
                         {"time_unit", time_unit}};
       benchmarks.push_back(to_json(std::move(entry), per));
     }

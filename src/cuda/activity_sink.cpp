@@ -24,8 +24,9 @@ constexpr std::size_t kBufferAlignment = 8;
 // is given in the launching thread unless told the buffers come zeroed: on the H200 that made
 // the first launch of every profile ~0.57 ms slower with 8 MiB buffers (0.26 ms with 1 MiB;
 // docs/validation.md, 2026-12-01). A new buffer comes from calloc (pages the kernel zeroes
-// when first touched); a used one is zeroed here over the bytes CUPTI filled, once its
-// records are read, and kept (a few at most) for the next request.
+// when first touched); a used one is zeroed here over the bytes CUPTI filled (it appends records
+// in order and writes nothing past the valid size it reports), once its records are read, and
+// kept (a few at most) for the next request.
 class BufferPool {
  public:
   std::uint8_t* take() {
@@ -124,6 +125,11 @@ void ActivitySink::attach() {
 }
 
 void ActivitySink::detach() noexcept {
+  // The attribute is the process's: another activity client after kprof (torch.profiler) gets
+  // the buffers CUPTI zeroes for it.
+  std::uint8_t zeroed = 0;
+  std::size_t size = sizeof zeroed;
+  (void)cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &size, &zeroed);
   std::lock_guard<std::mutex> lock(g_sink_mutex);
   if (g_sink == this) g_sink = nullptr;
 }

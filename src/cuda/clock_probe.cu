@@ -38,9 +38,12 @@ std::optional<double> probe_sm_clock_khz() noexcept {
     result = reinterpret_cast<unsigned long long*>(
         kept_buffer(driver, context, KeptUse::clock_probe, 2 * sizeof(unsigned long long)));
   } catch (...) {
+    (void)cudaGetLastError();  // the failed allocation's error is not the user's
     return std::nullopt;
   }
   kprof_clock_probe<<<1, 1>>>(result, kSpanNs);
+  // A probe that did not run would read the kept buffer's last values as new ones.
+  if (cudaGetLastError() != cudaSuccess) return std::nullopt;
   unsigned long long host[2] = {0, 0};
   if (cudaMemcpy(host, result, sizeof host, cudaMemcpyDeviceToHost) != cudaSuccess ||
       host[0] == 0) {

@@ -54,9 +54,13 @@ T paced_for_process(const std::string& bus, Read&& read) {
 
 class NvmlProbe final : public DeviceProbe {
  public:
-  // `probe_clock`: the probe kernel measures the clock where NVML cannot read it.
-  NvmlProbe(const std::string& bus, bool probe_clock)
-      : bus_(bus), device_(nvml_device(bus)), probe_clock_(probe_clock) {}
+  // `probe_clock`: the probe kernel measures the clock where NVML cannot read it. `conditions`
+  // tells profiles apart whose run readings may not be shared (clocks locked or not).
+  NvmlProbe(const std::string& bus, bool probe_clock, const std::string& conditions = "")
+      : bus_(bus),
+        device_(nvml_device(bus)),
+        probe_clock_(probe_clock),
+        readings_key_(bus + (probe_clock ? "|probe" : "") + "|" + conditions) {}
   std::string unavailable() const override { return device_->error(); }
   std::optional<int> margin_c() override {
     return paced_for_process<std::optional<int>>(bus_, [this] { return device_->margin_c(); });
@@ -70,7 +74,9 @@ class NvmlProbe final : public DeviceProbe {
     return r;
   }
   DeviceReading read_after_run() override {
-    return paced_for_process<DeviceReading>(bus_, [this] { return read_run(); });
+    // Shared only by profiles that read the same way under the same clocks: a reading taken
+    // before clock_control='base' locked the clock says nothing about the runs after.
+    return paced_for_process<DeviceReading>(readings_key_, [this] { return read_run(); });
   }
 
  private:
@@ -90,6 +96,7 @@ class NvmlProbe final : public DeviceProbe {
   std::string bus_;
   std::shared_ptr<nvml::Device> device_;
   bool probe_clock_;
+  std::string readings_key_;
 };
 
 // The probe kernel only where it costs little: with durations alone. Under the range
@@ -141,7 +148,8 @@ DeviceServices make_device_services(const Options& options) {
   int current = 0;
   check_cuda(cudaGetDevice(&current), "cudaGetDevice");
   const std::string bus = pci_bus_id(current);
-  auto probe = std::make_unique<NvmlProbe>(bus, probes_clock(options));
+  auto probe = std::make_unique<NvmlProbe>(bus, probes_clock(options),
+                                           "clocks " + to_string(options.clock_control));
   if (probe->unavailable().empty())
     s.device = std::move(probe);
   else

@@ -172,3 +172,10 @@ def test_a_closed_annotation_is_not_kept_alive():
         with a:
             1 / 0  # noqa: B018
     assert sys.getrefcount(a) == before
+
+
+def test_an_annotation_can_be_weakly_referenced():
+    import weakref
+
+    region = kprof.annotate("x")
+    assert weakref.ref(region)() is region

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 
 #include "cli_runner.hpp"
@@ -62,6 +63,33 @@ TEST(GoogleBenchmarkJson, TimeUnitsAndWhatCannotBeExported) {
   const kprof::Results normalized =
       kprof::Results::read_json(kData + "/h200-python-normalized-2026-11-30.json");
   EXPECT_THROW(kprof::to_google_benchmark_json(normalized), kprof::FormatError);
+}
+
+// A failed run (NaN) is no repetition: Google Benchmark's readers know no missing time.
+TEST(GoogleBenchmarkJson, AFailedRunIsLeftOut) {
+  const std::string demo = kData + "/h200-python-demo-2026-11-30.json";
+  std::string text = (std::ostringstream() << std::ifstream(demo).rdbuf()).str();
+  const std::size_t samples = text.find("\"samples\"");
+  const std::size_t first = text.find("\"value\":[", samples) + 9;
+  text.replace(first, text.find(',', first) - first, "null");
+  const kprof::Results results = kprof::Results::from_json(text);
+  const kprof::Sample& failed = results.samples().front();
+  ASSERT_TRUE(std::isnan(failed.value));
+  const std::string exported = kprof::to_google_benchmark_json(results);
+  EXPECT_EQ(exported.find("null"), std::string::npos);
+  const Json doc = Json::parse(exported);
+  const int runs = results.session().runs;
+  int repetitions = -1, kept = 0;
+  for (const Json& b : doc["benchmarks"]) {
+    const std::string name = b["name"];
+    if (name.rfind(failed.annotation + "/", 0) != 0 || b["run_type"] != "iteration") continue;
+    if (b["repetitions"].get<int>() == runs - 1) {
+      repetitions = runs - 1;
+      ++kept;
+    }
+  }
+  EXPECT_EQ(repetitions, runs - 1);
+  EXPECT_EQ(kept, runs - 1);
 }
 
 TEST(GoogleBenchmarkJson, TheExportCommandWritesOrSaysWhyNot) {
