@@ -16,22 +16,18 @@ int command_export(const ParsedArgs& args, std::ostream& out, std::ostream& err)
     throw UsageError("--format=" + format + " is not valid; valid: google-benchmark");
   const Results results = read_results_arg("FILE", args.positionals().at(0));
   const std::string unit = args.get("--time-unit").value_or("ns");
-  std::string text;
+  const std::optional<std::string> path = args.get("--out");
   try {
-    text = to_google_benchmark_json(results, unit);
+    if (!path) {
+      out << to_google_benchmark_json(results, unit);
+      return kExitOk;
+    }
+    write_google_benchmark_json(results, *path, unit);
   } catch (const OptionError& e) {
     throw UsageError(std::string("--time-unit: ") + e.what());
   } catch (const FormatError& e) {
     throw UsageError(e.what());
-  }
-  const std::optional<std::string> path = args.get("--out");
-  if (!path) {
-    out << text;
-    return kExitOk;
-  }
-  try {
-    write_google_benchmark_json(results, *path, unit);
-  } catch (const Error& e) {
+  } catch (const Error& e) {  // the file could not be written
     err << "kprof export: " << e.what() << "\n";
     return kExitFailure;
   }
