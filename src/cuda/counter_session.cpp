@@ -46,6 +46,16 @@ std::size_t ranges_of_run(const std::vector<Launch>& call_launches, bool flush_r
   return call_launches.size() + static_cast<std::size_t>(flushed);
 }
 
+UnmeasuredCalls CounterSession::unmeasured_calls(SweepRuns& runs,
+                                                 const UnmeasuredCalls::Done& done) {
+  struct FlushesBack {
+    LaunchAttribution& attribution;
+    ~FlushesBack() { attribution.flush_launches(true); }
+  } back{*attribution_};
+  attribution_->flush_launches(false);
+  return UnmeasuredCalls(runs, done);  // made in place, before `back` turns the flushes on
+}
+
 std::vector<std::string> CounterSession::collected_metrics() const {
   std::vector<std::string> wanted = metrics::expand(options_.metrics);
   if (std::find(wanted.begin(), wanted.end(), kClockMetric) != wanted.end()) return wanted;

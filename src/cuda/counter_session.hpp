@@ -15,6 +15,7 @@
 
 #include "core/backend.hpp"
 #include "core/pass_pause.hpp"
+#include "core/unmeasured_calls.hpp"
 #include "cuda/cupti_subscriber.hpp"
 #include "cuda/kernel_names.hpp"
 #include "cuda/l2_flush.hpp"
@@ -85,6 +86,9 @@ class CounterSession {
   L2Flush& flush() { return flush_; }
   PassPause& flush_pause() { return flush_pause_; }
 
+  // The sweep's unmeasured calls, made without L2 flushes (they need no cold L2; the flushes
+  // come back however the calls end).
+  UnmeasuredCalls unmeasured_calls(SweepRuns& runs, const UnmeasuredCalls::Done& done);
   // The launches logged since the last call; raises what the launch callback ran into.
   std::vector<Launch> take_launches();
   // Auto ranges (one per launch, in launch order) paired with the launches they measured.

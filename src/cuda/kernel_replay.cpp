@@ -88,10 +88,8 @@ void KernelReplay::stop() noexcept {
 }
 
 void KernelReplay::measure(SweepRuns& runs) {
-  session_.attribution().flush_launches(false);
-  UnmeasuredCalls calls(runs,
-                        [this](std::size_t, std::size_t regions) { return call_done(regions); });
-  session_.attribution().flush_launches(true);
+  UnmeasuredCalls calls = session_.unmeasured_calls(
+      runs, [this](std::size_t, std::size_t regions) { return call_done(regions); });
   const SweepRuns::Collect collect_values = [this] { return collect(); };
   const SweepRuns::RunHooks hooks{[this, &calls](std::size_t c) { before_run(calls.ranges(c)); },
                                   [this] { after_run(); }};

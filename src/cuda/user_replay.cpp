@@ -26,15 +26,13 @@ void UserReplay::stop() noexcept {
 }
 
 void UserReplay::measure(SweepRuns& runs) {
-  // No session is open during the unmeasured calls, so nothing of them was profiled, and
-  // nothing of them is flushed.
-  session_.attribution().flush_launches(false);
-  UnmeasuredCalls calls(runs, [this](std::size_t config, std::size_t regions) {
-    // Its kernels finish before any range opens, and their faults are its config's.
-    check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize (after an unmeasured call)");
-    return call_done(config, regions);
-  });
-  session_.attribution().flush_launches(true);
+  // No session is open during the unmeasured calls, so nothing of them was profiled.
+  UnmeasuredCalls calls =
+      session_.unmeasured_calls(runs, [this](std::size_t config, std::size_t regions) {
+        // Its kernels finish before any range opens, and their faults are its config's.
+        check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize (after an unmeasured call)");
+        return call_done(config, regions);
+      });
   run_passes(runs, *this, calls);
 }
 
