@@ -15,8 +15,8 @@ The rules, in order:
 - A config is a sequence of positional values (a tuple or a list), whatever the number of
   parameters. A function with exactly one free parameter also accepts a scalar (anything that
   is not a sequence, or a str): ``configs=[1, 2, 3]``; for one without parameters a scalar is a
-  value too many. A tuple-valued parameter is written as
-  a one-value config, ``configs=[((100, 200),)]``: ``configs=[(100, 200)]`` is two values.
+  value too many. A tuple-valued parameter is written as a one-value config,
+  ``configs=[((100, 200),)]``: ``configs=[(100, 200)]`` is two values.
 - Every config has the same number of values, between the number of free parameters without
   defaults and the number of free parameters; trailing parameters left out get their defaults.
 - Keyword-only parameters are passed as keywords; ``*args`` and ``**kwargs`` are tolerated
