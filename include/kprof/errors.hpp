@@ -104,6 +104,15 @@ class CudaError : public Error {
   const char* kind() const noexcept override { return "CudaError"; }
 };
 
+// A kernel faulted (an illegal memory access, a device-side assert...) and the CUDA context of
+// the process is lost: every later CUDA call in it fails the same way. partial_results() holds
+// what was measured before the fault; the process has to end before the GPU can be used again.
+class GpuFaultError : public CudaError {
+ public:
+  using CudaError::CudaError;
+  const char* kind() const noexcept override { return "GpuFaultError"; }
+};
+
 // An option value is valid but its capability is not available in this build.
 class UnsupportedError : public Error {
  public:
@@ -148,6 +157,15 @@ class CounterPermissionError : public Error {
  public:
   using Error::Error;
   const char* kind() const noexcept override { return "CounterPermissionError"; }
+};
+
+// Ctrl-C (SIGINT) stopped a profile of a program that leaves SIGINT to its default action:
+// partial_results() holds the runs measured before; a second Ctrl-C ends the program at once.
+// In Python a Ctrl-C is the KeyboardInterrupt itself, with the same partial_results.
+class InterruptError : public Error {
+ public:
+  using Error::Error;
+  const char* kind() const noexcept override { return "InterruptError"; }
 };
 
 // Reading a saved file failed: missing, malformed, or of an unknown version.

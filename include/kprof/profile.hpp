@@ -3,6 +3,8 @@
 
 #include <cstddef>
 #include <functional>
+#include <string>
+#include <vector>
 
 #include "kprof/options.hpp"
 #include "kprof/results.hpp"
@@ -18,8 +20,8 @@ struct ProfileHooks {
   // After each measured run of a config (not after the unmeasured calls that counters make, nor
   // after the later passes of range and application replay): a progress bar's tick.
   std::function<void(std::size_t config, int run)> run_done;
-  // Called between the sleeps of a thermal pause; it throws to stop the profile (the Python
-  // front end raises KeyboardInterrupt on Ctrl-C).
+  // Called after every call of the benchmark and between the sleeps of a thermal pause; it
+  // throws to stop the profile (the Python front end raises KeyboardInterrupt on Ctrl-C).
   std::function<void()> interrupt_poll;
 };
 
@@ -33,9 +35,22 @@ struct ProfileHooks {
 // another tool holds CUPTI, ClockControlError / ClockPermissionError when clock_control="base"
 // cannot lock the clock, CoolingTimeoutError when the GPU does not cool down. When `fn` throws,
 // or the measurement fails mid-sweep, the error carries what was measured before
-// (Error::partial_results()).
+// (Error::partial_results()), and with output_csv or an output_prefix those measurements are
+// also saved there (save_partial_results). In a program that leaves SIGINT to its default
+// action, Ctrl-C stops the profile after the run in progress with an InterruptError that
+// carries them; a second Ctrl-C ends the program.
 Results profile(const Options& options, const Sweep& sweep, const BenchmarkFn& fn,
                 const ProfileHooks& hooks = {});
+
+// Saves what a failed profile measured under `prefix`: kprof's JSON document
+// `{prefix}partial-{tag}.json` (for kprof.load and `kprof report`) and, with `csv`, the CSV
+// files of output_csv tagged `partial-{tag}`. Returns the paths written.
+std::vector<std::string> save_partial_results(const Results& partial, const std::string& prefix,
+                                              const std::string& tag, bool csv);
+
+// The line a front end prints when a profile failed with partial results: how many runs of how
+// many configs were measured and where they were saved (`saved`, may be empty).
+std::string partial_results_note(const Results& partial, const std::vector<std::string>& saved);
 
 // The same for a benchmark without parameters (one config).
 Results profile(const Options& options, const std::function<void()>& fn);

@@ -1,4 +1,5 @@
-// The Python side of the measurement conditions: Ctrl-C during a thermal pause.
+// Ctrl-C between the benchmark's calls and during a thermal pause, where no Python code runs
+// to raise KeyboardInterrupt.
 #include "common.hpp"
 #include "kprof/errors.hpp"
 
@@ -11,7 +12,7 @@ void poll_python_interrupt() {
   try {
     stash_and_throw(e, "benchmark");
   } catch (const std::runtime_error& stopped) {
-    throw kprof::Error(std::string("interrupted during a thermal pause: ") + stopped.what());
+    throw kprof::Error(std::string("interrupted: ") + stopped.what());
   }
 }
 

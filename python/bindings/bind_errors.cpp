@@ -58,6 +58,7 @@ void translate(const std::exception_ptr& p, void*) {
   if (kind == "NoGpuError") throw kprof::NoGpuError(message);
   if (kind == "CuptiBusyError") throw kprof::CuptiBusyError(message, "torch.profiler");
   if (kind == "CudaError") throw kprof::CudaError(message);
+  if (kind == "GpuFaultError") throw kprof::GpuFaultError(message);
   if (kind == "UnsupportedError") throw kprof::UnsupportedError(message);
   if (kind == "FormatError") throw kprof::FormatError(message);
   if (kind == "ThermalControlError") throw kprof::ThermalControlError(message);
@@ -65,6 +66,7 @@ void translate(const std::exception_ptr& p, void*) {
   if (kind == "ClockControlError") throw kprof::ClockControlError(message);
   if (kind == "ClockPermissionError") throw kprof::ClockPermissionError(message);
   if (kind == "CounterPermissionError") throw kprof::CounterPermissionError(message);
+  if (kind == "InterruptError") throw kprof::InterruptError(message);
   throw nb::value_error(("unknown error kind '" + kind + "'").c_str());
 }
 
@@ -128,8 +130,12 @@ void raise_from_core(const kprof::Error& e, PyErrorStash& stash) {
     nb::setattr(err, "__context__", original);
     raise_py(err);
   }
-  // KeyboardInterrupt, SystemExit, GeneratorExit: never wrapped.
-  if (!is_instance(original, PyExc_Exception)) raise_py(original);
+  // KeyboardInterrupt, SystemExit, GeneratorExit: never wrapped, but with what was measured
+  // (a Ctrl-C keeps the runs made).
+  if (!is_instance(original, PyExc_Exception)) {
+    nb::setattr(original, "partial_results", nb::getattr(err, "partial_results", nb::none()));
+    raise_py(original);
+  }
   nb::object kprof_error = nb::module_::import_("kprof.errors").attr("KprofError");
   if (is_instance(original, kprof_error.ptr())) {
     // A kprof error raised by the user's code (AnnotationError from annotate...): itself, with
@@ -176,7 +182,7 @@ void bind_errors(nb::module_& m) {
       "KprofError", "OptionError", "ConfigError", "AnnotationError", "MeasurementError",
       "UserFunctionError", "NoGpuError", "CuptiBusyError", "CudaError", "UnsupportedError",
       "FormatError", "ThermalControlError", "CoolingTimeoutError", "ClockControlError",
-      "ClockPermissionError", "CounterPermissionError");
+      "ClockPermissionError", "CounterPermissionError", "GpuFaultError");
 }
 
 }  // namespace kprof::py

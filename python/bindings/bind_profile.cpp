@@ -23,7 +23,7 @@ nb::object run_profile(const kprof::Options& options, const std::vector<std::str
   ProgressScope progress;    // the front end's progress bar, if it set one (bind_progress.cpp)
   kprof::ProfileHooks hooks;
   hooks.run_done = progress.run_done();
-  hooks.interrupt_poll = poll_python_interrupt;  // Ctrl-C stops a long thermal pause
+  hooks.interrupt_poll = poll_python_interrupt;  // Ctrl-C between calls, in thermal pauses
 
   kprof::BenchmarkFn body = [callable](const kprof::Config& config) {
     nb::gil_scoped_acquire gil;
@@ -61,6 +61,12 @@ void bind_profile(nb::module_& m) {
         "called options.runs times per config with the GIL held; the core runs with the GIL "
         "released. Returns _core.Results; raises the kprof.errors class of any core error, "
         "with partial_results.");
+  m.def("save_partial_results", &kprof::save_partial_results, nb::arg("partial"), nb::arg("prefix"),
+        nb::arg("tag"), nb::arg("csv"),
+        "kprof::save_partial_results: writes {prefix}partial-{tag}.json (and with csv the CSV "
+        "files tagged partial-{tag}); returns the paths written.");
+  m.def("partial_results_note", &kprof::partial_results_note, nb::arg("partial"), nb::arg("saved"),
+        "The line that says what a failed profile kept and where.");
 }
 
 }  // namespace kprof::py

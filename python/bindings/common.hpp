@@ -60,9 +60,9 @@ bool deliver_log_line(const std::string& line);
 // --- conditions (bind_conditions.cpp)
 // -------------------------------------------------------------
 
-// For ProfileHooks::interrupt_poll: the engine's waits (thermal pauses) check for Python
-// signals between their sleeps, so that Ctrl-C raises KeyboardInterrupt instead of waiting for
-// the GPU to cool. Takes the GIL.
+// For ProfileHooks::interrupt_poll, after every call of the benchmark and between the sleeps
+// of a thermal pause: a pending Ctrl-C raises KeyboardInterrupt there, instead of in the next
+// call or after the GPU cooled. Takes the GIL.
 void poll_python_interrupt();
 
 // --- errors -----------------------------------------------------------------------------------

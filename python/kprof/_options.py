@@ -60,6 +60,8 @@ class Settings:
         # The default folder is made last, so that a rejected option leaves nothing behind; the
         # folder of a given prefix that CSV files go to is made now too, so that one that
         # cannot be is said before any GPU work.
+        #: Whether the user chose the prefix: partial results of a failed call are saved there.
+        self.prefix_given: bool = bool(options.output_prefix)
         if not options.output_prefix or self.output_csv:
             options.output_prefix = _core.make_output_prefix(options)
         self.output_prefix: str = options.output_prefix

@@ -14,6 +14,7 @@ from typing import Any, Literal
 from kprof import tools
 from kprof._native import core as _core
 from kprof._options import Settings, check_arity
+from kprof._partial import keep, with_call_configs
 from kprof.call_progress import CallProgress
 from kprof.collectors import CollectorCalls, check_parameter_names
 from kprof.configs import BoundConfigs, FunctionParams, bind, materialize
@@ -50,22 +51,6 @@ def ignore_failures() -> Iterator[None]:
         yield
     except Exception:
         pass
-
-
-def _wrap_partial(
-    err: KprofError, bound: BoundConfigs, collected: CollectorCalls | None = None
-) -> None:
-    """Gives the error's partial results the original config objects (and the objects the
-    info collectors returned)."""
-    partial = getattr(err, "partial_results", None)
-    if isinstance(partial, ProfileResults) and partial.parameters == bound.columns:
-        with contextlib.suppress(ValueError):
-            err.partial_results = ProfileResults(
-                partial.core,
-                bound.columns,
-                bound.values,
-                info_objects=collected.objects if collected is not None else None,
-            )
 
 
 def _warn_throttled(results: ProfileResults, name: str) -> None:
@@ -139,6 +124,17 @@ class _KernelProfiler:
             partial_results=e.partial_results,
         )
 
+    def _keep(
+        self,
+        err: BaseException,
+        bound: BoundConfigs,
+        collected: CollectorCalls,
+        progress: CallProgress,
+    ) -> None:
+        """Keeps and saves what a failed call measured (:mod:`kprof._partial`)."""
+        tag = f"{self.params.name}-{self.call_id}"
+        keep(err, bound, collected, self.settings, tag, progress.say)
+
     def __call__(
         self, *args: Any, configs: Iterable[Any] | None = None, **kwargs: Any
     ) -> ProfileResults:
@@ -168,12 +164,15 @@ class _KernelProfiler:
         try:
             core = _core.profile(options, bound.columns, bound.core_points(), run)
         except UserFunctionError as e:
-            _wrap_partial(e, bound, collected)
             if e.__cause__ is None:
+                self._keep(e, bound, collected, progress)
                 raise
-            raise self._where(e, bound) from e.__cause__
-        except KprofError as e:
-            _wrap_partial(e, bound, collected)
+            with_call_configs(e, bound, collected)
+            located = self._where(e, bound)
+            self._keep(located, bound, collected, progress)
+            raise located from e.__cause__
+        except (KprofError, KeyboardInterrupt) as e:
+            self._keep(e, bound, collected, progress)
             raise
         finally:
             _core._flush_log()

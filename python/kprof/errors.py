@@ -17,7 +17,8 @@ Each class also derives from the built-in exception a Python user would expect, 
 written for nsight-python (which raised ``ValueError`` and ``RuntimeError``) keeps working:
 :class:`OptionError`, :class:`ConfigError`, :class:`AnnotationError` and :class:`FormatError`
 are ``ValueError``; :class:`MeasurementError`, :class:`UserFunctionError`, :class:`NoGpuError`,
-:class:`CuptiBusyError`, :class:`CudaError`, :class:`ThermalControlError`,
+:class:`CuptiBusyError`, :class:`CudaError` (and :class:`GpuFaultError`),
+:class:`ThermalControlError`,
 :class:`ClockControlError` and :class:`ToolError` are ``RuntimeError``; :class:`UnsupportedError`
 is ``NotImplementedError``; :class:`CounterPermissionError` is ``PermissionError``.
 """
@@ -36,6 +37,7 @@ __all__ = [
     "NoGpuError",
     "CuptiBusyError",
     "CudaError",
+    "GpuFaultError",
     "UnsupportedError",
     "FormatError",
     "OutputExistsError",
@@ -197,6 +199,16 @@ class CudaError(KprofError, RuntimeError):
     kind = "CudaError"
 
 
+class GpuFaultError(CudaError):
+    """A kernel faulted (an illegal memory access, a device-side assert...) and the CUDA
+    context of the process is lost: every later CUDA call in it fails the same way, whichever
+    call noticed first (the benchmark's own or kprof's). ``partial_results`` keeps every run made
+    (values not yet read from the GPU are NaN) and is saved under ``output_prefix`` when
+    one was given; end the process, and find the kernel with ``compute-sanitizer``."""
+
+    kind = "GpuFaultError"
+
+
 class UnsupportedError(KprofError, NotImplementedError):
     """An option value is valid, but its capability is not available in this build of kprof
     (hardware counters, range replay, clock locking, manual thermal control, info
@@ -285,6 +297,7 @@ _KINDS: dict[str, type[KprofError]] = {
         NoGpuError,
         CuptiBusyError,
         CudaError,
+        GpuFaultError,
         UnsupportedError,
         FormatError,
         OutputExistsError,
@@ -304,7 +317,14 @@ def error_class(kind: str) -> type[KprofError]:
     return _KINDS.get(kind, KprofError)
 
 
-def _from_core(kind: str, message: str, attributes: dict[str, Any], partial: Any) -> KprofError:
+def _from_core(
+    kind: str, message: str, attributes: dict[str, Any], partial: Any
+) -> KprofError | KeyboardInterrupt:
     """Called by ``kprof._core`` to turn a ``kprof::Error`` into its Python class; ``partial``
-    is the :class:`kprof.ProfileResults` of what was measured, or ``None``."""
+    is the :class:`kprof.ProfileResults` of what was measured, or ``None``. The core's
+    ``InterruptError`` (Ctrl-C) is Python's own ``KeyboardInterrupt``, with ``partial_results``."""
+    if kind == "InterruptError":
+        interrupt = KeyboardInterrupt(message)
+        interrupt.partial_results = partial  # type: ignore[attr-defined]
+        return interrupt
     return error_class(kind)._create(message, partial_results=partial, **attributes)

@@ -1,10 +1,14 @@
 #include "kprof/profile.hpp"
 
 #include <cstdio>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "core/engine.hpp"
 #include "core/gpu_layer.hpp"
+#include "core/interrupt_watch.hpp"
+#include "core/region_tracker.hpp"
 #include "core/say.hpp"
 #include "kprof/errors.hpp"
 #include "kprof/log.hpp"
@@ -45,11 +49,28 @@ detail::SweepHooks progress_hooks(const Options& options, const Sweep& sweep) {
   return hooks;
 }
 
+// Saves a failed profile's partial results under the prefix and says where; a failure to save
+// them must not hide the error that stopped the profile.
+void keep_partial(const Error& e, const Options& options) noexcept {
+  if (!e.partial_results()) return;
+  try {
+    const std::vector<std::string> saved = save_partial_results(
+        *e.partial_results(), options.output_prefix, "profile", options.output_csv);
+    if (options.verbosity != Verbosity::silent)
+      log_line("[kprof] " + partial_results_note(*e.partial_results(), saved));
+  } catch (const std::exception& failed) {
+    log_line(std::string("[kprof] the partial results could not be saved: ") + failed.what());
+  }
+}
+
 }  // namespace
 
 Results profile(const Options& given, const Sweep& sweep, const BenchmarkFn& fn,
                 const ProfileHooks& profile_hooks) {
   given.validate();
+  // Before anything touches CUDA or CUPTI: a profile already running (nested, or on another
+  // thread) holds them.
+  detail::RegionTracker::instance().check_no_profile();
   // Metric sets stand for their members from here on: rows, records and derived metrics
   // name real metrics.
   Options options = given;
@@ -66,11 +87,24 @@ Results profile(const Options& given, const Sweep& sweep, const BenchmarkFn& fn,
   services.thermal_unavailable = device.thermal_unavailable;
   services.clocks = device.clocks.get();
   services.clocks_unavailable = device.clocks_unavailable;
+  services.gpu_fault = detail::gpu_fault;
   detail::SweepHooks hooks = progress_hooks(options, sweep);
   hooks.run_end = profile_hooks.run_done;
-  hooks.interrupt_poll = profile_hooks.interrupt_poll;
-  Results results = detail::run_sweep(
-      *backend, options, sweep, [&](std::size_t c, int) { fn(sweep.config(c)); }, hooks, services);
+  const detail::InterruptWatch ctrl_c;
+  hooks.interrupt_poll = [&ctrl_c, &profile_hooks] {
+    ctrl_c.check();
+    if (profile_hooks.interrupt_poll) profile_hooks.interrupt_poll();
+  };
+  std::optional<Results> measured;
+  try {
+    measured.emplace(detail::run_sweep(
+        *backend, options, sweep, [&](std::size_t c, int) { fn(sweep.config(c)); }, hooks,
+        services));
+  } catch (const Error& e) {
+    if (options.output_csv || !given.output_prefix.empty()) keep_partial(e, options);
+    throw;
+  }
+  Results& results = *measured;
   if (options.output_csv) {
     for (const auto& path : results.write_csv(options.output_prefix, "profile"))
       if (options.verbosity != Verbosity::silent) log_line("[kprof] wrote " + path);

@@ -159,6 +159,12 @@ std::string read_text_file(const std::string& path) {
   return std::move(text).str();
 }
 
+std::string file_name_part(std::string tag) {
+  for (char& c : tag)
+    if (c == '/' || c == '\\' || static_cast<unsigned char>(c) < 0x20) c = '_';
+  return tag;
+}
+
 void write_text_file_atomic(const std::string& path, const std::string& text) {
   const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
   {

@@ -37,5 +37,8 @@ std::string read_text_file(const std::string& path);
 // and a failed write leaves the old file as it was. Overwrites `path`. Throws kprof::Error
 // naming the file when it cannot be written.
 void write_text_file_atomic(const std::string& path, const std::string& text);
+// A tag (a function's name, from the front end) as part of a file name: a '/' or '\\' in it
+// would leave the output folder, a NUL or control character would cut or garble the name.
+std::string file_name_part(std::string tag);
 
 }  // namespace kprof::detail

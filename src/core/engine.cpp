@@ -56,6 +56,16 @@ std::shared_ptr<const Results> partial_results(const SessionInfo& session, const
                                    conditions.info);
 }
 
+std::string context_lost_message(const std::string& fault, const std::string& noticed) {
+  return "the GPU faulted (" + fault +
+         "): the CUDA context of this process is lost and every later CUDA call in it fails; "
+         "end the process (compute-sanitizer finds the kernel that faulted). It was noticed "
+         "here: " +
+         noticed +
+         ". partial_results keeps every run made; values that were still to be read from the GPU "
+         "(the config in progress, and with durations every config not yet collected) are NaN";
+}
+
 void describe_conditions(SessionInfo& session, const Options& options) {
   session.runs = options.stopping ? 0 : options.runs;
   session.clock_control = to_string(options.clock_control);
@@ -112,10 +122,19 @@ Results run_sweep(Backend& backend, const Options& options, const Sweep& sweep, 
     try {
       backend.measure(runs);
     } catch (Error& e) {
-      auto [partial_records, partial_conditions] = runs.salvage(backend);
-      e.set_partial_results(
-          partial_results(session, sweep, std::move(partial_records), partial_conditions, options));
-      throw;
+      // A fault that cost the context: what the backend holds of the config in progress cannot
+      // be trusted (nor read), and the error says the process is done with the GPU.
+      const std::string fault = services.gpu_fault ? services.gpu_fault() : std::string();
+      auto [partial_records, partial_conditions] = runs.salvage(backend, fault.empty());
+      auto partial =
+          partial_results(session, sweep, std::move(partial_records), partial_conditions, options);
+      if (fault.empty()) {
+        e.set_partial_results(std::move(partial));
+        throw;
+      }
+      GpuFaultError lost(context_lost_message(fault, e.what()));
+      lost.set_partial_results(std::move(partial));
+      throw lost;
     }
     session.clock_source = runs.clock_source();
     records = runs.take_records();

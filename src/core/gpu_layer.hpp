@@ -36,6 +36,10 @@ struct DeviceServices {
 };
 DeviceServices make_device_services(const Options& options);
 
+// The sticky error of the current device's context ("cudaErrorIllegalAddress: an illegal
+// memory access was encountered"), "" when the context is usable. Waits for the device.
+std::string gpu_fault() noexcept;
+
 // NVTX range in the domain "kprof" around an annotation (push/pop on the calling thread).
 void nvtx_push(const std::string& name) noexcept;
 void nvtx_pop() noexcept;

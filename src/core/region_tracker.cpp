@@ -119,9 +119,24 @@ RegionId RegionTracker::attribute_launch() const noexcept {
   return published_top_.load(std::memory_order_acquire);
 }
 
-void RegionTracker::begin_profile() {
-  if (active_.exchange(true))
+void RegionTracker::check_no_profile() const {
+  if (!profiling()) return;
+  if (t_is_profiling_thread)
     throw AnnotationError("a profile is already running in this process; profiles cannot nest");
+  throw CuptiBusyError(
+      "a kprof profile is already running on another thread of this process, and CUPTI "
+      "measures one profile per process at a time: start this one after that one ends (join "
+      "its thread), or in another process",
+      "kprof (a profile on another thread)");
+}
+
+void RegionTracker::begin_profile() {
+  if (active_.exchange(true)) {
+    check_no_profile();
+    // The other profile ended in between.
+    throw CuptiBusyError("another kprof profile was ending as this one began; start it again",
+                         "kprof (a profile on another thread)");
+  }
   t_is_profiling_thread = true;
   published_top_.store(kNoRegion);
 }

@@ -48,6 +48,10 @@ class RegionTracker {
 
   // --- the engine ---
   void begin_profile();  // the calling thread becomes the profiling thread
+  // Throws unless a profile could begin on the calling thread: AnnotationError when this thread
+  // runs one (profiles cannot nest), CuptiBusyError when another thread does (CUPTI measures
+  // one profile per process at a time).
+  void check_no_profile() const;
   void begin_run(std::size_t config, int run);
   // Ends the run; throws AnnotationError naming any region still open.
   std::vector<RegionRun> end_run();

@@ -257,16 +257,8 @@ struct InfoColumns {
 // The session, one field a line: <prefix>session-<tag>.csv with the header Field,Value.
 constexpr const char* kSessionKind = "session";
 
-// The tag is part of a file name (a function's name, from the front end): a '/' or '\\' in it
-// would leave the output folder, a NUL or control character would cut or garble the name.
-std::string file_name_part(std::string tag) {
-  for (char& c : tag)
-    if (c == '/' || c == '\\' || static_cast<unsigned char>(c) < 0x20) c = '_';
-  return tag;
-}
-
 std::string file_path(const std::string& prefix, const char* kind, const std::string& tag) {
-  return prefix + kind + "-" + file_name_part(tag) + ".csv";
+  return prefix + kind + "-" + detail::file_name_part(tag) + ".csv";
 }
 
 template <class L>

@@ -30,6 +30,9 @@ struct SweepServices {
   std::string clocks_unavailable;        // why `clocks` is null
   std::function<double()> now_s;         // monotonic seconds; default steady_clock
   std::function<void(double)> sleep_s;   // default std::this_thread::sleep_for
+  // After a failed sweep: the fault that cost the process its CUDA context, "" when it has
+  // none (gpu_fault(); empty: never).
+  std::function<std::string()> gpu_fault;
 };
 
 // Monotonic seconds (steady_clock): the engine's clock unless a test gives its own.

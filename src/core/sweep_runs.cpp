@@ -49,7 +49,9 @@ std::vector<RegionRun> SweepRuns::call_unmeasured(std::size_t config) {
     end_run_quietly();
     throw;
   }
-  return tracker.end_run();
+  std::vector<RegionRun> regions = tracker.end_run();
+  poll_interrupt();
+  return regions;
 }
 
 // The measured part of the sweep starts with its first config, after any unmeasured calls:
@@ -143,6 +145,7 @@ std::vector<std::string> SweepRuns::run(std::size_t c, int r, const RunHooks& ho
   builder_.add_regions(std::move(regions));
   if (hooks_.run_end) hooks_.run_end(c, r);
   report_progress(c, r);
+  poll_interrupt();
   return paths;
 }
 
@@ -166,6 +169,7 @@ void SweepRuns::replay(std::size_t c, int r, const std::vector<std::string>& exp
   info_.mute(false);
   std::vector<std::string> paths;
   for (const RegionRun& region : tracker.end_run()) paths.push_back(region.path);
+  poll_interrupt();
   if (paths == expected) return;
   throw MeasurementError("replay_mode='" + to_string(options_.replay_mode) + "': pass " +
                          std::to_string(pass + 1) + " of " + where_run(c, r) +
@@ -187,11 +191,12 @@ void SweepRuns::collect(const Collect& collect_values) {
   builder_.flush(records_, /*require_kernels=*/true);
 }
 
-std::pair<std::vector<Record>, Conditions> SweepRuns::salvage(Backend& backend) noexcept {
+std::pair<std::vector<Record>, Conditions> SweepRuns::salvage(Backend& backend,
+                                                              bool backend_usable) noexcept {
   // When a collect failed, what it returned is lost: the regions waiting for it cannot be
   // trusted (some of their kernels may be missing) and become NaN.
   bool collected = false;
-  if (!collect_failed_) {
+  if (!collect_failed_ && backend_usable) {
     try {
       builder_.add_measurements(backend.salvage());
       collected = true;

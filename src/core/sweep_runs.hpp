@@ -49,8 +49,9 @@ struct SweepHooks {
   std::function<void(std::size_t config, int run)> run_end;
   std::function<void(const Progress&)> progress;
   std::function<void(const ConfigInfo&)> config_end;  // after the last run of a config
-  // Called between the sleeps of a thermal pause, so that a front end can stop a long pause
-  // (Python: Ctrl-C); it throws to stop the sweep.
+  // Called after every call of the benchmark and between the sleeps of a thermal pause, so
+  // that Ctrl-C stops the sweep there (Python: KeyboardInterrupt; C++: InterruptWatch); it
+  // throws to stop the sweep.
   std::function<void()> interrupt_poll;
 };
 
@@ -103,8 +104,10 @@ class SweepRuns {
   const ThermalGuard* thermal() const { return conditions_.thermal(); }
   std::string clock_source() const { return conditions_.clock_source(); }
   // What was measured before a failure: the runs that completed, without the checks, with
-  // what the backend still held.
-  std::pair<std::vector<Record>, Conditions> salvage(Backend& backend) noexcept;
+  // what the backend still held (unless it is not `backend_usable`: the GPU faulted; then the
+  // runs waiting for it are NaN).
+  std::pair<std::vector<Record>, Conditions> salvage(Backend& backend,
+                                                     bool backend_usable = true) noexcept;
 
  private:
   void begin_measuring();
@@ -112,6 +115,9 @@ class SweepRuns {
   std::string where(std::size_t config, int run) const;
   void check_baseline_exists(const std::vector<RegionRun>& regions) const;
   void report_progress(std::size_t config, int run) const;
+  void poll_interrupt() const {
+    if (hooks_.interrupt_poll) hooks_.interrupt_poll();
+  }
 
   const Options& options_;
   const Sweep& sweep_;

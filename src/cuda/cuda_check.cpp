@@ -1,5 +1,6 @@
 #include "cuda/cuda_check.hpp"
 
+#include "core/gpu_layer.hpp"
 #include "kprof/errors.hpp"
 
 namespace kprof::detail {
@@ -17,6 +18,29 @@ bool is_no_gpu_error(cudaError_t error) noexcept {
     default:
       return false;
   }
+}
+
+bool is_sticky_error(cudaError_t error) noexcept {
+  switch (error) {
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchTimeout:
+    case cudaErrorAssert:
+    case cudaErrorHardwareStackError:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc:
+    case cudaErrorLaunchFailure:
+    case cudaErrorECCUncorrectable:
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::string gpu_fault() noexcept {
+  const cudaError_t error = cudaDeviceSynchronize();
+  return is_sticky_error(error) ? cuda_error_text(error) : std::string();
 }
 
 std::string cuda_error_text(cudaError_t error) {
@@ -48,6 +72,8 @@ std::string no_gpu_message(cudaError_t error, const char* call) {
 void check_cuda(cudaError_t error, const char* call) {
   if (error == cudaSuccess) return;
   if (is_no_gpu_error(error)) throw NoGpuError(no_gpu_message(error, call));
+  if (is_sticky_error(error))
+    throw GpuFaultError(std::string(call) + " failed: " + cuda_error_text(error));
   throw CudaError(std::string(call) + " failed: " + cuda_error_text(error));
 }
 

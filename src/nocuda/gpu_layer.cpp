@@ -9,6 +9,8 @@ std::unique_ptr<Backend> make_gpu_backend(const Options& /*options*/) {
   throw built_without_cuda();
 }
 
+std::string gpu_fault() noexcept { return {}; }
+
 void nvtx_push(const std::string& /*name*/) noexcept {}
 void nvtx_pop() noexcept {}
 

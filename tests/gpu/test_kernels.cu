@@ -10,6 +10,7 @@ namespace kprof_test {
 
 __global__ void k_chevron(float* out) { out[threadIdx.x] = 1.0f; }
 __global__ void k_runtime(float* out) { out[threadIdx.x] = 2.0f; }
+__global__ void k_fault(float* out) { out[threadIdx.x] = 9.0f; }
 __global__ void k_ex(float* out) { out[threadIdx.x] = 3.0f; }
 __global__ void k_driver(float* out) { out[threadIdx.x] = 4.0f; }
 __global__ void k_coop(float* out) { out[threadIdx.x] = 5.0f; }
@@ -34,6 +35,11 @@ void check(cudaError_t error, const char* what) {
 void launch_chevron(float* out) {
   k_chevron<<<1, kThreads>>>(out);
   check(cudaGetLastError(), "k_chevron<<<>>>");
+}
+
+void launch_fault() {
+  // Address 16 is never mapped on the device.
+  k_fault<<<1, kThreads>>>(reinterpret_cast<float*>(16));
 }
 
 void launch_runtime(float* out) {

@@ -18,6 +18,10 @@ void launch_named(Named which, float* out);  // k_outer_a, k_inner, k_outer_b, k
 // A graph of k_graph1 -> k_graph2 -> k_graph3 made by stream capture on `stream`.
 cudaGraphExec_t capture_graph(cudaStream_t stream, float* out, cudaGraph_t* graph_out = nullptr);
 
+// k_fault, which writes through an address no allocation holds: an illegal memory access that
+// costs the process its CUDA context. Noticed by the next synchronizing call, not here.
+void launch_fault();
+
 void check(cudaError_t error, const char* what);
 
 }  // namespace kprof_test

@@ -28,6 +28,7 @@ BUILTIN_BASE = {
     "ClockControlError": RuntimeError,
     "ClockPermissionError": RuntimeError,
     "CounterPermissionError": PermissionError,
+    "GpuFaultError": RuntimeError,
 }
 
 

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
 #include <stdexcept>
 #include <thread>
@@ -7,6 +8,7 @@
 #include "core/engine.hpp"
 #include "kprof/annotate.hpp"
 #include "kprof/errors.hpp"
+#include "kprof/profile.hpp"
 #include "scripted_backend.hpp"
 
 using namespace kprof;
@@ -403,4 +405,44 @@ TEST(Engine, ADeriveFunctionThatThrowsKeepsTheMeasurements) {
     ASSERT_TRUE(e.partial_results());
     EXPECT_DOUBLE_EQ(row(*e.partial_results(), "k", 0).mean, 3.0);
   }
+}
+
+TEST(Engine, AProfileOnASecondThreadIsRefusedBeforeAnyGpuWork) {
+  ScriptedBackend gpu;
+  std::atomic<bool> inside{false}, release{false};
+  std::thread first([&] {
+    detail::run_sweep(gpu, quiet(1), Sweep(), [&](std::size_t, int) {
+      Annotation a("k");
+      gpu.launch("kern", 1.0);
+      inside = true;
+      while (!release) std::this_thread::yield();
+    });
+  });
+  while (!inside) std::this_thread::yield();
+  // kprof::profile itself: its check comes before the GPU backend, which this machine lacks.
+  try {
+    kprof::profile(quiet(1), [] {});
+    ADD_FAILURE() << "no CuptiBusyError";
+  } catch (const CuptiBusyError& e) {
+    EXPECT_NE(std::string(e.what()).find("another thread"), std::string::npos) << e.what();
+    EXPECT_NE(e.holder().find("kprof"), std::string::npos);
+  }
+  release = true;
+  first.join();
+  EXPECT_FALSE(detail::RegionTracker::instance().profiling());
+}
+
+TEST(Engine, AProfileInsideTheBenchmarkIsRefusedAsNesting) {
+  ScriptedBackend gpu;
+  try {
+    detail::run_sweep(gpu, quiet(1), Sweep(), [&](std::size_t, int) {
+      Annotation a("k");
+      gpu.launch("kern", 1.0);
+      kprof::profile(quiet(1), [] {});
+    });
+    FAIL() << "no error";
+  } catch (const AnnotationError& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot nest"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(detail::RegionTracker::instance().profiling());
 }
