@@ -14,7 +14,7 @@ from typing import Any, Literal
 from kprof import tools
 from kprof._native import core as _core
 from kprof._options import Settings, check_arity
-from kprof._partial import keep, with_call_configs
+from kprof._partial import keep
 from kprof.call_progress import CallProgress
 from kprof.collectors import CollectorCalls, check_parameter_names
 from kprof.configs import BoundConfigs, FunctionParams, bind, materialize
@@ -167,8 +167,7 @@ class _KernelProfiler:
             if e.__cause__ is None:
                 self._keep(e, bound, collected, progress)
                 raise
-            with_call_configs(e, bound, collected)
-            located = self._where(e, bound)
+            located = self._where(e, bound)  # keep() gives its partial results the configs
             self._keep(located, bound, collected, progress)
             raise located from e.__cause__
         except (KprofError, KeyboardInterrupt) as e:
