@@ -80,8 +80,10 @@ if runs python; then
 step "Python GPU tests"
   KPROF_VALIDATION_DIR=$work/figures KPROF_RECORD_DIR=$work/recordings \
     timeout 420 python3 -m pytest -m gpu -q -p no:cacheprovider tests/python \
-    --ignore=tests/python/test_gpu_examples.py >"$work/pytest-gpu.log" 2>&1
-  tail -15 "$work/pytest-gpu.log"
+    --ignore=tests/python/test_gpu_examples.py -rfE >"$work/pytest-gpu.log" 2>&1
+  # The names of failures first: the reply keeps only the end of the output.
+  grep -E "^(FAILED|ERROR) " "$work/pytest-gpu.log" | cut -c1-300
+  tail -3 "$work/pytest-gpu.log"
   cp "$work"/figures/h200_*.json "$work/recordings/" 2>/dev/null
 fi
 

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from gpu_reference import record
 
 pytestmark = pytest.mark.gpu
 
@@ -27,7 +28,9 @@ def figures(tmp_path_factory):
     )
     assert child.returncode == 0, child.stderr[-3000:]
     print(child.stdout)
-    return json.loads(out.read_text())
+    figures = json.loads(out.read_text())
+    record("soak", figures)
+    return figures
 
 
 def test_resident_size_stays_flat_over_100000_annotated_runs(figures):
