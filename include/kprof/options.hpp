@@ -62,14 +62,14 @@ inline constexpr Choice<Verbosity> kVerbosityNames[] = {
 
 // How several kernels of one region are reduced to one value per run.
 enum class CombineKind {
-  automatic,  // one kernel: its value; several: sum for additive metrics (".sum"), else error
+  none,  // one kernel per region: its value; several are an error, as in nsight-python
   sum,
   max,
   min,
   mean,
   custom,  // Options::combine_fn, a binary reduction applied left to right in launch order
 };
-// The names users give: 'auto' is the default (None in Python), 'custom' comes with a function.
+// The names users give: 'none' is the default (None in Python), 'custom' comes with a function.
 inline constexpr Choice<CombineKind> kCombineNames[] = {{CombineKind::sum, "sum"},
                                                         {CombineKind::max, "max"},
                                                         {CombineKind::min, "min"},
@@ -174,7 +174,7 @@ struct Options {
   // Kernels not measured, matched exactly against the mangled name, the demangled name or the
   // demangled name without its parameter list.
   std::vector<std::string> ignore_kernels;
-  CombineKind combine = CombineKind::automatic;
+  CombineKind combine = CombineKind::none;
   CombineFn combine_fn;     // used when combine == custom
   bool per_kernel = false;  // one row per kernel of a region instead of one per region
   DeriveFn derive;
@@ -206,7 +206,7 @@ struct RunsField {
 // `combine_kernel_metrics` is one option over two fields: the kind, and the function of kind
 // custom.
 struct CombineValue {
-  CombineKind kind = CombineKind::automatic;
+  CombineKind kind = CombineKind::none;
   CombineFn fn;  // kind == custom
 };
 struct CombineField {

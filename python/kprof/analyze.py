@@ -351,9 +351,9 @@ def kernel(
         combine_kernel_metrics: How several kernels launched in one annotation in one run are
             reduced to one value: a function of two values applied left to right in launch
             order (nsight-python's, e.g. ``lambda a, b: a + b``), or kprof's names ``"sum"``,
-            ``"max"``, ``"min"``, ``"mean"``. Without it, one kernel gives its value and
-            several kernels are summed for additive metrics (``.sum``, durations included) and
-            rejected otherwise. ``Kernel`` then reads ``"k1|k2"``.
+            ``"max"``, ``"min"``, ``"mean"``. Without it, as in nsight-python, a region
+            must launch one kernel per run and several raise ``MeasurementError``.
+            ``Kernel`` then reads ``"k1|k2"``.
         output_prefix: Prefix of the files written with ``output_csv`` (a folder ending in
             ``/``, optionally followed by a file-name prefix). By default a fresh folder
             ``kprof_*`` in the temporary directory, made when the decorator is built.
@@ -388,8 +388,8 @@ def kernel(
         kprof.errors.UserFunctionError: The function raised; the original exception is the
             ``__cause__``, the message names the config and run, and ``partial_results``
             holds what was measured before.
-        kprof.errors.MeasurementError: A region launched no kernel, or several kernels of a
-            metric that cannot be combined automatically.
+        kprof.errors.MeasurementError: A region launched no kernel, or several kernels
+            without ``combine_kernel_metrics`` (or ``per_kernel=True``).
         kprof.errors.CoolingTimeoutError: The GPU did not cool down within
             ``thermal_timeout`` (``partial_results`` holds the runs made).
         kprof.errors.ClockControlError: ``clock_control="base"`` could not lock the clock

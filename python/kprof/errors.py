@@ -142,7 +142,7 @@ class AnnotationError(KprofError, ValueError):
 
 class MeasurementError(KprofError, RuntimeError):
     """The measurement itself failed: a region launched no kernel, records were dropped,
-    several kernels of a metric that cannot be combined automatically."""
+    several kernels in a region without combine_kernel_metrics."""
 
     kind = "MeasurementError"
 

@@ -63,8 +63,6 @@ std::vector<std::string> names_in_order(const std::map<std::string, std::size_t>
 
 using Kernels = std::vector<const Record*>;
 
-bool is_additive(std::string_view metric) { return metric.ends_with(".sum"); }
-
 std::vector<std::string> unique_kernel_names(const Kernels& kernels) {
   std::vector<std::string> names;
   for (const Record* k : kernels)
@@ -72,15 +70,19 @@ std::vector<std::string> unique_kernel_names(const Kernels& kernels) {
   return names;
 }
 
-[[noreturn]] void throw_not_combinable(const Kernels& kernels) {
+// nsight-python's words first ("More than one kernel is launched within the X annotation"), so
+// that its users recognize the rule; then where, which kernels, and the options that say how.
+[[noreturn]] void throw_several_kernels(const Kernels& kernels) {
   const Record& r = *kernels.front();
   throw MeasurementError(
-      "annotation '" + r.annotation + "' (config " + std::to_string(r.config) + ", run " +
-      std::to_string(r.run) + ") launched " + std::to_string(kernels.size()) +
-      " kernels for metric '" + r.metric + "' (" + join(unique_kernel_names(kernels), ", ") +
-      "), which is not additive, so kprof cannot tell how to combine them; pass "
-      "combine_kernel_metrics (\"sum\", \"max\", \"min\", \"mean\" or a function) or "
-      "per_kernel=True");
+      "More than one kernel is launched within the " + r.annotation +
+      " annotation: " + std::to_string(kernels.size()) + " kernels in config " +
+      std::to_string(r.config) + ", run " + std::to_string(r.run) + " (" +
+      join(unique_kernel_names(kernels), ", ") + ") for metric '" + r.metric +
+      "'. We expect one kernel per annotation: pass combine_kernel_metrics=\"sum\" (or "
+      "\"max\", \"min\", \"mean\", a function of two values) to reduce them to one value, "
+      "per_kernel=True to keep a row per kernel, or replay_mode=\"range\" to measure the "
+      "region as one range");
 }
 
 double fold(const Kernels& kernels, const CombineFn& fn) {
@@ -90,14 +92,12 @@ double fold(const Kernels& kernels, const CombineFn& fn) {
 }
 
 double combine(const Kernels& kernels, const Options& options) {
-  if (options.combine == CombineKind::automatic && kernels.size() > 1 &&
-      !is_additive(kernels.front()->metric))
-    throw_not_combinable(kernels);
+  if (options.combine == CombineKind::none && kernels.size() > 1) throw_several_kernels(kernels);
   const bool any_nan = std::any_of(kernels.begin(), kernels.end(),
                                    [](const Record* k) { return std::isnan(k->value); });
   if (any_nan) return kNaN;
   switch (options.combine) {
-    case CombineKind::automatic:
+    case CombineKind::none:  // one kernel
     case CombineKind::sum:
       return fold(kernels, std::plus<>());
     case CombineKind::max:
@@ -115,6 +115,25 @@ double combine(const Kernels& kernels, const Options& options) {
   return kNaN;
 }
 
+}  // namespace
+
+void require_one_kernel_per_region(std::span<const Record> records, const Options& options) {
+  if (options.combine != CombineKind::none || options.per_kernel) return;
+  const auto regions = group_by(
+      records, [](const Record& r) { return std::tuple(r.config, r.run, r.annotation, r.metric); });
+  for (const auto& kernels : regions)
+    if (kernels.size() > 1) throw_several_kernels(kernels);
+}
+
+namespace {
+
+// A region's Kernel: its kernels' names, or "range" in range replay (nsight-python's name:
+// the range's counters cover the whole region, gaps included; the records keep the kernels).
+std::string region_kernel_name(const Kernels& kernels, const Options& options) {
+  if (options.replay_mode == ReplayMode::range) return "range";
+  return join(unique_kernel_names(kernels), "|");
+}
+
 Sample combined_sample(Kernels kernels, const Options& options) {
   std::stable_sort(kernels.begin(), kernels.end(), [](const Record* a, const Record* b) {
     return a->kernel_index < b->kernel_index;
@@ -126,7 +145,7 @@ Sample combined_sample(Kernels kernels, const Options& options) {
           .metric = first.metric,
           .value = combine(kernels, options),
           .unit = first.unit,
-          .kernel = join(unique_kernel_names(kernels), "|"),
+          .kernel = region_kernel_name(kernels, options),
           .kernel_index = -1};
 }
 

@@ -2,6 +2,7 @@
 // normalization, geomean). The one place where these rules live.
 #pragma once
 
+#include <span>
 #include <vector>
 
 #include "kprof/options.hpp"
@@ -11,9 +12,14 @@ namespace kprof::detail {
 
 // Combines the kernels of each (config, run, annotation, metric) with options.combine (or
 // keeps them apart with options.per_kernel), then appends derived metrics from
-// options.derive. Throws MeasurementError when several kernels of a non-additive metric
-// meet CombineKind::automatic (naming the region, the kernels and what to do).
+// options.derive. Throws MeasurementError when a region launched several kernels in a run and
+// options.combine is CombineKind::none (naming the region, the kernels and what to do).
 std::vector<Sample> make_samples(const std::vector<Record>& records, const Options& options);
+
+// The same rule on records as they arrive, so that a sweep stops at the first config that
+// breaks it rather than after its last: MeasurementError when a region launched several
+// kernels in a run and options neither combine them nor keep them apart.
+void require_one_kernel_per_region(std::span<const Record> records, const Options& options);
 
 // Statistics per (annotation, config, metric[, kernel_index]), then normalization against
 // options.normalize_against (AnnotationError naming the config that has no baseline), then the

@@ -193,7 +193,7 @@ std::string to_string(ThermalMode v) { return enum_name(v); }
 std::string to_string(Verbosity v) { return enum_name(v); }
 
 std::string to_string(CombineKind v) {
-  if (v == CombineKind::automatic) return "auto";
+  if (v == CombineKind::none) return "none";
   if (v == CombineKind::custom) return "custom";
   return std::string(name_of<CombineKind>(kCombineNames, v));
 }

@@ -1,7 +1,9 @@
 #include "core/sweep_runs.hpp"
 
 #include <cstdio>
+#include <span>
 
+#include "core/aggregate.hpp"
 #include "core/say.hpp"
 #include "kprof/errors.hpp"
 
@@ -188,7 +190,9 @@ void SweepRuns::collect(const Collect& collect_values) {
   }
   builder_.add_measurements(measured);
   conditions_.apply_counter_clocks(builder_.take_clocks());
+  const std::size_t first_new = records_.size();
   builder_.flush(records_, /*require_kernels=*/true);
+  require_one_kernel_per_region(std::span(records_).subspan(first_new), options_);
 }
 
 std::pair<std::vector<Record>, Conditions> SweepRuns::salvage(Backend& backend,

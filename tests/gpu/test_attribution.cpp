@@ -82,8 +82,9 @@ void expect_every_region_gets_its_kernels(kprof::CacheControl cache) {
   check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
   cudaGraphExec_t graph = capture_graph(stream, out.get());  // outside the profile
   constexpr int kRuns = 3;
-  auto results = kprof::profile(duration_options(cache, kRuns),
-                                [&] { one_run_of_every_style(out.get(), stream, graph); });
+  kprof::Options options = duration_options(cache, kRuns);
+  options.combine = kprof::CombineKind::sum;  // "outer" and "graph" hold several kernels
+  auto results = kprof::profile(options, [&] { one_run_of_every_style(out.get(), stream, graph); });
   const std::map<std::string, Kernels> expected = {
       {"chevron", {"k_chevron"}},
       {"runtime", {"k_runtime"}},
@@ -120,7 +121,9 @@ TEST(Attribution, GraphCapturedInsideARegion) {
   cudaStream_t stream = nullptr;
   check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
   std::vector<size_t> node_counts;
-  auto results = kprof::profile(duration_options(kprof::CacheControl::all, 2), [&] {
+  kprof::Options options = duration_options(kprof::CacheControl::all, 2);
+  options.combine = kprof::CombineKind::sum;  // the graph's three kernels
+  auto results = kprof::profile(options, [&] {
     kprof::Annotation a("capture_and_launch");
     cudaGraph_t graph = nullptr;
     cudaGraphExec_t exec = capture_graph(stream, out.get(), &graph);

@@ -199,10 +199,26 @@ def test_per_kernel_mode_adds_kernel_index(synthetic):
     cols = list(df.columns)
     assert cols.index("KernelIndex") == cols.index("Median") + 1
     assert "KernelIndex" in ProfileResults(res).raw_dataframe().columns
-    # Without per_kernel the two kernels are one value per run (durations add up).
-    combined = ProfileResults(synthetic(["n"], [[1]], make_records(rows))).to_dataframe()
+    # With "sum" the two kernels are one value per run (durations add up).
+    summed = synthetic(["n"], [[1]], make_records(rows), combine_kernel_metrics="sum")
+    combined = ProfileResults(summed).to_dataframe()
     assert "KernelIndex" not in combined.columns
     assert combined["AvgValue"].iloc[0] == pytest.approx(32.0)
+    assert combined["Kernel"].iloc[0] == "k_first|k_second"
+
+
+def test_several_kernels_in_a_region_raise_without_a_combine_as_in_nsight_python(synthetic):
+    rows = [
+        (0, 0, "step", "k_first", 0, "gpu__time_duration.sum", 10.0, "ns"),
+        (0, 0, "step", "k_second", 1, "gpu__time_duration.sum", 20.0, "ns"),
+    ]
+    with pytest.raises(kprof.errors.MeasurementError) as info:
+        synthetic(["n"], [[1]], make_records(rows))
+    assert isinstance(info.value, RuntimeError)  # nsight-python raises a RuntimeError
+    message = str(info.value)
+    assert "More than one kernel is launched within the step annotation" in message
+    for part in ('combine_kernel_metrics="sum"', "per_kernel=True", "k_first, k_second"):
+        assert part in message
 
 
 def test_empty_results_have_the_columns():

@@ -74,6 +74,7 @@ def reaggregate(path: Path, scale: dict[str, float] | None = None, **session_cha
         ]
     session = dict(core.session, **session_changes)
     options = _core.Options()
+    options.combine_kernel_metrics = "sum"  # the recordings' "memory" holds two kernels
     return kprof.ProfileResults(
         _core._aggregate(session, core.sweep_names, core.sweep_points, records, options)
     )

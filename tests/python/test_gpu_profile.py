@@ -58,7 +58,7 @@ def test_durations_of_a_sweep(demo):
 
 
 def test_nested_annotations(demo):
-    @kprof.analyze.kernel(configs=[N], runs=4, verbosity=SILENT)
+    @kprof.analyze.kernel(configs=[N], runs=4, combine_kernel_metrics="sum", verbosity=SILENT)
     def bench(n):
         with kprof.annotate("step"):
             with kprof.annotate("scale"):
@@ -392,11 +392,19 @@ def test_record_for_gpu_free_tests(demo):
         res.save(os.path.join(out, f"{gpu}-python-{what}-{day}.json"), overwrite=True)
 
     demo_sweep = kprof.analyze.kernel(
-        configs=configs, runs=5, derive_metric=throughput, verbosity=SILENT
+        configs=configs,
+        runs=5,
+        derive_metric=throughput,
+        combine_kernel_metrics="sum",
+        verbosity=SILENT,
     )(body)
     save(demo_sweep(), "demo")
     normalized = kprof.analyze.kernel(
-        configs=configs, runs=5, normalize_against="memory/scale", verbosity=SILENT
+        configs=configs,
+        runs=5,
+        normalize_against="memory/scale",
+        combine_kernel_metrics="sum",
+        verbosity=SILENT,
     )(body)
     save(normalized(), "normalized")
 
@@ -412,6 +420,7 @@ def test_record_for_gpu_free_tests(demo):
     counters = kprof.analyze.kernel(
         configs=configs,
         runs=3,
+        combine_kernel_metrics="sum",
         metrics=["gpu__time_duration.sum", "dram__bytes_read.sum", "dram__bytes_write.sum"],
         verbosity=SILENT,
     )(body)
@@ -442,7 +451,7 @@ def test_torch_kernels():
 def test_cupy_kernels():
     cupy = pytest.importorskip("cupy")
 
-    @kprof.analyze.kernel(configs=[1 << 20], runs=3, verbosity=SILENT)
+    @kprof.analyze.kernel(configs=[1 << 20], runs=3, combine_kernel_metrics="sum", verbosity=SILENT)
     def saxpy(n):
         x = cupy.ones(n, dtype=cupy.float32)
         cupy.cuda.Device().synchronize()

@@ -20,7 +20,12 @@ RUNS = 1500
 def test_a_long_sweep_records_clock_and_temperature_of_every_run():
     a, b = (torch.randn(N, N, device="cuda", dtype=torch.float16) for _ in range(2))
 
-    @kprof.analyze.kernel(runs=RUNS, thermal_mode="auto", verbosity=kprof.VerbosityLevel.SILENT)
+    @kprof.analyze.kernel(
+        runs=RUNS,
+        thermal_mode="auto",
+        combine_kernel_metrics="sum",
+        verbosity=kprof.VerbosityLevel.SILENT,
+    )
     def heat():
         with kprof.annotate("matmul"):
             for _ in range(MATMULS_PER_RUN):

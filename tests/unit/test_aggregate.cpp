@@ -101,10 +101,12 @@ TEST(AggregateCombine, SingleKernelKeepsItsValueAndName) {
   EXPECT_EQ(s.kernel_index, -1);
 }
 
-TEST(AggregateCombine, AutomaticSumsAdditiveMetricAndJoinsNamesInLaunchOrder) {
+TEST(AggregateCombine, SumAddsKernelsAndJoinsNamesInLaunchOrder) {
   const std::vector<Record> records{rec(0, 0, "a", "second", 1, 20), rec(0, 0, "b", "other", 0, 7),
                                     rec(0, 0, "a", "first", 0, 10), rec(0, 0, "a", "first", 2, 30)};
-  const auto samples = make_samples(records, Options{});
+  Options o;
+  o.combine = CombineKind::sum;
+  const auto samples = make_samples(records, o);
   ASSERT_EQ(samples.size(), 2u);
   EXPECT_EQ(samples[0].annotation, "a");
   EXPECT_DOUBLE_EQ(samples[0].value, 60);
@@ -113,15 +115,43 @@ TEST(AggregateCombine, AutomaticSumsAdditiveMetricAndJoinsNamesInLaunchOrder) {
   EXPECT_DOUBLE_EQ(samples[1].value, 7);
 }
 
-TEST(AggregateCombine, AutomaticRejectsSeveralKernelsOfNonAdditiveMetric) {
-  const std::vector<Record> records{rec(2, 1, "gemm", "k_main", 0, 80, kThroughput, "%"),
-                                    rec(2, 1, "gemm", "k_epilogue", 1, 40, kThroughput, "%")};
-  const Options o = with_metrics({kThroughput});
-  EXPECT_THROW(make_samples(records, o), MeasurementError);
-  const std::string m = message_of(records, o);
-  for (const char* part : {"'gemm'", "config 2", "run 1", kThroughput.c_str(), "k_main",
-                           "k_epilogue", "combine_kernel_metrics", "\"max\"", "per_kernel"})
-    EXPECT_NE(m.find(part), std::string::npos) << part << " not in: " << m;
+// As nsight-python: without a reduction a region must launch one kernel, whatever the metric
+// (the duration, which sums, included).
+TEST(AggregateCombine, DefaultRejectsSeveralKernelsOfAnyMetric) {
+  for (const std::string& metric : {kTime, kThroughput}) {
+    const std::vector<Record> records{rec(2, 1, "gemm", "k_main", 0, 80, metric, "%"),
+                                      rec(2, 1, "gemm", "k_epilogue", 1, 40, metric, "%")};
+    const Options o = with_metrics({metric});
+    EXPECT_THROW(make_samples(records, o), MeasurementError);
+    const std::string m = message_of(records, o);
+    for (const char* part :
+         {"More than one kernel is launched within the gemm annotation", "2 kernels", "config 2",
+          "run 1", metric.c_str(), "k_main, k_epilogue", "combine_kernel_metrics=\"sum\"",
+          "per_kernel=True", "replay_mode=\"range\""})
+      EXPECT_NE(m.find(part), std::string::npos) << part << " not in: " << m;
+  }
+}
+
+TEST(AggregateCombine, DefaultAcceptsOneKernelPerRegionInEveryRun) {
+  const std::vector<Record> records{rec(0, 0, "a", "k", 0, 5), rec(0, 1, "a", "k", 0, 6),
+                                    rec(0, 0, "b", "j", 0, 7)};
+  const auto samples = make_samples(records, Options{});
+  ASSERT_EQ(samples.size(), 3u);
+  EXPECT_DOUBLE_EQ(samples[1].value, 6);
+}
+
+// nsight-python's name for a range's kernel; the records keep the kernels the range ran.
+TEST(AggregateCombine, RangeReplayNamesARegionsKernelRange) {
+  const std::vector<Record> records{rec(0, 0, "fused", "add|mul", 0, 15)};
+  Options o;
+  o.replay_mode = ReplayMode::range;
+  const Results r = aggregate(SessionInfo{}, Sweep(), records, o);
+  ASSERT_EQ(r.rows().size(), 1u);
+  EXPECT_EQ(r.rows()[0].kernel, "range");
+  EXPECT_EQ(r.samples()[0].kernel, "range");
+  EXPECT_EQ(r.records()[0].kernel, "add|mul");
+  o.replay_mode = ReplayMode::kernel;
+  EXPECT_EQ(aggregate(SessionInfo{}, Sweep(), records, o).rows()[0].kernel, "add|mul");
 }
 
 TEST(AggregateCombine, NamedKindsReduceAnyMetric) {
@@ -152,8 +182,8 @@ TEST(AggregateCombine, CustomFoldsLeftInLaunchOrder) {
 
 TEST(AggregateCombine, NaNKernelMakesCombinedValueNaN) {
   const std::vector<Record> records{rec(0, 0, "r", "a", 0, 3), rec(0, 0, "r", "b", 1, kNaN)};
-  for (CombineKind kind : {CombineKind::automatic, CombineKind::sum, CombineKind::max,
-                           CombineKind::min, CombineKind::mean, CombineKind::custom}) {
+  for (CombineKind kind : {CombineKind::sum, CombineKind::max, CombineKind::min, CombineKind::mean,
+                           CombineKind::custom}) {
     Options o;
     o.combine = kind;
     o.combine_fn = [](double a, double) { return a; };
@@ -398,7 +428,9 @@ TEST(AggregateAll, BundlesRecordsSamplesAndRows) {
   session.gpu = "NVIDIA H200";
   const std::vector<Record> records{rec(0, 0, "r", "k0", 0, 10), rec(0, 0, "r", "k1", 1, 5),
                                     rec(0, 1, "r", "k0", 0, 12), rec(0, 1, "r", "k1", 1, 7)};
-  const Results results = aggregate(session, Sweep(), records, Options{});
+  Options o;
+  o.combine = CombineKind::sum;
+  const Results results = aggregate(session, Sweep(), records, o);
   EXPECT_EQ(results.session().gpu, "NVIDIA H200");
   EXPECT_EQ(results.records().size(), 4u);
   ASSERT_EQ(results.samples().size(), 2u);

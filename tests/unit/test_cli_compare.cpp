@@ -35,7 +35,9 @@ std::string derived_demo(const std::string& slowed, double factor) {
     if (r.annotation == slowed) r.value *= factor;
   SessionInfo session = demo.session();
   session.host = "derived test data (h200-python-demo-2026-11-30.json, not a measurement)";
-  const Results derived = detail::aggregate(session, demo.sweep(), records, Options{});
+  Options o;
+  o.combine = CombineKind::sum;  // the demo's "memory" region holds two kernels
+  const Results derived = detail::aggregate(session, demo.sweep(), records, o);
   const auto dir = std::filesystem::temp_directory_path() / "kprof-cli-compare";
   std::filesystem::create_directories(dir);
   const std::string path = (dir / ("derived-" + std::to_string(factor) + ".json")).string();

@@ -426,6 +426,7 @@ TEST(CompareRecordings, NormalizedRowsCompareTheirRatios) {
   for (Record& rec : records)
     if (rec.annotation == "memory/add") rec.value *= 1.10;
   Options o;
+  o.combine = CombineKind::sum;  // the demo's "memory" region holds two kernels
   o.normalize_against = "memory/scale";
   const Results derived = detail::aggregate(r.session(), r.sweep(), records, o);
   const Comparison c = compare(r, derived);

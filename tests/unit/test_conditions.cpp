@@ -122,6 +122,7 @@ InfoCollector collector(std::string name, CollectionScope scope,
 TEST(InfoCollectors, EachScopeIsCalledWhenNsightPythonCallsIt) {
   ScriptedBackend gpu;
   Options o = quiet(3);
+  o.combine = CombineKind::sum;  // the outer region holds the inner one's kernel
   std::vector<std::string> calls;
   auto log = [&](const CollectorCall& c) {
     calls.push_back(to_string(c.scope) + " " + std::to_string(c.config) + " " +
@@ -151,6 +152,7 @@ TEST(InfoCollectors, EachScopeIsCalledWhenNsightPythonCallsIt) {
 TEST(InfoCollectors, NumbersBecomeStatisticsAndOnceOrTextOneValue) {
   ScriptedBackend gpu;
   Options o = quiet(3);
+  o.combine = CombineKind::sum;  // the outer region holds the inner one's kernel
   o.info_collectors = {
       collector("driver", CollectionScope::once, [](auto&) { return InfoResult{"590.1"}; }),
       collector("size", CollectionScope::config,
@@ -721,8 +723,10 @@ TEST(RunContext, AClockCountedByTheGpuReplacesNvmlReadings) {
   ScriptedProbe nvml;
   nvml.readings = {reading(1980, 40, 0)};  // NVML says full speed around every run
   detail::SweepServices services = read_every_run(nvml);
+  Options o = quiet(2);
+  o.combine = CombineKind::sum;
   Results r = detail::run_sweep(
-      gpu, quiet(2), Sweep(),
+      gpu, o, Sweep(),
       [&](std::size_t, int run) {
         Annotation a("k");
         gpu.launch("k1", 1, run == 0 ? 1.2e9 : 1.9e9);  // the counters: 1200 MHz, then 1900

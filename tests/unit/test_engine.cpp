@@ -119,9 +119,44 @@ TEST(Engine, AKprofErrorInAnUnmeasuredCallEndsTheProfileAtOnce) {
   EXPECT_FALSE(detail::RegionTracker::instance().profiling());
 }
 
+TEST(Engine, AnOuterRegionAroundSeveralKernelsNeedsACombine) {
+  ScriptedBackend gpu;
+  try {
+    detail::run_sweep(gpu, quiet(1), Sweep(), [&](std::size_t, int) {
+      Annotation outer("outer");
+      gpu.launch("a", 10);
+      Annotation inner("inner");
+      gpu.launch("b", 5);
+    });
+    FAIL() << "no MeasurementError";
+  } catch (const MeasurementError& e) {
+    EXPECT_NE(std::string(e.what()).find("within the outer annotation"), std::string::npos);
+  }
+}
+
+TEST(Engine, SeveralKernelsStopTheSweepAtTheFirstConfigWithTheirRecordsKept) {
+  ScriptedBackend gpu;
+  int calls = 0;
+  try {
+    detail::run_sweep(gpu, quiet(2), Sweep().axis("n", {1, 2, 3}), [&](std::size_t, int) {
+      ++calls;
+      Annotation fused("fused");
+      gpu.launch("add", 10);
+      gpu.launch("mul", 5);
+    });
+    FAIL() << "no MeasurementError";
+  } catch (const MeasurementError& e) {
+    EXPECT_EQ(calls, 2);  // config 0's two runs, not the sweep's six
+    ASSERT_TRUE(e.partial_results());
+    EXPECT_EQ(e.partial_results()->records().size(), 4u);  // the kernels stay visible
+  }
+}
+
 TEST(Engine, NestedRegionsAreInclusiveAndHaveTheirOwnPath) {
   ScriptedBackend gpu;
-  Results r = detail::run_sweep(gpu, quiet(1), Sweep(), [&](std::size_t, int) {
+  Options o = quiet(1);
+  o.combine = CombineKind::sum;
+  Results r = detail::run_sweep(gpu, o, Sweep(), [&](std::size_t, int) {
     Annotation outer("outer");
     gpu.launch("a", 10);
     {
@@ -323,7 +358,9 @@ TEST(Engine, PartialResultsOfAnEmptyRegionCountEveryEarlierRunOnce) {
 
 TEST(Engine, AFailedInnerRegionFailsTheRegionsAroundIt) {
   ScriptedBackend gpu;
-  Results r = detail::run_sweep(gpu, quiet(2), Sweep(), [&](std::size_t, int run) {
+  Options o = quiet(2);
+  o.combine = CombineKind::sum;
+  Results r = detail::run_sweep(gpu, o, Sweep(), [&](std::size_t, int run) {
     Annotation outer("outer");
     gpu.launch("a", 10);
     auto inner = open_annotation("inner");

@@ -17,6 +17,8 @@ int main() try {
 
   kprof::Options options;
   options.runs = 5;
+  // "step" holds its inner regions' kernels and its own: its value is their total time.
+  options.combine = kprof::CombineKind::sum;
 
   kprof::Sweep sweep;
   sweep.axis("n", {std::int64_t{1} << 22, std::int64_t{1} << 24});
