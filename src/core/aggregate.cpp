@@ -63,6 +63,11 @@ std::vector<std::string> names_in_order(const std::map<std::string, std::size_t>
 
 using Kernels = std::vector<const Record*>;
 
+// The kernels that become one value: a region's, in one run, for one metric.
+auto region_run_metric(const Record& r) {
+  return std::tuple(r.config, r.run, r.annotation, r.metric);
+}
+
 std::vector<std::string> unique_kernel_names(const Kernels& kernels) {
   std::vector<std::string> names;
   for (const Record* k : kernels)
@@ -119,8 +124,7 @@ double combine(const Kernels& kernels, const Options& options) {
 
 void require_one_kernel_per_region(std::span<const Record> records, const Options& options) {
   if (options.combine != CombineKind::none || options.per_kernel) return;
-  const auto regions = group_by(
-      records, [](const Record& r) { return std::tuple(r.config, r.run, r.annotation, r.metric); });
+  const auto regions = group_by(records, region_run_metric);
   for (const auto& kernels : regions)
     if (kernels.size() > 1) throw_several_kernels(kernels);
 }
@@ -166,8 +170,7 @@ std::vector<Sample> measured_samples(const std::vector<Record>& records, const O
     std::transform(records.begin(), records.end(), std::back_inserter(samples), kernel_sample);
     return samples;
   }
-  const auto regions = group_by(
-      records, [](const Record& r) { return std::tuple(r.config, r.run, r.annotation, r.metric); });
+  const auto regions = group_by(records, region_run_metric);
   for (const auto& kernels : regions) samples.push_back(combined_sample(kernels, options));
   return samples;
 }
