@@ -43,8 +43,11 @@ void print_summary(const metrics::MetricCatalog& catalog, std::ostream& out) {
   out << wrap_text(catalog.chip() + ": " + std::to_string(catalog.base_names().size()) +
                        " base metrics (" + std::to_string(counts[0]) + " counters, " +
                        std::to_string(counts[1]) + " ratios, " + std::to_string(counts[2]) +
-                       " throughputs), " + std::to_string(catalog.size()) +
-                       " metric names with their suffixes.",
+                       " throughputs), " +
+                       std::to_string(catalog.size() - metrics::launch_metrics().size()) +
+                       " metric names with their suffixes, and " +
+                       std::to_string(metrics::launch_metrics().size()) +
+                       " launch statistics at no pass (--search launch__, set:launch).",
                    kWidth, "")
       << "\n"
       << wrap_text(

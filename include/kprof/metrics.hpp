@@ -112,6 +112,27 @@ MetricCatalog catalog(const std::string& chip);
 // usable GPU (no driver, no device, or kprof built without CUDA).
 std::optional<std::string> current_chip();
 
+// --- launch statistics ------------------------------------------------------------------------
+
+// What Nsight Compute reports of a kernel's launch in its LaunchStats and Occupancy sections,
+// by its names: grid and block, registers, shared memory, SMs, waves, the occupancy limits and
+// the theoretical occupancy. kprof reads them from the kernel's activity record, the device's
+// attributes and CUDA's occupancy calculator rather than from counters, so they take no pass
+// and may stand in any metric list beside counters. They are per kernel: range replay, which
+// measures a region as a whole, has none.
+struct LaunchMetric {
+  std::string_view name;
+  std::string_view unit;  // "block", "thread", "B", "%", ... as Nsight Compute writes them
+  std::string_view description;
+};
+
+// Every launch statistic kprof provides, in Nsight Compute's order of its sections.
+const std::vector<LaunchMetric>& launch_metrics();
+// Whether `name` is one of launch_metrics().
+bool is_launch_metric(std::string_view name);
+// The entries of `names` that are not launch statistics: what the range profiler collects.
+std::vector<std::string> counter_metrics(const std::vector<std::string>& names);
+
 // --- metric sets ------------------------------------------------------------------------------
 
 // The prefix that names a set in a metric list: "set:memory".
@@ -123,7 +144,7 @@ struct MetricSet {
   std::vector<std::string> metrics;
 };
 
-// kprof's sets: speed-of-light, memory, compute, occupancy.
+// kprof's sets: speed-of-light, memory, compute, occupancy, launch.
 const std::vector<MetricSet>& sets();
 
 // The set called `name` ("memory" or "set:memory"). Throws OptionError naming the sets.

@@ -195,7 +195,7 @@ def catalog(chip: str | None = None) -> Catalog:
 
 
 def sets() -> list[MetricSet]:
-    """kprof's metric sets: speed-of-light, memory, compute and occupancy."""
+    """kprof's metric sets: speed-of-light, memory, compute, occupancy and launch."""
     return [MetricSet(s["name"], s["question"], list(s["metrics"])) for s in _core.metric_sets()]
 
 

@@ -4,7 +4,9 @@
 #include <mutex>
 #include <utility>
 
+#include "core/gpu_layer.hpp"
 #include "kprof/errors.hpp"
+#include "kprof/metrics.hpp"
 
 namespace kprof::detail {
 namespace {
@@ -21,6 +23,13 @@ std::mutex& registry_mutex() {
 }
 
 }  // namespace
+
+bool activity_records_measure(const Options& options) {
+  if (options.replay_mode != ReplayMode::kernel) return false;
+  const std::vector<std::string> counters =
+      metrics::counter_metrics(metrics::expand(options.metrics));
+  return counters.empty() || (counters.size() == 1 && counters.front() == kDurationMetric);
+}
 
 bool register_backend(ReplayMode mode, BackendFactory make) {
   std::lock_guard lock(registry_mutex());

@@ -11,12 +11,9 @@
 
 namespace kprof::detail {
 
-// Whether CUPTI's activity records measure `options` (the duration alone, kernel replay);
-// anything else takes the range profiler.
-inline bool activity_records_measure(const Options& options) {
-  return options.metrics.size() == 1 && options.metrics.front() == kDurationMetric &&
-         options.replay_mode == ReplayMode::kernel;
-}
+// Whether CUPTI's activity records measure `options` (kernel replay, no metric but the duration
+// and launch statistics); any counter takes the range profiler.
+bool activity_records_measure(const Options& options);
 
 // The backend that measures `options` on the current CUDA device. Throws NoGpuError when no
 // GPU or driver can be used, UnsupportedError for options this build cannot measure.

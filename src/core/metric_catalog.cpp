@@ -89,6 +89,28 @@ std::vector<std::string> default_suffixes(const CatalogIndex& index, std::size_t
   return out;
 }
 
+// Whether the chip's own catalog lists `name` as a collectable name (a launch statistic that
+// CUPTI also counted would be listed once).
+bool contains_base_name(const CatalogIndex& index, std::string_view name) {
+  const SplitName s = detail::split_name(index, name, false);
+  return s.base_index && !s.suffix.empty() && has_suffix(index, *s.base_index, s.suffix);
+}
+
+// A launch statistic described as the catalog describes a metric: no pass, no suffixes.
+std::optional<MetricInfo> launch_info(std::string_view name) {
+  for (const LaunchMetric& m : launch_metrics()) {
+    if (m.name != name) continue;
+    MetricInfo info;
+    info.name = info.base = std::string(m.name);
+    info.type = MetricType::counter;
+    info.unit = std::string(m.unit);
+    info.hw_unit = "launch";
+    info.description = std::string(m.description);
+    return info;
+  }
+  return std::nullopt;
+}
+
 std::shared_ptr<const CatalogIndex> build_index(std::unique_ptr<detail::CatalogSource> source) {
   auto index = std::make_shared<CatalogIndex>();
   for (std::size_t i = 0; i < source->bases.size(); ++i) {
@@ -178,7 +200,7 @@ const std::string& MetricCatalog::chip() const { return index_->source->chip; }
 
 const std::vector<std::string>& MetricCatalog::base_names() const { return index_->sorted_bases; }
 
-std::size_t MetricCatalog::size() const { return index_->size; }
+std::size_t MetricCatalog::size() const { return index_->size + launch_metrics().size(); }
 
 std::vector<std::string> MetricCatalog::names() const { return search("*"); }
 
@@ -187,6 +209,7 @@ bool MetricCatalog::is_base(std::string_view name) const {
 }
 
 MetricType MetricCatalog::type_of(std::string_view name) const {
+  if (is_launch_metric(name)) return MetricType::counter;
   const SplitName s = detail::split_name(*index_, name, false);
   if (!s.base_index || !(s.suffix.empty() || has_suffix(*index_, *s.base_index, s.suffix)))
     throw detail::unknown_metric(*this, std::string(name), "metric");
@@ -194,6 +217,7 @@ MetricType MetricCatalog::type_of(std::string_view name) const {
 }
 
 bool MetricCatalog::contains(std::string_view name) const {
+  if (is_launch_metric(name)) return true;
   const SplitName s = detail::split_name(*index_, name, false);
   return s.base_index && !s.suffix.empty() && has_suffix(*index_, *s.base_index, s.suffix);
 }
@@ -207,6 +231,8 @@ std::vector<std::string> MetricCatalog::search(std::string_view pattern) const {
       if (match(name)) out.push_back(std::move(name));
     }
   }
+  for (const LaunchMetric& m : launch_metrics())
+    if (match(m.name) && !contains_base_name(*index_, m.name)) out.emplace_back(m.name);
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -221,11 +247,16 @@ std::vector<std::string> MetricCatalog::search_base(std::string_view pattern) co
 
 MetricInfo MetricCatalog::describe(const std::string& name) const {
   MetricInfo info = describe_brief(name);
-  if (!info.suffix.empty()) info.passes = passes({name});
+  if (is_launch_metric(name)) {
+    info.passes = 0;
+  } else if (!info.suffix.empty()) {
+    info.passes = passes({name});
+  }
   return info;
 }
 
 MetricInfo MetricCatalog::describe_brief(const std::string& name) const {
+  if (const std::optional<MetricInfo> launch = launch_info(name)) return *launch;
   MetricInfo info;
   info.name = name;
   std::size_t base = 0;
@@ -257,7 +288,9 @@ int MetricCatalog::passes(const std::vector<std::string>& names) const {
   if (expanded.empty()) throw OptionError("metric", "[]", "at least one metric name");
   for (const std::string& m : expanded)
     if (!contains(m)) throw detail::unknown_metric(*this, m, "metric");
-  std::vector<std::string> sorted = expanded;
+  // Launch statistics come from the kernel's activity record: they take no pass.
+  std::vector<std::string> sorted = counter_metrics(expanded);
+  if (sorted.empty()) return 0;
   std::sort(sorted.begin(), sorted.end());
   std::string key;
   for (const std::string& m : sorted) key += m + "\n";
@@ -324,6 +357,10 @@ std::vector<std::string> MetricCatalog::closest(std::string_view name, std::size
                                     : kprof::detail::edit_distance(given, lower(candidate)) * 16;
       ranked.emplace(score, candidate);
     }
+  }
+  for (const LaunchMetric& m : launch_metrics()) {
+    const std::size_t d = kprof::detail::edit_distance(given, lower(m.name));
+    if (d <= std::max<std::size_t>(2, given.size() * 2 / 5)) ranked.emplace(d * 16, m.name);
   }
   std::vector<std::string> out;
   for (const auto& [score, candidate] : ranked) {

@@ -44,9 +44,20 @@ const std::vector<MetricSet>& sets() {
        "How full are the SMs? Achieved occupancy (warps in flight in % of the SM's warp slots), "
        "warps in flight per SM, and the SM's warp slots. Theoretical occupancy (the limit that "
        "registers, shared memory and block size put on a launch) is a property of the launch, "
-       "not a hardware counter, so no counter set can hold it.",
+       "not a hardware counter: set:launch holds it.",
        {"gpu__time_duration.sum", "sm__warps_active.avg.pct_of_peak_sustained_active",
         "sm__warps_active.avg.per_cycle_active", "sm__warps_active.avg.peak_sustained"}},
+      {"launch",
+       "How was the kernel launched? Grid and block, registers and shared memory, SMs, waves, "
+       "the occupancy limits and the theoretical occupancy, as Nsight Compute's LaunchStats and "
+       "Occupancy sections give them; read from the launch, so the set takes no counter pass.",
+       {"gpu__time_duration.sum", "launch__grid_size", "launch__block_size", "launch__thread_count",
+        "launch__registers_per_thread", "launch__shared_mem_per_block_static",
+        "launch__shared_mem_per_block_dynamic", "launch__shared_mem_per_block_driver",
+        "launch__shared_mem_config_size", "launch__sm_count", "launch__waves_per_multiprocessor",
+        "launch__occupancy_limit_blocks", "launch__occupancy_limit_registers",
+        "launch__occupancy_limit_shared_mem", "launch__occupancy_limit_warps",
+        "sm__maximum_warps_per_active_cycle_pct"}},
   };
   return all;
 }

@@ -61,6 +61,15 @@ void check_replay(const Options& o) {
                           " kernel name(s) with replay_mode='range'",
                       "an empty list with replay_mode='range' (a range's counters include "
                       "every kernel launched in it), or replay_mode='kernel'");
+  // Launch statistics belong to a kernel; a range is a region's kernels as one.
+  if (o.replay_mode == ReplayMode::range) {
+    for (const std::string& m : metrics::expand(o.metrics))
+      if (metrics::is_launch_metric(m))
+        throw OptionError("metrics", "'" + m + "' with replay_mode='range'",
+                          "counters alone with replay_mode='range' (a launch statistic describes "
+                          "one kernel, a range all of a region's kernels together), or "
+                          "replay_mode='kernel' or 'application'");
+  }
   // The number of runs must be known before the first pass.
   if (o.replay_mode != ReplayMode::kernel && o.stopping) {
     const std::string mode = "replay_mode='" + to_string(o.replay_mode) + "'";

@@ -67,6 +67,22 @@ BufferPool& buffer_pool() {
   return *pool;
 }
 
+LaunchShape launch_shape(const CUpti_ActivityKernel10& k) {
+  LaunchShape l;
+  l.grid[0] = k.gridX;
+  l.grid[1] = k.gridY;
+  l.grid[2] = k.gridZ;
+  l.block[0] = k.blockX;
+  l.block[1] = k.blockY;
+  l.block[2] = k.blockZ;
+  l.registers_per_thread = k.registersPerThread;
+  l.static_shared = k.staticSharedMemory;
+  l.dynamic_shared = k.dynamicSharedMemory;
+  l.shared_config = k.sharedMemoryExecuted;
+  l.device = k.deviceId;
+  return l;
+}
+
 std::mutex g_sink_mutex;
 ActivitySink* g_sink = nullptr;  // guarded by g_sink_mutex
 
@@ -150,7 +166,8 @@ void ActivitySink::consume(std::uint8_t* buffer, std::size_t valid_bytes) {
     // launch's correlation id.
     if (kernel->name != nullptr && std::strcmp(kernel->name, kL2FlushKernelName) == 0) continue;
     fresh.push_back(KernelRecord{kernel->correlationId, region, kernel->start, kernel->end,
-                                 kernel->name != nullptr ? kernel->name : ""});
+                                 kernel->name != nullptr ? kernel->name : "",
+                                 launch_shape(*kernel)});
   }
   std::lock_guard<std::mutex> lock(mutex_);
   records_.insert(records_.end(), std::make_move_iterator(fresh.begin()),

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cuda/correlation_map.hpp"
+#include "cuda/launch_statistics.hpp"
 
 namespace kprof::detail {
 
@@ -22,6 +23,7 @@ struct KernelRecord {
   std::uint64_t start_ns = 0;
   std::uint64_t end_ns = 0;
   std::string name;  // as the driver knows it (mangled)
+  LaunchShape launch;
 };
 
 class ActivitySink {

@@ -12,20 +12,24 @@
 #include "cuda/cupti_check.hpp"
 #include "cuda/device_facts.hpp"
 #include "cuda/launch_apis.hpp"
+#include "cuda/launch_statistics.hpp"
 #include "kprof/device.hpp"
 #include "kprof/errors.hpp"
 #include "kprof/log.hpp"
+#include "kprof/metrics.hpp"
 #include "kprof/version.hpp"
 
 namespace kprof::detail {
 
-ActivityTiming::ActivityTiming(const Options& options) : options_(options) {}
+ActivityTiming::ActivityTiming(const Options& options)
+    : options_(options), wanted_(metrics::expand(options.metrics)) {}
 
 SessionInfo ActivityTiming::describe() { return describe_session(options_, "cupti-activity", 1); }
 
 void ActivityTiming::start(const Options& options) {
   stop();
   options_ = options;
+  wanted_ = metrics::expand(options.metrics);
   try {
     // Creates (or binds) the primary context: CUPTI and the flush buffer need one.
     check_cuda(cudaFree(nullptr), "cudaFree(0)");
@@ -112,8 +116,12 @@ std::vector<Measurement> ActivityTiming::measurements_from(std::vector<KernelRec
     m.kernel = names_.demangled(r.name);
     m.mangled = std::move(r.name);
     m.order = r.start_ns;
-    m.values.push_back(MetricValue{std::string(kDurationMetric),
-                                   static_cast<double>(r.end_ns - r.start_ns), "ns"});
+    if (std::find(wanted_.begin(), wanted_.end(), kDurationMetric) != wanted_.end())
+      m.values.push_back(MetricValue{std::string(kDurationMetric),
+                                     static_cast<double>(r.end_ns - r.start_ns), "ns"});
+    for (MetricValue& v :
+         launch_values(r.launch, occupancy_device(static_cast<int>(r.launch.device)), wanted_))
+      m.values.push_back(std::move(v));
     out.push_back(std::move(m));
     consumed.push_back(r.correlation);  // a graph's kernels share one id: erase after the loop
   }

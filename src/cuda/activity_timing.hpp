@@ -1,7 +1,8 @@
 // Kernel durations from the CUPTI Activity API (CONCURRENT_KERNEL records), one execution per
 // launch, attributed to regions through launch callbacks and correlation ids: the default
-// backend (the duration alone, kernel replay). Each config's runs run in order; the records
-// are flushed at most once per config, never per run (the flush costs ~0.6 ms on the H200).
+// backend (kernel replay, the duration and launch statistics alone: no counter). Each config's runs
+// run in order; the records are flushed at most once per config, never per run (the flush costs
+// ~0.6 ms on the H200).
 #pragma once
 
 #include <memory>
@@ -37,6 +38,7 @@ class ActivityTiming final : public Backend {
   void warn_if_graph_kernels_shared_a_flush(std::vector<std::uint32_t> correlation_ids);
 
   Options options_;
+  std::vector<std::string> wanted_;  // the metrics, sets expanded: the duration, launch statistics
   L2Flush flush_;
   CuptiSubscriber subscriber_;
   // Created by start(); kept after stop() until the next start() or destruction, so a CUPTI

@@ -8,8 +8,10 @@
 
 #include "core/range_passes.hpp"
 #include "cuda/cuda_check.hpp"
+#include "cuda/cupti_check.hpp"
 #include "cuda/device_facts.hpp"
 #include "cuda/launch_apis.hpp"
+#include "cuda/launch_statistics.hpp"
 #include "kprof/errors.hpp"
 #include "kprof/log.hpp"
 #include "kprof/metrics.hpp"
@@ -57,7 +59,10 @@ UnmeasuredCalls CounterSession::unmeasured_calls(SweepRuns& runs,
 }
 
 std::vector<std::string> CounterSession::collected_metrics() const {
-  std::vector<std::string> wanted = metrics::expand(options_.metrics);
+  std::vector<std::string> wanted = metrics::counter_metrics(metrics::expand(options_.metrics));
+  // Launch statistics alone: the range profiler still measures the kernels (their ranges and
+  // passes), with the duration, which is then not reported.
+  if (wanted.empty()) wanted.emplace_back(kDurationMetric);
   if (std::find(wanted.begin(), wanted.end(), kClockMetric) != wanted.end()) return wanted;
   const std::optional<std::string> chip = metrics::current_chip();
   if (!chip) return wanted;
@@ -103,6 +108,10 @@ void CounterSession::start(const Options& options, const Setup& setup) {
       reported_.push_back(std::find(wanted.begin(), wanted.end(), metrics_[i]) != wanted.end());
       if (metrics_[i] == kClockMetric) clock_index_ = static_cast<int>(i);
     }
+    launch_wanted_.clear();
+    for (const std::string& m : wanted)
+      if (metrics::is_launch_metric(m)) launch_wanted_.push_back(m);
+    if (!launch_wanted_.empty()) start_launch_records();
     attribution_->log_launches(true);
   } catch (...) {
     stop();
@@ -111,6 +120,7 @@ void CounterSession::start(const Options& options, const Setup& setup) {
 }
 
 void CounterSession::stop() noexcept {
+  stop_launch_records();
   subscriber_.unsubscribe();
   if (attribution_ != nullptr) attribution_->wait_idle();  // no callback uses the profiler now
   flush_pause_.arm(nullptr);
@@ -156,7 +166,8 @@ void CounterSession::log_costs() const noexcept {
 
 std::vector<Launch> CounterSession::take_launches() {
   std::vector<Launch> launches = attribution_->take_launches();
-  attribution_->correlations().clear();  // only the activity backend reads them
+  if (launch_records_enabled_) keep_launch_records();
+  attribution_->correlations().clear();  // read only by activity records
   attribution_->rethrow_problem();
   return launches;
 }
@@ -173,8 +184,49 @@ std::vector<Measurement> CounterSession::kernel_measurements(const std::vector<R
     const Launch& launch = launches[i];
     if (launch.region == kNoRegion) continue;
     out.push_back(measurement(launch.region, launch.kernel, i, ranges[i].values));
+    if (launch_records_enabled_) add_launch_values(out.back(), launch);
   }
   return out;
+}
+
+// Activity records run beside the range profiler: they carry the launch (grid, block,
+// registers, shared memory) though no timestamps while it profiles.
+void CounterSession::start_launch_records() {
+  launch_shapes_.clear();
+  launch_sink_ = std::make_unique<ActivitySink>(attribution_->correlations());
+  launch_sink_->attach();
+  check_cupti(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL),
+              "cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)");
+  launch_records_enabled_ = true;
+}
+
+void CounterSession::stop_launch_records() noexcept {
+  if (launch_records_enabled_) {
+    (void)cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    (void)cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    launch_records_enabled_ = false;
+  }
+  if (launch_sink_ != nullptr) launch_sink_->detach();
+  launch_sink_.reset();
+  launch_shapes_.clear();
+}
+
+void CounterSession::keep_launch_records() {
+  // A record is delivered once its kernel is done: wait for the GPU, then flush.
+  check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+  check_cupti(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED),
+              "cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED)");
+  for (KernelRecord& r : launch_sink_->take()) launch_shapes_.try_emplace(r.correlation, r.launch);
+}
+
+// A graph launch's kernels share its correlation id: their launches cannot be told apart.
+void CounterSession::add_launch_values(Measurement& m, const Launch& launch) {
+  const auto it = launch_shapes_.find(launch.correlation);
+  if (launch.graph || it == launch_shapes_.end()) return;
+  const LaunchShape& shape = it->second;
+  for (MetricValue& v :
+       launch_values(shape, occupancy_device(static_cast<int>(shape.device)), launch_wanted_))
+    m.values.push_back(std::move(v));
 }
 
 Measurement CounterSession::measurement(RegionId region, std::string mangled, std::uint64_t order,

@@ -11,11 +11,13 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "core/backend.hpp"
 #include "core/pass_pause.hpp"
 #include "core/unmeasured_calls.hpp"
+#include "cuda/activity_sink.hpp"
 #include "cuda/cupti_subscriber.hpp"
 #include "cuda/kernel_names.hpp"
 #include "cuda/l2_flush.hpp"
@@ -107,15 +109,25 @@ class CounterSession {
 
  private:
   std::vector<std::string> collected_metrics() const;
+  // Launch statistics asked for: their kernels' activity records are kept.
+  void start_launch_records();
+  void stop_launch_records() noexcept;
+  // The activity records delivered so far, kept by correlation id (after the GPU is done).
+  void keep_launch_records();
+  void add_launch_values(Measurement& m, const Launch& launch);
   double cupti_seconds() const noexcept;
   void log_costs() const noexcept;
 
   Options options_;
   Setup setup_;
-  std::vector<std::string> metrics_;  // what the profiler collects, in its order
-  std::vector<std::string> units_;    // per metric
-  std::vector<bool> reported_;        // per metric: asked for (else collected for the clock)
-  int clock_index_ = -1;              // kClockMetric's position in metrics_, or -1
+  std::vector<std::string> metrics_;        // what the profiler collects, in its order
+  std::vector<std::string> units_;          // per metric
+  std::vector<bool> reported_;              // per metric: asked for (else collected for the clock)
+  std::vector<std::string> launch_wanted_;  // launch statistics asked for
+  std::unique_ptr<ActivitySink> launch_sink_;
+  bool launch_records_enabled_ = false;
+  std::unordered_map<std::uint32_t, LaunchShape> launch_shapes_;  // by correlation id
+  int clock_index_ = -1;  // kClockMetric's position in metrics_, or -1
   double profiler_seconds_ = std::numeric_limits<double>::quiet_NaN();  // of the last profile
   L2Flush flush_;
   PassPause flush_pause_;

@@ -156,7 +156,7 @@ std::size_t LaunchAttribution::log_launch(RegionId region, CUpti_CallbackDomain 
                                           const CUpti_CallbackData& cb) noexcept {
   try {
     Launch launch{region, cb.symbolName != nullptr ? cb.symbolName : "",
-                  is_graph_launch(domain, cbid)};
+                  is_graph_launch(domain, cbid), false, cb.correlationId};
     std::lock_guard lock(launches_mutex_);
     launches_.push_back(std::move(launch));
     return launches_.size() - 1;

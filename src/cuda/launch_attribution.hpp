@@ -36,10 +36,11 @@ class LaunchAttribution {
   // kernels included (region kNoRegion). The range profiler's auto ranges carry no kernel
   // identity, only their order: this log gives each range its region and kernel.
   struct Launch {
-    RegionId region = kNoRegion;  // kNoRegion: launched outside every region
-    std::string kernel;           // mangled symbol; empty for a graph launch
-    bool graph = false;           // one launch, several kernels
-    bool flush = false;           // kprof's L2 flush kernel
+    RegionId region = kNoRegion;    // kNoRegion: launched outside every region
+    std::string kernel;             // mangled symbol; empty for a graph launch
+    bool graph = false;             // one launch, several kernels
+    bool flush = false;             // kprof's L2 flush kernel
+    std::uint32_t correlation = 0;  // CUPTI's correlation id: the kernel's activity record
   };
   // Starts or stops logging launches (off by default).
   void log_launches(bool on) noexcept { logging_.store(on, std::memory_order_release); }

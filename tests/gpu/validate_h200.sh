@@ -10,9 +10,11 @@
 #      bench/seed_sweep.py (kprof vs CUDA events vs ncu)
 # Everything lands in $OUT/validation.tar.gz (logs, figures, recordings); a summary is printed.
 #
-#   bash tests/gpu/validate_h200.sh [all|cpp|python|examples|bench|hot|newer-cupti]
+#   bash tests/gpu/validate_h200.sh [all|cpp|python|examples|bench|hot|launch|newer-cupti]
 # "cpp" runs step 1; "python" the Python GPU tests but the examples; "examples" the examples and
-# tutorial steps (tests/python/test_gpu_examples.py) and step 3; "bench" step 4; "hot" (not in
+# tutorial steps (tests/python/test_gpu_examples.py) and step 3; "bench" step 4; "launch" (not
+# in "all") the launch-statistics tests alone, with Nsight Compute's LaunchStats and Occupancy
+# sections of a torch softmax as ncu names them; "hot" (not in
 # "all") the hot-path benchmarks (bench/hot_path.cpp and .py) and the seed sweep. Each fits one
 # device call of 10 minutes. "newer-cupti" (not in "all") runs the counter tests with the CUPTI
 # of PyPI's nvidia-cuda-cupti wheel instead of the toolkit's (13.4 and later reset the L2
@@ -66,6 +68,20 @@ bench=build/h200
 timeout 120 $bench/bench/kprof_hot_path --pieces 2>&1 | tee "$work/bench-hot-cpp.log"
 fi
 
+if [ "$parts" = launch ]; then
+step "launch statistics: C++ GPU tests, ncu's names"
+  (cmake --preset default -B build/h200 -DCMAKE_CUDA_ARCHITECTURES=90 >"$work/cmake.log" 2>&1 &&
+     cmake --build build/h200 -j12 --target kprof_gpu_tests >>"$work/cmake.log" 2>&1 &&
+     timeout 240 build/h200/tests/kprof_gpu_tests --gtest_filter='LaunchStatistics.*' \
+       >"$work/ctest-launch.log" 2>&1; tail -5 "$work/ctest-launch.log") &
+  timeout 120 ncu --section LaunchStats --section Occupancy --page raw --csv --print-units base \
+    --cache-control all --clock-control none python3 -c '
+import torch
+s = torch.randn(8192, 1024, device="cuda")
+torch.softmax(s, dim=1)
+torch.cuda.synchronize()' >"$work/ncu-launch-sections.csv" 2>&1
+fi
+
 if [ "$parts" != cpp ]; then
 step "Python install (offline)"
 rm -rf /tmp/kp
@@ -74,6 +90,16 @@ python3 -m pip install -q --no-build-isolation --no-deps --target /tmp/kp \
   -C cmake.define.CMAKE_CUDA_ARCHITECTURES=90-real . \
   >"$work/pip.log" 2>&1 || tail -30 "$work/pip.log"
 export PYTHONPATH=/tmp/kp PATH=/tmp/kp/bin:$PATH
+fi
+
+if [ "$parts" = launch ]; then
+step "launch statistics: Python against ncu"
+  KPROF_VALIDATION_DIR=$work/figures timeout 300 python3 -m pytest -m gpu -q -s \
+    -p no:cacheprovider tests/python/test_gpu_launch.py >"$work/pytest-launch.log" 2>&1
+  grep -E "^(FAILED|ERROR) |RESULT" "$work/pytest-launch.log" | cut -c1-200 | head -80
+  tail -3 "$work/pytest-launch.log"
+  wait
+  grep -E "RESULT|FAILED|OK \]|Failure|error" "$work/ctest-launch.log" | head -60
 fi
 
 if runs python; then

@@ -114,8 +114,8 @@ def test_unknown_chip_lists_the_supported_ones():
 
 def test_sets_and_their_gh100_pass_counts(gh100):
     by_name = {s.name: s for s in metrics.sets()}
-    assert list(by_name) == ["speed-of-light", "memory", "compute", "occupancy"]
-    expected = {"speed-of-light": 9, "memory": 2, "compute": 3, "occupancy": 1}
+    assert list(by_name) == ["speed-of-light", "memory", "compute", "occupancy", "launch"]
+    expected = {"speed-of-light": 9, "memory": 2, "compute": 3, "occupancy": 1, "launch": 1}
     for name, passes in expected.items():
         s = by_name[name]
         assert s.ref == "set:" + name
@@ -233,3 +233,41 @@ def test_catalog_works_without_the_loader_cache():
         pytest.skip(f"the interpreter itself needs the loader cache: {result.stderr.strip()}")
     assert result.returncode == 0, result.stderr
     assert "GH100: 8 passes for this metric" in result.stdout
+
+
+# --- launch statistics --------------------------------------------------------------------
+
+
+@needs_cupti
+def test_launch_statistics_stand_beside_counters_at_no_pass(gh100):
+    """nsight-python's own example asks for launch__sm_count beside two counters."""
+    counters = [
+        "smsp__sass_inst_executed_op_shared_ld.sum",
+        "smsp__sass_inst_executed_op_shared_st.sum",
+    ]
+    assert gh100.passes([*counters, "launch__sm_count"]) == gh100.passes(counters)
+    info = gh100.describe("launch__waves_per_multiprocessor")
+    assert info.passes == 0 and info.hw_unit == "launch"
+    assert "launch__occupancy_limit_registers" in gh100.search("launch__")
+    assert gh100.passes("set:launch") == 1  # the set's duration
+
+
+def test_the_launch_set_holds_nsight_computes_launch_and_occupancy_names():
+    members = metrics.expand(["set:launch"])
+    assert members[0] == "gpu__time_duration.sum"
+    for name in (
+        "launch__grid_size",
+        "launch__block_size",
+        "launch__registers_per_thread",
+        "launch__waves_per_multiprocessor",
+        "sm__maximum_warps_per_active_cycle_pct",
+    ):
+        assert name in members
+    assert "launch" in [s.name for s in metrics.sets()]
+
+
+def test_range_replay_refuses_launch_statistics_before_any_gpu_work():
+    with pytest.raises(errors.OptionError) as info:
+        kprof.analyze.kernel(replay_mode="range", metrics=["launch__grid_size"])
+    assert "replay_mode='range'" in str(info.value)
+    assert info.value.option == "metrics"

@@ -128,7 +128,8 @@ TEST(CliMetrics, SetsWithTheirPassCounts) {
   for (const char* part :
        {"set:speed-of-light  (7 metrics, 9 passes on GH100)",
         "set:memory  (7 metrics, 2 passes on GH100)", "set:compute  (9 metrics, 3 passes on GH100)",
-        "set:occupancy  (4 metrics, 1 pass on GH100)", "    lts__t_sector_hit_rate.pct\n"})
+        "set:occupancy  (4 metrics, 1 pass on GH100)", "    lts__t_sector_hit_rate.pct\n",
+        "set:launch  (16 metrics, 1 pass on GH100)", "    launch__waves_per_multiprocessor\n"})
     EXPECT_TRUE(contains(o.out, part)) << part << "\n" << o.out;
 }
 
@@ -148,6 +149,7 @@ TEST(CliMetrics, SummaryOfAChip) {
                        "GH100: 3650 base metrics (3389 counters, 205 ratios, 56 "
                        "throughputs), 150179"))
       << o.out;
+  EXPECT_TRUE(contains(o.out, "15 launch statistics at no pass")) << o.out;
 }
 
 TEST(CliMetrics, UnknownMetricIsAUsageErrorNamingTheClosest) {
