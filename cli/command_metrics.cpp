@@ -111,12 +111,19 @@ void print_describe(const metrics::MetricCatalog& catalog, const std::string& na
                     std::ostream& out) {
   const metrics::MetricInfo info = catalog.describe(name);
   const bool base = !info.passes.has_value();
+  const bool launch = metrics::is_launch_metric(name);
   out << name << " (" << catalog.chip() << (base ? ", base metric" : "") << ")\n";
   std::vector<std::vector<std::string>> rows = {
-      {"type", metrics::to_string(info.type)},
+      {"type", launch ? "launch statistic (from the kernel's launch, no counter)"
+                      : metrics::to_string(info.type)},
       {"unit", info.unit.empty() ? "none (a ratio)" : info.unit},
       {"hardware unit", info.hw_unit},
       {"description", info.description}};
+  if (launch) {
+    rows.push_back({"passes", "0"});
+    print_columns(out, rows, "  ");
+    return;
+  }
   if (!base) {
     rows.push_back({"passes", std::to_string(*info.passes) + " (collected alone)"});
     rows.push_back({"base metric", info.base});

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <iterator>
 #include <utility>
 
 #include "core/range_passes.hpp"
@@ -192,7 +193,7 @@ std::vector<Measurement> CounterSession::kernel_measurements(const std::vector<R
 // Activity records run beside the range profiler: they carry the launch (grid, block,
 // registers, shared memory) though no timestamps while it profiles.
 void CounterSession::start_launch_records() {
-  launch_shapes_.clear();
+  launch_records_.clear();
   launch_sink_ = std::make_unique<ActivitySink>(attribution_->correlations());
   launch_sink_->attach();
   check_cupti(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL),
@@ -208,7 +209,7 @@ void CounterSession::stop_launch_records() noexcept {
   }
   if (launch_sink_ != nullptr) launch_sink_->detach();
   launch_sink_.reset();
-  launch_shapes_.clear();
+  launch_records_.clear();
 }
 
 void CounterSession::keep_launch_records() {
@@ -216,17 +217,28 @@ void CounterSession::keep_launch_records() {
   check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
   check_cupti(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED),
               "cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED)");
-  for (KernelRecord& r : launch_sink_->take()) launch_shapes_.try_emplace(r.correlation, r.launch);
+  for (KernelRecord& r : launch_sink_->take()) launch_records_.emplace(r.correlation, std::move(r));
 }
 
-// A graph launch's kernels share its correlation id: their launches cannot be told apart.
+// The record of the kernel the launch named: under its user replay (1-pass kernel replay,
+// application replay) CUPTI's range profiler runs a kernel of its own, WaitNs <<<1, 1>>>, under
+// the measured launch's correlation id (seen on the H200). A launch without a name takes the
+// only record of its correlation id. A graph launch's kernels share its
+// correlation id: their launches cannot be told apart, so they get none.
 void CounterSession::add_launch_values(Measurement& m, const Launch& launch) {
-  const auto it = launch_shapes_.find(launch.correlation);
-  if (launch.graph || it == launch_shapes_.end()) return;
-  const LaunchShape& shape = it->second;
+  if (launch.graph) return;
+  const auto [first, last] = launch_records_.equal_range(launch.correlation);
+  const KernelRecord* record = nullptr;
+  for (auto it = first; it != last && record == nullptr; ++it)
+    if (it->second.name == launch.kernel) record = &it->second;
+  if (record == nullptr && launch.kernel.empty() && std::distance(first, last) == 1)
+    record = &first->second;
+  if (record == nullptr) return;
+  const LaunchShape& shape = record->launch;
   for (MetricValue& v :
        launch_values(shape, occupancy_device(static_cast<int>(shape.device)), launch_wanted_))
     m.values.push_back(std::move(v));
+  launch_records_.erase(first, last);
 }
 
 Measurement CounterSession::measurement(RegionId region, std::string mangled, std::uint64_t order,

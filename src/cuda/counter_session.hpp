@@ -126,7 +126,9 @@ class CounterSession {
   std::vector<std::string> launch_wanted_;  // launch statistics asked for
   std::unique_ptr<ActivitySink> launch_sink_;
   bool launch_records_enabled_ = false;
-  std::unordered_map<std::uint32_t, LaunchShape> launch_shapes_;  // by correlation id
+  // By correlation id: the records of the measured kernel and of whatever else ran under its
+  // launch (the profiler's own work), told apart by name.
+  std::unordered_multimap<std::uint32_t, KernelRecord> launch_records_;
   int clock_index_ = -1;  // kClockMetric's position in metrics_, or -1
   double profiler_seconds_ = std::numeric_limits<double>::quiet_NaN();  // of the last profile
   L2Flush flush_;

@@ -58,6 +58,13 @@ def test_launch_statistics_equal_ncus(ops, ncu):
         assert f["kprof"] == pytest.approx(f["ncu"], rel=1e-3, abs=0.01), (key, f)
 
 
+# The shared memory configuration is the driver's choice for one execution: it takes the
+# smallest that keeps the occupancy, unless the SM's current one serves, so it depends on what
+# ran before. CUPTI's kernel replay of several passes runs kernels of its own between the
+# passes; there the scale kernel ran in 16 KiB where it ran in 32 KiB unprofiled.
+CONFIG_DEPENDENT = {"launch__shared_mem_config_size", "launch__occupancy_limit_shared_mem"}
+
+
 @pytest.mark.parametrize(
     ("replay_mode", "counters"), [("kernel", [READ]), ("kernel", [READ, SM]), ("application", [SM])]
 )
@@ -66,6 +73,7 @@ def test_beside_counters_the_launch_is_the_same(ops, replay_mode, counters):
     mixed = profile(ops, replay_mode, counters + LAUNCH)
     for n in NAMES:
         for m in LAUNCH:
-            assert mixed[(n, m)] == pytest.approx(alone[(n, m)], rel=1e-9), (n, m)
+            if m not in CONFIG_DEPENDENT or replay_mode == "application":
+                assert mixed[(n, m)] == pytest.approx(alone[(n, m)], rel=1e-9), (n, m)
         for m in counters:
             assert mixed[(n, m)] > 0, (n, m)

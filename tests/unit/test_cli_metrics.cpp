@@ -191,3 +191,12 @@ TEST(CliMetrics, ListAndWrapHelpers) {
   const Outcome o = metrics_cli({"--chip", "GH100", "--passes", " , "});
   EXPECT_EQ(o.code, kExitUsage);
 }
+
+TEST(CliMetrics, DescribeALaunchStatistic) {
+  REQUIRE_CUPTI();
+  const Outcome o = metrics_cli({"--chip", "GH100", "--describe", "launch__registers_per_thread"});
+  EXPECT_EQ(o.code, kExitOk) << o.err;
+  EXPECT_TRUE(contains(o.out, "launch statistic (from the kernel's launch, no counter)")) << o.out;
+  EXPECT_TRUE(contains(o.out, "register/thread")) << o.out;
+  EXPECT_FALSE(contains(o.out, "suffixes")) << o.out;
+}
