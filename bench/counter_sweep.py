@@ -47,8 +47,9 @@ THROUGHPUT = [
 BYTES = [DURATION, "dram__bytes_read.sum", "dram__bytes_write.sum"]
 SWEEPS = {"a": ("seed", THROUGHPUT), "b": ("seed", BYTES), "c": ("small", BYTES)}
 GOALS = {("a", "kernel"): 2.5, ("a", "range"): 2.5, ("b", "kernel"): 4, ("b", "range"): 8}
-GOALS.update({("a", "application"): 2.5, ("c", "range"): 30})
-REPLAYS = {"a": ("kernel", "range", "application")}  # the others: kernel and range
+GOALS.update({("a", "application"): 2.5, ("a", "auto"): 2.5, ("c", "range"): 30})
+# Sweep a also runs the default, replay_mode="auto", and prints the mode it chose.
+REPLAYS = {"a": ("auto", "kernel", "range", "application")}  # the others: kernel and range
 
 
 def make_inputs(torch):
@@ -160,16 +161,17 @@ def measure(torch, inputs, key, replay, skip_ncu):
     kernels = len(results.records_dataframe()) // len(metrics)
     passes = int(results.session["passes"])
     added = wall - base
-    row = {"sweep": key, "replay": replay, "kernels": kernels, "passes": passes}
-    row.update({"plain_s": base, "kprof_s": wall, "kprof_added_s": added})
-    row["floor_s"] = measured_floor_s(results, replay, passes, base)
+    used = results.session["replay_mode"]  # the mode "auto" chose
+    row = {"sweep": key, "replay": replay, "replay_used": used, "kernels": kernels}
+    row.update({"passes": passes, "plain_s": base, "kprof_s": wall, "kprof_added_s": added})
+    row["floor_s"] = measured_floor_s(results, used, passes, base)
     row["added_over_floor"] = added / row["floor_s"]
-    row["standalone_floor_s"] = floor_s(replay, passes, kernels, base)
+    row["standalone_floor_s"] = floor_s(used, passes, kernels, base)
     # The same profile without L2 flushes: kprof's own share without the GPU's time flushing.
     warm_wall, warm = timed(profiled, torch, inputs, which, metrics, replay, "none")
     row["kprof_added_no_flush_s"] = warm_wall - base
     row["no_flush_over_floor"] = row["kprof_added_no_flush_s"] / measured_floor_s(
-        warm, replay, passes, base
+        warm, warm.session["replay_mode"], passes, base
     )
     ncu = None if skip_ncu else ncu_added(which, metrics)
     row["ncu_added_s"] = ncu
@@ -202,8 +204,9 @@ def main():
             ncu = "-" if r["ncu_added_s"] is None else f"{r['ncu_added_s']:.2f}"
             ratio = "-" if r["ncu_over_kprof"] is None else f"{r['ncu_over_kprof']:.1f}x"
             goal = r["goal_ncu_over_kprof"]
+            mode = replay if replay != "auto" else f"auto={r['replay_used']}"
             print(
-                f"{key} {replay:11} kernels {r['kernels']:5} passes {r['passes']} | "
+                f"{key} {mode:11} kernels {r['kernels']:5} passes {r['passes']} | "
                 f"kprof added {r['kprof_added_s']:7.2f} s (CUPTI {r['floor_s']:6.2f} s, "
                 f"{r['added_over_floor']:.2f}x, {r['no_flush_over_floor']:.2f}x without flushes; "
                 f"standalone {r['standalone_floor_s']:.2f} s) | "

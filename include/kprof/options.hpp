@@ -40,6 +40,10 @@ inline constexpr Choice<ClockControl> kClockControlNames[] = {{ClockControl::non
 
 // How hardware counters that need several passes are replayed.
 enum class ReplayMode {
+  // kprof chooses, per profile, the mode whose every pass measures as Nsight Compute does:
+  // application replay for a set of several passes with cache_control=all, kernel replay
+  // otherwise (detail::chosen_replay_mode). Results name the mode used.
+  automatic,
   kernel,  // each kernel replayed on its own (Nsight Compute's default)
   range,   // the benchmark function is called once per pass; one value per annotation
   // The benchmark function is called once per pass, values per kernel as with `kernel`
@@ -47,7 +51,8 @@ enum class ReplayMode {
   // an L2 flush, which CUPTI's kernel replay before 13.4 cannot give its later passes.
   application,
 };
-inline constexpr Choice<ReplayMode> kReplayModeNames[] = {{ReplayMode::kernel, "kernel"},
+inline constexpr Choice<ReplayMode> kReplayModeNames[] = {{ReplayMode::automatic, "auto"},
+                                                          {ReplayMode::kernel, "kernel"},
                                                           {ReplayMode::range, "range"},
                                                           {ReplayMode::application, "application"}};
 
@@ -168,7 +173,7 @@ struct Options {
   std::vector<std::string> metrics = {std::string(kDurationMetric)};
   CacheControl cache_control = CacheControl::all;
   ClockControl clock_control = ClockControl::none;
-  ReplayMode replay_mode = ReplayMode::kernel;
+  ReplayMode replay_mode = ReplayMode::automatic;
   ThermalMode thermal_mode = ThermalMode::automatic;
   ThermalOptions thermal;
   // Kernels not measured, matched exactly against the mangled name, the demangled name or the

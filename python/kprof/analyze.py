@@ -208,7 +208,7 @@ def kernel(
     ignore_kernel_list: Sequence[str] | None = None,
     clock_control: Literal["base", "none"] = "none",
     cache_control: Literal["all", "none"] = "all",
-    replay_mode: Literal["kernel", "range", "application"] = "kernel",
+    replay_mode: Literal["auto", "kernel", "range", "application"] = "auto",
     thermal_mode: Literal["auto", "manual", "off"] = "auto",
     thermal_wait: int | None = None,
     thermal_cont: int | None = None,
@@ -315,21 +315,25 @@ def kernel(
             kernel sees when its inputs were not just written. ``"none"`` leaves caches warm,
             which flatters small inputs that fit in L2 but is closer to back-to-back kernels
             in a real pipeline.
-        replay_mode: With hardware counters: ``"kernel"`` (default, as Nsight Compute): CUPTI
-            replays each kernel once per pass; values per kernel, combined per annotation.
-            ``"range"``: each annotation is one range and the function runs once per pass;
-            values per annotation, nested annotations and the gaps between kernels included.
-            ``"application"`` (Nsight Compute's ``--replay-mode application``): values per
-            kernel as in kernel mode, but the function runs once per pass and with
-            ``cache_control="all"`` every kernel starts every pass with a cold L2, which CUPTI
-            before 13.4 cannot give kernel replay's later passes (it matters for kernels
-            shorter than ~100 us and sets of several passes); also faster than kernel replay
-            when the set takes several passes. Range and application replay need a fixed
-            ``runs`` and a function that launches the same kernels every call, and cannot
-            profile CUDA graphs kernel by kernel (application). With counters, every mode
-            calls the function once more per config, unmeasured, before the runs (how many
-            ranges a run needs, how deep annotations nest). Durations alone in kernel mode
-            need no replay.
+        replay_mode: How hardware counters that take several passes are replayed.
+            ``"auto"`` (default; kprof's, where nsight-python's default is ``"kernel"``):
+            ``"application"`` for a set of several passes with ``cache_control="all"``, so
+            that every pass of every kernel starts with a flushed L2 as in Nsight Compute,
+            and ``"kernel"`` otherwise (one pass, warm caches, a stopping rule, no counter);
+            the mode used is the results' ``ReplayMode`` and is said at INFO verbosity.
+            ``"kernel"`` (Nsight Compute's default): CUPTI replays each kernel once per pass;
+            values per kernel, combined per annotation; before CUPTI 13.4 its later passes
+            start with the L2 the first left (a warning says so), which moves throughputs of
+            kernels shorter than ~100 us by several points. ``"range"``: each annotation is
+            one range and the function runs once per pass; values per annotation, nested
+            annotations and the gaps between kernels included. ``"application"`` (Nsight
+            Compute's ``--replay-mode application``): values per kernel as in kernel mode, the
+            function runs once per pass; also faster than kernel replay when the set takes
+            several passes. Range and application replay need a fixed ``runs`` and a function
+            that launches the same kernels every call, and cannot profile CUDA graphs kernel
+            by kernel (application). With counters, every mode calls the function once more
+            per config, unmeasured, before the runs (how many ranges a run needs, how deep
+            annotations nest). Durations alone need no replay.
         thermal_mode: The thermal guard, nsight-python's: before every run it reads the
             GPU's thermal headroom (NVML's T.Limit, degrees C before the GPU slows itself
             down) and, when it is at or below ``thermal_wait``, pauses until it is back at

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core/backend_registry.hpp"
 #include "core/engine.hpp"
 #include "core/gpu_layer.hpp"
 #include "core/interrupt_watch.hpp"
@@ -63,6 +64,19 @@ void keep_partial(const Error& e, const Options& options) noexcept {
   }
 }
 
+// replay_mode="auto" becomes the mode that measures, named in the results and, at INFO, said.
+void choose_replay_mode(Options& options) {
+  const detail::ReplayChoice choice = detail::chosen_replay_mode(options, [&options] {
+    const std::optional<std::string> chip = metrics::current_chip();
+    return chip ? metrics::catalog(*chip).passes(metrics::counter_metrics(options.metrics)) : 1;
+  });
+  options.replay_mode = choice.mode;
+  if (!choice.why.empty() && options.verbosity != Verbosity::silent &&
+      choice.why != "no counter to replay")
+    log_line("[kprof] replay_mode='auto': " + to_string(choice.mode) + " replay, since " +
+             choice.why);
+}
+
 }  // namespace
 
 Results profile(const Options& given, const Sweep& sweep, const BenchmarkFn& fn,
@@ -78,6 +92,7 @@ Results profile(const Options& given, const Sweep& sweep, const BenchmarkFn& fn,
   // The folder the CSV files go to, made before any GPU work: a path that cannot be one is the
   // first thing to hear of.
   if (options.output_csv) options.output_prefix = make_output_prefix(options);
+  choose_replay_mode(options);
   auto backend = detail::make_gpu_backend(options);
   detail::DeviceServices device = detail::make_device_services(options);
   detail::SweepServices services;

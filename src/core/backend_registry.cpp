@@ -2,7 +2,9 @@
 
 #include <map>
 #include <mutex>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "core/gpu_layer.hpp"
 #include "kprof/errors.hpp"
@@ -25,10 +27,30 @@ std::mutex& registry_mutex() {
 }  // namespace
 
 bool activity_records_measure(const Options& options) {
-  if (options.replay_mode != ReplayMode::kernel) return false;
+  if (options.replay_mode != ReplayMode::kernel && options.replay_mode != ReplayMode::automatic)
+    return false;
   const std::vector<std::string> counters =
       metrics::counter_metrics(metrics::expand(options.metrics));
   return counters.empty() || (counters.size() == 1 && counters.front() == kDurationMetric);
+}
+
+ReplayChoice chosen_replay_mode(const Options& options, const std::function<int()>& passes) {
+  if (options.replay_mode != ReplayMode::automatic) return {options.replay_mode, ""};
+  const std::vector<std::string> counters =
+      metrics::counter_metrics(metrics::expand(options.metrics));
+  const bool duration_alone =
+      counters.empty() || (counters.size() == 1 && counters.front() == kDurationMetric);
+  if (duration_alone) return {ReplayMode::kernel, "no counter to replay"};
+  if (options.stopping)
+    return {ReplayMode::kernel, "a stopping rule (runs='auto') decides the runs one by one"};
+  if (options.cache_control != CacheControl::all)
+    return {ReplayMode::kernel, "cache_control='none' (no pass needs a flushed L2)"};
+  const int n = passes();
+  if (n <= 1) return {ReplayMode::kernel, "the counters take 1 pass"};
+  return {ReplayMode::application,
+          "the counters take " + std::to_string(n) +
+              " passes and cache_control='all': each pass of each kernel starts with a "
+              "flushed L2, as in Nsight Compute"};
 }
 
 bool register_backend(ReplayMode mode, BackendFactory make) {

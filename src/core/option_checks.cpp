@@ -71,7 +71,8 @@ void check_replay(const Options& o) {
                           "replay_mode='kernel' or 'application'");
   }
   // The number of runs must be known before the first pass.
-  if (o.replay_mode != ReplayMode::kernel && o.stopping) {
+  if ((o.replay_mode == ReplayMode::range || o.replay_mode == ReplayMode::application) &&
+      o.stopping) {
     const std::string mode = "replay_mode='" + to_string(o.replay_mode) + "'";
     throw OptionError("runs", "'auto' (a stopping rule) with " + mode,
                       "a fixed number of runs with " + mode +

@@ -46,7 +46,7 @@ def decorate(**options):
         ("cache_control", "cold", "'all' or 'none'"),
         ("cache_control", None, "'all' or 'none'"),
         ("clock_control", "locked", "'none' or 'base'"),
-        ("replay_mode", "app", "'kernel', 'range' or 'application'"),
+        ("replay_mode", "app", "'auto', 'kernel', 'range' or 'application'"),
         ("thermal_mode", "on", "'auto', 'manual' or 'off'"),
         ("verbosity", 7, "VerbosityLevel.SILENT (0)"),
         ("verbosity", "loud", "VerbosityLevel.SILENT (0)"),

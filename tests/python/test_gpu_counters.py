@@ -140,6 +140,55 @@ def test_throughput_and_durations_match_ncu(
         assert f[DURATION]["kprof"] / f[DURATION]["ncu"] == pytest.approx(1, abs=0.03), (name, f)
 
 
+@pytest.fixture(scope="module")
+def default_mode(ops):
+    """Every metric at once with replay_mode left at its default ("auto")."""
+    return profile(ops, "auto", METRICS)
+
+
+def test_the_default_mode_chooses_application_replay_for_several_passes(ops):
+    @kprof.analyze.kernel(metrics=[SM], runs=1, thermal_mode="off")
+    def bench():
+        with kprof.annotate("scale"):
+            ops["scale"]()
+
+    df = bench().to_dataframe()
+    assert set(df["ReplayMode"]) == {"application"}
+    assert int(df["Passes"].iloc[0]) > 1
+
+
+def test_the_default_mode_matches_ncu(default_mode, ncu):
+    """The issue's bounds: durations and DRAM bytes read within 2%, SM and DRAM throughput
+    within 2 points; DRAM bytes written within 5% where the output is larger than the L2 (scale,
+    addcmul). Every cell is recorded; the softmax's writes (its 32 MiB output fits in the L2)
+    are recorded, not held to a bound (docs/metrics.md)."""
+    names = ("scale", "matmul16", "softmax", "addcmul")
+    figures = {
+        f"{n} {m}": {"kprof": default_mode[(n, m)], "ncu": ncu[(n, m)]}
+        for n in names
+        for m in METRICS
+    }
+    record("counters_default_mode_vs_ncu", figures)
+    for key, f in figures.items():
+        print(f"[ RESULT ] default mode {key}: kprof {f['kprof']:.6g} ncu {f['ncu']:.6g}")
+    misses = []
+    for n in names:
+        for m, kind, bound in (
+            (DURATION, "rel", 0.02),
+            (READ, "rel", 0.02),
+            (SM, "abs", 2),
+            (DRAM, "abs", 2),
+            (WRITE, "rel", 0.05),
+        ):
+            if m == WRITE and n == "softmax":
+                continue
+            ours, theirs = default_mode[(n, m)], ncu[(n, m)]
+            off = abs(ours / theirs - 1) if kind == "rel" else abs(ours - theirs)
+            if off > bound:
+                misses.append((n, m, ours, theirs))
+    assert not misses, misses
+
+
 def test_three_counters_tell_compute_from_memory_bound(throughput, ncu):
     """The matmul is compute bound and the scale memory bound by far; the softmax, near half
     of both peaks, leans to the side ncu puts it on (SM 52.7 %, DRAM 47.2 % on the H200)."""

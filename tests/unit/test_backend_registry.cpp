@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "core/backend_registry.hpp"
 #include "kprof/device.hpp"
@@ -37,5 +39,57 @@ TEST(BackendRegistry, AModeRegisteredTwiceKeepsItsFirstBackend) {
   } else {
     EXPECT_EQ(detail::make_registered_backend(o), nullptr);  // the test's, which makes none
     EXPECT_EQ(made, 1);
+  }
+}
+
+namespace {
+
+// The choice of replay_mode="auto" for `metrics` when the counters take `passes` passes; fails
+// the test if the passes were asked for where they do not matter.
+detail::ReplayChoice auto_choice(std::vector<std::string> metrics, int passes,
+                                 bool passes_matter = true) {
+  Options o;
+  o.metrics = std::move(metrics);
+  bool asked = false;
+  const detail::ReplayChoice c = detail::chosen_replay_mode(o, [&] {
+    asked = true;
+    return passes;
+  });
+  EXPECT_EQ(asked, passes_matter);
+  return c;
+}
+
+}  // namespace
+
+TEST(ReplayChoice, AutoTakesApplicationReplayForSeveralPassesWithFlushes) {
+  const auto c = auto_choice({"sm__throughput.avg.pct_of_peak_sustained_elapsed"}, 8);
+  EXPECT_EQ(c.mode, ReplayMode::application);
+  EXPECT_NE(c.why.find("8 passes"), std::string::npos) << c.why;
+}
+
+TEST(ReplayChoice, AutoTakesKernelReplayWhereItMeasuresAsWell) {
+  EXPECT_EQ(auto_choice({"dram__bytes_read.sum"}, 1).mode, ReplayMode::kernel);
+  EXPECT_EQ(auto_choice({std::string(kDurationMetric)}, 1, false).mode, ReplayMode::kernel);
+  EXPECT_EQ(auto_choice({"set:launch"}, 1, false).mode, ReplayMode::kernel);
+  Options warm;
+  warm.metrics = {"sm__throughput.avg.pct_of_peak_sustained_elapsed"};
+  warm.cache_control = CacheControl::none;
+  EXPECT_EQ(detail::chosen_replay_mode(warm, [] { return 8; }).mode, ReplayMode::kernel);
+  Options rule = warm;
+  rule.cache_control = CacheControl::all;
+  rule.stopping = StoppingRule{};
+  const auto c = detail::chosen_replay_mode(rule, [] { return 8; });
+  EXPECT_EQ(c.mode, ReplayMode::kernel);
+  EXPECT_NE(c.why.find("stopping rule"), std::string::npos) << c.why;
+}
+
+TEST(ReplayChoice, AModeAskedForIsKeptWithoutAWord) {
+  for (ReplayMode mode : {ReplayMode::kernel, ReplayMode::range, ReplayMode::application}) {
+    Options o;
+    o.replay_mode = mode;
+    o.metrics = {"sm__throughput.avg.pct_of_peak_sustained_elapsed"};
+    const auto c = detail::chosen_replay_mode(o, [] { return 8; });
+    EXPECT_EQ(c.mode, mode);
+    EXPECT_TRUE(c.why.empty());
   }
 }

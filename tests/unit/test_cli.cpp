@@ -554,18 +554,19 @@ TEST(CliDemo, AnUnknownMetricSetIsAUsageErrorBeforeAnyGpuWork) {
 TEST(CliDemo, TableOptionsGoByTheirFlagsAndChoices) {
   EXPECT_EQ(flag_of("replay_mode"), "--replay-mode");
   EXPECT_EQ(flag_of("metrics"), "--metrics");
-  EXPECT_EQ(option_choices("replay_mode"), "kernel (default), range or application");
+  EXPECT_EQ(option_choices("replay_mode"), "auto (default), kernel, range or application");
   EXPECT_EQ(option_choices("cache_control"), "all (default) or none");
   EXPECT_EQ(option_choices("runs"), "");
-  EXPECT_TRUE(contains(kprof_cli({"help", "demo"}).out, "kernel (default), range or application"));
+  EXPECT_TRUE(
+      contains(kprof_cli({"help", "demo"}).out, "auto (default), kernel, range or application"));
 }
 
 TEST(CliDemo, AnUnknownReplayModeIsAUsageErrorBeforeAnyGpuWork) {
   const auto o = kprof::testing::kprof_cli({"demo", "--replay-mode", "app"});
   EXPECT_EQ(o.code, kExitUsage);
   EXPECT_TRUE(contains(o.err,
-                       "--replay-mode: replay_mode='app' is not valid; valid: 'kernel', "
-                       "'range' or 'application'"))
+                       "--replay-mode: replay_mode='app' is not valid; valid: 'auto', "
+                       "'kernel', 'range' or 'application'"))
       << o.err;
   EXPECT_TRUE(contains(o.err, "usage: kprof demo")) << o.err;
 }

@@ -2,9 +2,10 @@
 
 SM throughput and DRAM throughput, each in % of its sustained peak, with the duration: the
 higher of the two names the bottleneck. Hardware counters come from CUPTI's range profiler in
-this process; sm__throughput needs 8 passes. Application replay runs the function once per pass
-and flushes the L2 before every kernel in every pass, as Nsight Compute does, which CUPTI 13.0's
-kernel replay (the default) cannot do between its passes: it matters for the 20 us softmax.
+this process; sm__throughput needs 8 passes. For such a set kprof's default replay mode ("auto")
+takes application replay: the function runs once per pass and the L2 is flushed before every
+kernel in every pass, as Nsight Compute does, which CUPTI 13.0's kernel replay cannot do between
+its passes: it matters for the 20 us softmax.
 """
 
 import kprof as nsight
@@ -25,9 +26,7 @@ ops = {
 }
 
 
-@nsight.analyze.kernel(
-    metrics=["gpu__time_duration.sum", SM, DRAM], runs=3, replay_mode="application"
-)
+@nsight.analyze.kernel(metrics=["gpu__time_duration.sum", SM, DRAM], runs=3)
 def boundness():
     for name, op in ops.items():
         with nsight.annotate(name):
