@@ -128,6 +128,9 @@ void MetricNames::check(std::string_view option, const std::vector<std::string>&
 
 void PathPrefix::check(std::string_view option, const std::string& prefix) const {
   if (prefix.empty()) return;
+  // The system's file calls end a path at its first NUL: the rest would name another file.
+  if (prefix.find('\0') != std::string::npos)
+    reject(option, "a path with a NUL character", "a path prefix without NUL characters");
   namespace fs = std::filesystem;
   std::error_code ec;
   for (fs::path p = fs::path(prefix).parent_path(); !p.empty(); p = p.parent_path()) {

@@ -34,7 +34,7 @@ void ActivityTiming::start(const Options& options) {
     // Creates (or binds) the primary context: CUPTI and the flush buffer need one.
     check_cuda(cudaFree(nullptr), "cudaFree(0)");
     attribution_ = std::make_unique<LaunchAttribution>(
-        options.cache_control == CacheControl::all ? &flush_ : nullptr);
+        options.cache_control == CacheControl::all ? &flush_ : nullptr, nullptr, current_device());
     sink_ = std::make_unique<ActivitySink>(attribution_->correlations());
     // Subscribe first: when another tool holds CUPTI nothing else is worth doing.
     subscriber_.subscribe(&LaunchAttribution::callback, attribution_.get());

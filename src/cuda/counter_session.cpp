@@ -91,7 +91,7 @@ void CounterSession::start(const Options& options, const Setup& setup) {
   try {
     check_cuda(cudaFree(nullptr), "cudaFree(0)");
     attribution_ = std::make_unique<LaunchAttribution>(
-        setup.flush_before_kernels ? &flush_ : nullptr, &flush_pause_);
+        setup.flush_before_kernels ? &flush_ : nullptr, &flush_pause_, current_device());
     subscriber_.subscribe(&LaunchAttribution::callback, attribution_.get());
     if (options.cache_control == CacheControl::all) flush_.allocate();
     subscriber_.enable(CUPTI_CB_DOMAIN_RUNTIME_API, runtime_launch_cbids());

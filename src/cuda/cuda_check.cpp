@@ -77,4 +77,10 @@ void check_cuda(cudaError_t error, const char* call) {
   throw CudaError(std::string(call) + " failed: " + cuda_error_text(error));
 }
 
+int current_device() {
+  int device = 0;
+  check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+  return device;
+}
+
 }  // namespace kprof::detail

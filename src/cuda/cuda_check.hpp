@@ -27,4 +27,7 @@ bool is_sticky_error(cudaError_t error) noexcept;
 // cudaSuccess.
 void check_cuda(cudaError_t error, const char* call);
 
+// The calling thread's current CUDA device. Throws as check_cuda.
+int current_device();
+
 }  // namespace kprof::detail

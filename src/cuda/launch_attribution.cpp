@@ -24,7 +24,9 @@ struct ThreadLaunch {
   bool flush_handled = false;
   bool flushing = false;  // inside the flush kernel's own launch: no flush for it
   std::size_t logged = static_cast<std::size_t>(-1);  // this launch's place in the launch log
-  std::chrono::steady_clock::time_point entered;      // when the outermost launch API began
+  CUcontext context = nullptr;   // the last context launched into, and whether it is the
+  bool context_profiled = true;  // profiled device's (asked of CUPTI once per context)
+  std::chrono::steady_clock::time_point entered;  // when the outermost launch API began
 };
 
 thread_local ThreadLaunch t_launch;
@@ -75,6 +77,7 @@ void LaunchAttribution::on_enter(CUpti_CallbackDomain domain, CUpti_CallbackId c
   if (t.depth++ == 0) {
     t.entered = std::chrono::steady_clock::now();
     t.region = RegionTracker::instance().attribute_launch();
+    if (t.region != kNoRegion && !on_profiled_device(cb.context, cb)) t.region = kNoRegion;
     t.flush_handled = false;
     t.flush_wanted = flush_ != nullptr && flushing_.load(std::memory_order_acquire);
     t.logged = logging_.load(std::memory_order_acquire) ? log_launch(t.region, domain, cbid, cb)
@@ -139,6 +142,30 @@ void LaunchAttribution::on_exit(CUpti_CallbackDomain domain, const CUpti_Callbac
                      "profile with cache_control=none or launch on the current device");
   }
   t.region = kNoRegion;
+}
+
+// kprof measures one device per profile (its range profiler, L2 flush and clocks are that
+// device's): a kernel of a region launched on another is refused rather than mixed in.
+bool LaunchAttribution::on_profiled_device(CUcontext context,
+                                           const CUpti_CallbackData& cb) noexcept {
+  ThreadLaunch& t = t_launch;
+  if (device_ < 0 || context == nullptr) return true;
+  if (context != t.context) {
+    std::uint32_t id = 0;
+    t.context = context;
+    t.context_profiled =
+        cuptiGetDeviceId(context, &id) != CUPTI_SUCCESS || static_cast<int>(id) == device_;
+    if (!t.context_profiled) {
+      note_problem(
+          false, "a kernel (" + std::string(cb.symbolName != nullptr ? cb.symbolName : "unnamed") +
+                     ") was launched inside an annotation on CUDA device " + std::to_string(id) +
+                     ", while kprof profiles device " + std::to_string(device_) +
+                     " (the current device when the profile began): profile each "
+                     "device in a profile of its own, with it current "
+                     "(torch.cuda.set_device / cudaSetDevice) before the call");
+    }
+  }
+  return t.context_profiled;
 }
 
 void LaunchAttribution::note_problem(bool cuda, std::string message) noexcept {

@@ -23,8 +23,10 @@ class LaunchAttribution {
  public:
   // `flush` may be null (cache_control = none); it must outlive the subscription. With
   // `pause`, each flush runs with the range profiler paused (it must outlive it too).
-  explicit LaunchAttribution(L2Flush* flush, ProfilerPause* pause = nullptr)
-      : flush_(flush), pause_(pause) {}
+  // `device` is the profiled CUDA device: a launch in a region on another one is refused
+  // (MeasurementError); -1 accepts every device.
+  explicit LaunchAttribution(L2Flush* flush, ProfilerPause* pause = nullptr, int device = -1)
+      : flush_(flush), pause_(pause), device_(device) {}
 
   // The CUpti_CallbackFunc; `userdata` is a LaunchAttribution*.
   static void CUPTIAPI callback(void* userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
@@ -74,6 +76,8 @@ class LaunchAttribution {
   void on_exit(CUpti_CallbackDomain domain, const CUpti_CallbackData& cb);
   void flush_before(CUpti_CallbackId cbid, const CUpti_CallbackData& cb);
   void note_problem(bool cuda, std::string message) noexcept;
+  // Whether a launch into `context` runs on the profiled device; otherwise notes the problem.
+  bool on_profiled_device(CUcontext context, const CUpti_CallbackData& cb) noexcept;
   // Returns the launch's index in the log.
   std::size_t log_launch(RegionId region, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
                          const CUpti_CallbackData& cb) noexcept;
@@ -83,6 +87,7 @@ class LaunchAttribution {
   CorrelationMap correlations_;
   L2Flush* flush_;
   ProfilerPause* pause_;
+  int device_;
   // Thread-local launch state of an earlier session (a thread stopped between the ENTER and
   // EXIT of a launch) must not leak into this one.
   const std::uint64_t session_ = next_session_.fetch_add(1) + 1;

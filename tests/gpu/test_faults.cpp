@@ -1,5 +1,6 @@
 // Faults a profile meets on the GPU: Ctrl-C in a C++ program, and a kernel's illegal memory
 // access, after which the process's CUDA context is lost (run in a child process).
+#include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -86,6 +87,41 @@ TEST(Faults, AnIllegalMemoryAccessUnderCountersIsAGpuFaultErrorToo) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_EXIT(profile_into_a_fault(true), ::testing::ExitedWithCode(0),
               "GpuFaultError says=1 runs=[0-3],0,0");
+}
+
+// kprof profiles one device: a region's kernel on another is refused with both devices named,
+// with durations and counters, flushed or not. Needs two GPUs.
+TEST(Faults, AKernelOnASecondDeviceIsRefusedNamingBothDevices) {
+  int count = 0;
+  check(cudaGetDeviceCount(&count), "cudaGetDeviceCount");
+  if (count < 2) GTEST_SKIP() << "one GPU: a second device cannot be launched on";
+  check(cudaSetDevice(1), "cudaSetDevice(1)");
+  kprof::demo::Kernels other(1 << 16);
+  check(cudaSetDevice(0), "cudaSetDevice(0)");
+  struct Case {
+    kprof::CacheControl cache;
+    bool counters;
+  };
+  for (const Case c :
+       {Case{kprof::CacheControl::none, false}, Case{kprof::CacheControl::all, false},
+        Case{kprof::CacheControl::all, true}}) {
+    kprof::Options options = duration_options(c.cache, 2);
+    if (c.counters) options.metrics = {"dram__bytes_read.sum"};
+    try {
+      kprof::profile(options, [&] {
+        kprof::Annotation a("elsewhere");
+        check(cudaSetDevice(1), "cudaSetDevice(1)");
+        other.scale(1 << 16);
+        check(cudaSetDevice(0), "cudaSetDevice(0)");
+      });
+      ADD_FAILURE() << "no error (counters " << c.counters << ")";
+    } catch (const kprof::Error& e) {  // a MeasurementError, or the error of the config it ends
+      EXPECT_STREQ(e.kind(), "MeasurementError") << e.what();
+      const std::string what = e.what();
+      EXPECT_NE(what.find("on CUDA device 1, while kprof profiles device 0"), std::string::npos)
+          << what;
+    }
+  }
 }
 
 }  // namespace

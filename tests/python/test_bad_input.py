@@ -80,6 +80,14 @@ def test_an_output_prefix_that_cannot_be_a_folder_is_said_at_decoration(tmp_path
     assert made.is_dir()
 
 
+def test_an_output_prefix_with_a_nul_is_refused_before_it_names_another_file(tmp_path):
+    """The system's file calls end a path at its first NUL: "a\0b/" would write under "a"."""
+    with pytest.raises(errors.OptionError) as info:
+        kprof.analyze.kernel(output_prefix=f"{tmp_path}/a\0b/", output_csv=True)(noop)
+    assert info.value.option == "output_prefix" and "NUL" in str(info.value)
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_a_results_file_that_is_not_text_is_a_format_error(tmp_path, capfd):
     bad = tmp_path / "bad.json"
     bad.write_bytes(b'{"format": "kprof-results", "x": "\xff\xfe"}')

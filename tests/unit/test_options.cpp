@@ -158,6 +158,18 @@ TEST(Options, AnOutputPrefixUnderAFileIsRejected) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(Options, AnOutputPrefixWithANulIsRejected) {
+  kprof::Options o;
+  o.output_prefix = std::string("out/a") + '\0' + "b/";
+  try {
+    o.validate_settings();
+    ADD_FAILURE() << "no OptionError";
+  } catch (const kprof::OptionError& e) {
+    EXPECT_EQ(e.option(), "output_prefix");
+    EXPECT_EQ(e.valid(), "a path prefix without NUL characters");
+  }
+}
+
 TEST(Options, EmptyMetricListRejected) {
   Options o;
   o.metrics.clear();
