@@ -12,8 +12,10 @@ information once:
 - ``INFO`` in a terminal (``sys.stdout`` is a TTY): one bar redrawn in place with ``\\r``: the
   function, percent done, the current config, runs done of all runs, elapsed time and ETA. The
   core's per-config lines are replaced by the bar; any other line is printed above it.
-- ``INFO`` elsewhere (a log file, a pipe, CI): plain lines, the core's line per config with
-  the ETA added. Nothing is redrawn.
+- ``INFO`` elsewhere (a log file, a pipe, CI): plain lines, nothing redrawn: the core's line
+  of the first and the last config and, between them, of a config that ends at least
+  ``LINES_EVERY_S`` seconds after the last line shown, each with the ETA added. A sweep of
+  1,000 short configs writes a handful of lines, not 1,000.
 - ``INFO`` in a Jupyter notebook: an ``ipywidgets`` progress bar with the same text when
   ipywidgets is installed, plain lines otherwise.
 - ``DEBUG``: plain lines for every step: each core line and each finished run.
@@ -50,6 +52,8 @@ CONFIG_LINE = re.compile(
 
 MODES = ("bar", "lines", "widget", "debug")
 _REDRAW_S = 0.1  # at most ten redraws a second in a terminal
+#: Plain lines (a log file, CI): at most one config line per this many seconds.
+LINES_EVERY_S = 5.0
 
 
 def format_seconds(s: float) -> str:
@@ -144,6 +148,7 @@ class ProgressDisplay:
         self._clock = clock
         self._t0 = clock()
         self._last_draw = -1.0
+        self._last_line = -1.0  # when the last config line was shown (lines mode)
         self._bar_width = 0  # characters of the bar on screen now (bar mode)
         self._config = -1  # the config of the last run
         self._config_runs = 0  # runs done in it
@@ -164,13 +169,21 @@ class ProgressDisplay:
         if m is not None and self.mode != "debug":
             self._finished = max(self._finished, int(m["index"]))
             if self.mode == "lines":
-                left = self._eta()
-                done = int(m["index"]) >= len(self.configs)
-                self._print(text if done or left is None else f"{text}, ETA {left}")
+                self._config_line(text, int(m["index"]))
             else:
                 self._draw(force=True)
             return
         self._print(text)
+
+    def _config_line(self, text: str, index: int) -> None:
+        """A finished config in lines mode: the first, the last, and one every LINES_EVERY_S."""
+        now = self._clock()
+        done = index >= len(self.configs)
+        if not (index == 1 or done or now - self._last_line >= LINES_EVERY_S):
+            return
+        self._last_line = now
+        left = self._eta()
+        self._print(text if done or left is None else f"{text}, ETA {left}")
 
     def run_done(self, config: int) -> None:
         """A run of config ``config`` (its index) finished."""
