@@ -166,6 +166,9 @@ const std::vector<std::string>& reserved_column_names();
 
 struct Options {
   int runs = 1;  // runs per config, unless `stopping` is set
+  // Unmeasured calls of the function per config before the profile begins, for what a first
+  // call compiles or tunes (torch.compile, triton.autotune).
+  int warmup = 0;
   // Set: each config runs until this rule stops it, and `runs` is not used.
   std::optional<StoppingRule> stopping;
   // Metric names of the GPU's chip, or "set:NAME" for a metric set (kprof/metrics.hpp). The
@@ -291,6 +294,9 @@ inline constexpr auto kOptionTable = std::tuple{
            "how the kernels of one region in one run become one value"),
     option("per_kernel", Field<&Options::per_kernel>{}, rules::Any{"true or false"},
            "one row per kernel of a region instead of one per region"),
+    option("warmup", Field<&Options::warmup>{}, rules::AtLeast{0, "an integer >= 0"},
+           "unmeasured calls of the function per config before the profile (compilation, "
+           "autotuning)"),
     option("derive_metric", Field<&Options::derive>{}, rules::Any{"a function, or None"},
            "computes metrics of each run from the measured ones"),
     option("normalize_against", Field<&Options::normalize_against>{},

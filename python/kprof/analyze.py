@@ -219,6 +219,7 @@ def kernel(
     output_csv: bool = False,
     info_collectors: Sequence[Any] | None = None,
     per_kernel: bool = False,
+    warmup: int = 0,
 ) -> Any:
     """Profiles the GPU kernels a benchmark function launches, over a sweep of configurations.
 
@@ -378,6 +379,10 @@ def kernel(
             ``RuntimeWarning``. See :mod:`kprof.collectors`.
         per_kernel: kprof only. Keep the kernels of a region apart instead of combining them:
             one row per kernel, with its launch order inside the region in ``KernelIndex``.
+        warmup: kprof only. Calls of the function per config before the profile begins,
+            unmeasured, for what a first call compiles or tunes (``torch.compile``,
+            ``triton.autotune``, cuBLAS choosing a kernel). Default 0. Whatever it is, kprof
+            warns when a config's first run launched other kernels than its second.
 
     Returns:
         The decorated function, returning a :class:`kprof.ProfileResults`.

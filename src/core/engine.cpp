@@ -12,6 +12,7 @@
 #include "core/clock_lock.hpp"
 #include "core/region_tracker.hpp"
 #include "core/say.hpp"
+#include "core/warm_up.hpp"
 #include "kprof/errors.hpp"
 #include "kprof/log.hpp"
 
@@ -110,6 +111,7 @@ Results run_sweep(Backend& backend, const Options& options, const Sweep& sweep, 
         "SM clock of " + services.clocks->device() +
             " locked to base for this profile (clock_control='base')");
   }
+  warm_up(options, sweep, body, services, hooks.interrupt_poll);
   auto& tracker = RegionTracker::instance();
   tracker.begin_profile();
   std::vector<Record> records;
@@ -140,6 +142,8 @@ Results run_sweep(Backend& backend, const Options& options, const Sweep& sweep, 
     records = runs.take_records();
     conditions = runs.take_conditions();
     report_conditions(options, session, conditions, runs.thermal());
+    if (const std::string note = first_run_note(records, sweep, options); !note.empty())
+      say(options, Verbosity::info, "warning: " + note);
   }
   clocks.reset();
   session.profiler_seconds = backend.profiler_seconds();

@@ -1,0 +1,87 @@
+#include "core/warm_up.hpp"
+
+#include <map>
+#include <string>
+#include <utility>
+
+#include "kprof/errors.hpp"
+
+namespace kprof::detail {
+namespace {
+
+std::string where_warm_up(const Sweep& sweep, std::size_t c, int call, int calls) {
+  const std::string params = sweep.config(c).to_string();
+  return "config " + std::to_string(c + 1) + "/" + std::to_string(sweep.size()) +
+         (params.empty() ? "" : " (" + params + ")") + ", warm-up call " +
+         std::to_string(call + 1) + "/" + std::to_string(calls);
+}
+
+// (annotation, kernel) -> launches, of one run.
+using Launches = std::map<std::pair<std::string, std::string>, int>;
+
+std::string count_text(const Launches& launches) {
+  int total = 0;
+  for (const auto& [key, n] : launches) total += n;
+  return std::to_string(total) + " kernel launch(es) of " + std::to_string(launches.size()) +
+         " kernel(s)";
+}
+
+}  // namespace
+
+void warm_up(const Options& options, const Sweep& sweep, const RunBody& body,
+             const SweepServices& services, const std::function<void()>& poll) {
+  if (options.warmup <= 0) return;
+  for (std::size_t c = 0; c < sweep.size(); ++c) {
+    for (int i = 0; i < options.warmup; ++i) {
+      try {
+        body(c, -1);
+      } catch (const Error&) {
+        throw;
+      } catch (const std::exception& e) {
+        throw UserFunctionError("the benchmark function failed in " +
+                                    where_warm_up(sweep, c, i, options.warmup) + ": " + e.what(),
+                                c, -1);
+      }
+      if (poll) poll();
+    }
+  }
+  if (services.gpu_fault) {
+    if (const std::string fault = services.gpu_fault(); !fault.empty())
+      throw GpuFaultError("the GPU faulted in the warm-up calls (" + fault +
+                          "): the CUDA context of this process is lost; end the process");
+  }
+}
+
+std::string first_run_note(const std::vector<Record>& records, const Sweep& sweep,
+                           const Options& options) {
+  if (records.empty()) return "";
+  const std::string& metric = records.front().metric;   // one metric: each launch once
+  std::map<std::size_t, std::map<int, Launches>> runs;  // config -> run -> launches
+  for (const Record& r : records)
+    if (r.metric == metric && r.run <= 1) ++runs[r.config][r.run][{r.annotation, r.kernel}];
+  int differing = 0;
+  std::string first;
+  for (const auto& [config, by_run] : runs) {
+    const auto run0 = by_run.find(0), run1 = by_run.find(1);
+    if (run0 == by_run.end() || run1 == by_run.end() || run0->second == run1->second) continue;
+    if (differing++ == 0) {
+      const std::string params = sweep.config(config).to_string();
+      first = "config " + std::to_string(config + 1) + "/" + std::to_string(sweep.size()) +
+              (params.empty() ? "" : " (" + params + ")") +
+              ": its first run launched other kernels than its second (" +
+              count_text(run0->second) + ", then " + count_text(run1->second) + ")";
+    }
+  }
+  if (differing == 0) return "";
+  std::string note = first;
+  if (differing > 1) note += ", and so did " + std::to_string(differing - 1) + " other config(s)";
+  note +=
+      ": compilation or autotuning (torch.compile, triton.autotune, cuBLAS choosing a kernel) "
+      "ran in the first run, whose values then differ from the others'";
+  note += options.warmup > 0
+              ? "; more warm-up calls may help (warmup=" + std::to_string(options.warmup + 1) + ")"
+              : "; warmup=1 calls the function once per config before measuring";
+  return note;
+}
+
+}  // namespace kprof::detail

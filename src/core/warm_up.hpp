@@ -1,0 +1,31 @@
+// What a first call does differently: warm-up calls before the profile, and the note when a
+// config's first run launched other kernels than its later runs (torch.compile compiling,
+// triton.autotune trying its configs, cuBLAS choosing a kernel).
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/run_conditions.hpp"
+#include "core/sweep_runs.hpp"
+#include "kprof/options.hpp"
+#include "kprof/results.hpp"
+#include "kprof/sweep.hpp"
+
+namespace kprof::detail {
+
+// Calls the benchmark options.warmup times per config, in sweep order, before the profile
+// begins: nothing is subscribed to CUPTI yet, annotations open no region, nothing is measured.
+// Then waits for the GPU. A call that raises is a UserFunctionError naming the call; `poll`
+// (may be empty) is called after every call, to stop at Ctrl-C.
+void warm_up(const Options& options, const Sweep& sweep, const RunBody& body,
+             const SweepServices& services, const std::function<void()>& poll);
+
+// "" when every config's first run launched the kernels (names and counts, per annotation) of
+// its second run; else one sentence naming the first config that did not, how, and the
+// option that helps.
+std::string first_run_note(const std::vector<Record>& records, const Sweep& sweep,
+                           const Options& options);
+
+}  // namespace kprof::detail

@@ -1,0 +1,111 @@
+// Warm-up calls before the profile, and the note when a config's first run launched other
+// kernels than its second (compilation, autotuning), on the scripted backend.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/engine.hpp"
+#include "core/warm_up.hpp"
+#include "kprof/annotate.hpp"
+#include "kprof/errors.hpp"
+#include "kprof/log.hpp"
+#include "scripted_backend.hpp"
+
+using namespace kprof;
+using kprof::testing::ScriptedBackend;
+
+namespace {
+
+Options quiet(int runs, int warmup) {
+  Options o;
+  o.runs = runs;
+  o.warmup = warmup;
+  o.verbosity = Verbosity::silent;
+  return o;
+}
+
+// What kprof logs while `fn` runs.
+template <class Fn>
+std::vector<std::string> logged(Fn fn) {
+  std::vector<std::string> lines;
+  set_log_sink([&](std::string_view line) { lines.emplace_back(line); });
+  try {
+    fn();
+  } catch (...) {
+    set_log_sink(nullptr);
+    throw;
+  }
+  set_log_sink(nullptr);
+  return lines;
+}
+
+}  // namespace
+
+TEST(WarmUp, EachConfigIsCalledWarmupTimesBeforeAnyRunAndMeasuredNowhere) {
+  ScriptedBackend gpu;
+  std::vector<std::pair<std::size_t, int>> calls;
+  const Results r =
+      detail::run_sweep(gpu, quiet(2, 2), Sweep().axis("n", {1, 2}), [&](std::size_t c, int run) {
+        calls.emplace_back(c, run);
+        Annotation a("k");
+        gpu.launch("kern", 100.0 * (c + 1));
+      });
+  const std::vector<std::pair<std::size_t, int>> expected{{0, -1}, {0, -1}, {1, -1}, {1, -1},
+                                                          {0, 0},  {0, 1},  {1, 0},  {1, 1}};
+  EXPECT_EQ(calls, expected);
+  EXPECT_EQ(r.records().size(), 4u);  // the warm-up calls' launches are in no record
+  EXPECT_EQ(r.rows().front().num_runs, 2u);
+}
+
+TEST(WarmUp, AWarmUpCallThatRaisesNamesTheCall) {
+  ScriptedBackend gpu;
+  try {
+    detail::run_sweep(gpu, quiet(1, 2), Sweep().axis("n", {1, 2}), [&](std::size_t c, int run) {
+      if (c == 1 && run < 0) throw std::runtime_error("compiler failed");
+    });
+    FAIL() << "no UserFunctionError";
+  } catch (const UserFunctionError& e) {
+    EXPECT_NE(std::string(e.what()).find("config 2/2 (n=2), warm-up call 1/2: compiler failed"),
+              std::string::npos)
+        << e.what();
+    EXPECT_FALSE(e.partial_results());  // nothing was measured yet
+  }
+}
+
+TEST(WarmUp, AFirstRunWithOtherKernelsIsNotedWithTheOptionThatHelps) {
+  ScriptedBackend gpu;
+  Options o = quiet(3, 0);
+  o.verbosity = Verbosity::info;
+  o.combine = CombineKind::sum;
+  const auto lines = logged([&] {
+    detail::run_sweep(gpu, o, Sweep().axis("n", {1, 2}), [&](std::size_t, int run) {
+      Annotation a("k");
+      if (run == 0)  // an autotuner trying two configurations first
+        for (int i = 0; i < 2; ++i) gpu.launch("kern_try", 50.0);
+      gpu.launch("kern", 100.0);
+    });
+  });
+  std::string note;
+  for (const auto& line : lines)
+    if (line.find("first run launched") != std::string::npos) note = line;
+  EXPECT_NE(note.find("config 1/2 (n=1): its first run launched other kernels than its second "
+                      "(3 kernel launch(es) of 2 kernel(s), then 1 kernel launch(es) of 1 "
+                      "kernel(s)), and so did 1 other config(s)"),
+            std::string::npos)
+      << note;
+  EXPECT_NE(note.find("warmup=1"), std::string::npos) << note;
+}
+
+TEST(WarmUp, TheSameKernelsInEveryRunNeedNoNote) {
+  std::vector<Record> records;
+  for (int run = 0; run < 3; ++run)
+    for (const char* k : {"a", "b"})
+      records.push_back({0, run, "region", k, 0, std::string(kDurationMetric), 1.0, "ns"});
+  EXPECT_EQ(detail::first_run_note(records, Sweep(), Options{}), "");
+  records.push_back({0, 0, "region", "b", 1, std::string(kDurationMetric), 1.0, "ns"});
+  const std::string note = detail::first_run_note(records, Sweep(), Options{});
+  EXPECT_NE(note.find("config 1/1: its first run launched other kernels"), std::string::npos)
+      << note;
+}
