@@ -66,10 +66,7 @@ void keep_partial(const Error& e, const Options& options) noexcept {
 
 // replay_mode="auto" becomes the mode that measures, named in the results and, at INFO, said.
 void choose_replay_mode(Options& options) {
-  const detail::ReplayChoice choice = detail::chosen_replay_mode(options, [&options] {
-    const std::optional<std::string> chip = metrics::current_chip();
-    return chip ? metrics::catalog(*chip).passes(metrics::counter_metrics(options.metrics)) : 1;
-  });
+  const detail::ReplayChoice choice = detail::chosen_replay_mode(options);
   options.replay_mode = choice.mode;
   if (!choice.why.empty() && options.verbosity != Verbosity::silent &&
       choice.why != "no counter to replay")

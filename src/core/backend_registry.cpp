@@ -2,6 +2,7 @@
 
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -51,6 +52,15 @@ ReplayChoice chosen_replay_mode(const Options& options, const std::function<int(
           "the counters take " + std::to_string(n) +
               " passes and cache_control='all': each pass of each kernel starts with a "
               "flushed L2, as in Nsight Compute"};
+}
+
+ReplayChoice chosen_replay_mode(const Options& options) {
+  return chosen_replay_mode(options, [&options] {
+    const std::optional<std::string> chip = metrics::current_chip();
+    return chip ? metrics::catalog(*chip).passes(
+                      metrics::counter_metrics(metrics::expand(options.metrics)))
+                : 1;
+  });
 }
 
 bool register_backend(ReplayMode mode, BackendFactory make) {

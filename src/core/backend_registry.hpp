@@ -28,6 +28,8 @@ struct ReplayChoice {
   std::string why;  // for the INFO line; empty when replay_mode was not "auto"
 };
 ReplayChoice chosen_replay_mode(const Options& options, const std::function<int()>& passes);
+// The same, with the passes the counters take on the current device's chip (1 without a GPU).
+ReplayChoice chosen_replay_mode(const Options& options);
 
 // The backend registered for options.replay_mode; UnsupportedError when there is none.
 std::unique_ptr<Backend> make_registered_backend(const Options& options);

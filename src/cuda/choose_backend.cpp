@@ -26,6 +26,11 @@ void require_gpu() {
 
 std::unique_ptr<Backend> make_gpu_backend(const Options& options) {
   require_gpu();
+  if (options.replay_mode == ReplayMode::automatic) {  // profile() resolves it first
+    Options chosen = options;
+    chosen.replay_mode = chosen_replay_mode(options).mode;
+    return make_gpu_backend(chosen);
+  }
   if (activity_records_measure(options)) return std::make_unique<ActivityTiming>(options);
   return make_registered_backend(options);
 }
