@@ -1,4 +1,5 @@
-// `kprof export FILE --format google-benchmark`: a saved result in another tool's format.
+// `kprof export FILE --format google-benchmark` and `--trace OUT.json`: a saved result in
+// another tool's format.
 #include <optional>
 #include <ostream>
 #include <string>
@@ -10,7 +11,27 @@
 
 namespace kprof::cli {
 
+namespace {
+
+int export_trace(const Results& results, const std::string& path, std::ostream& out,
+                 std::ostream& err) {
+  try {
+    write_chrome_trace(results, path);
+  } catch (const FormatError& e) {
+    throw UsageError(e.what());
+  } catch (const Error& e) {  // the file could not be written
+    err << "kprof export: " << e.what() << "\n";
+    return kExitFailure;
+  }
+  out << "wrote " << path << " (open it in ui.perfetto.dev or chrome://tracing)\n";
+  return kExitOk;
+}
+
+}  // namespace
+
 int command_export(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
+  if (const std::optional<std::string> trace = args.get("--trace"))
+    return export_trace(read_results_arg("FILE", args.positionals().at(0)), *trace, out, err);
   const std::string format = args.get("--format").value_or("google-benchmark");
   if (format != "google-benchmark")
     throw UsageError("--format=" + format + " is not valid; valid: google-benchmark");

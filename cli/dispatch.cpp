@@ -121,16 +121,20 @@ std::vector<Command> results_commands() {
        command_compare,
        {"BASE", "NEW"}},
       {"export",
-       "write a saved result in another tool's format (Google Benchmark's JSON)",
+       "write a saved result in another tool's format (Google Benchmark's JSON, a trace)",
        "Reads a results file and writes it as Google Benchmark's JSON (--benchmark_format=json):\n"
        "a benchmark per annotation and config, a repetition per run, the mean, median and\n"
        "stddev aggregates, the duration as real_time and cpu_time in --time-unit, every other\n"
        "metric as a counter; Google Benchmark's tools/compare.py reads it. To standard output,\n"
-       "or to --out PATH. Exit code 0 when written, 1 when PATH cannot be written, 2 for a file\n"
-       "that cannot be read or exported (normalized results, no durations) or a wrong line.",
+       "or to --out PATH. With --trace OUT.json it writes a Chrome trace instead (Perfetto,\n"
+       "chrome://tracing): the kernels at their GPU times on a track per stream, the\n"
+       "annotations, configs and runs around them. Exit code 0 when written, 1 when PATH cannot\n"
+       "be written, 2 for a file that cannot be read or exported (normalized results, no\n"
+       "durations, no GPU timestamps for a trace) or a wrong line.",
        {{"--format", "NAME", "the format: google-benchmark"},
         {"--time-unit", "UNIT", "ns (default), us, ms or s"},
-        {"--out", "PATH", "write here instead of standard output"}},
+        {"--out", "PATH", "write here instead of standard output"},
+        {"--trace", "PATH", "write a Chrome trace of the kernels to PATH"}},
        command_export,
        {"FILE"}},
   };

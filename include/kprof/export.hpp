@@ -22,4 +22,14 @@ std::string to_google_benchmark_json(const Results& results, std::string_view ti
 void write_google_benchmark_json(const Results& results, const std::string& path,
                                  std::string_view time_unit = "ns");
 
+// The Chrome trace event format (chrome://tracing, Perfetto's ui.perfetto.dev): the kernels as
+// slices at their GPU times on a track per stream, the annotations around them on a track of
+// their own (a region's slice spans its kernels; nested regions nest), the configs and runs on
+// a third; times in microseconds from the first kernel. Needs the kernels' GPU timestamps,
+// which durations measured alone keep (activity records); throws FormatError for results
+// without them (counters, files saved before kprof kept them).
+std::string to_chrome_trace_json(const Results& results);
+// The same, written to `path` whole or not at all; throws Error when it cannot be written.
+void write_chrome_trace(const Results& results, const std::string& path);
+
 }  // namespace kprof

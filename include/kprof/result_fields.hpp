@@ -57,6 +57,9 @@ inline constexpr auto record_fields = [](auto& r, auto&& f) {
   f("metric", r.metric);
   f("value", r.value);
   f("unit", r.unit);
+  f("start_ns", r.start_ns);
+  f("end_ns", r.end_ns);
+  f("stream", r.stream);
 };
 
 inline constexpr auto sample_fields = [](auto& s, auto&& f) {

@@ -65,6 +65,11 @@ struct Record {
   std::string metric;
   double value = 0;  // NaN when the run failed and failures were ignored
   std::string unit;
+  // Where the kernel ran, from its activity record (durations in kernel replay): GPU start and
+  // end in CUPTI's timestamps (ns) and its stream; -1 where the backend has none (counters).
+  std::int64_t start_ns = -1;
+  std::int64_t end_ns = -1;
+  std::int64_t stream = -1;
 };
 
 // One value per (annotation, config, run, metric) after kernels were combined and metrics

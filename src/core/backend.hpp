@@ -37,6 +37,10 @@ struct Measurement {
   // The SM clock the kernel ran at, when the backend measured it (counter
   // gpc__cycles_elapsed.avg.per_second); NaN otherwise.
   double sm_clock_hz = std::numeric_limits<double>::quiet_NaN();
+  // GPU start and end (CUPTI timestamps, ns) and stream, where the backend has them; else -1.
+  std::int64_t start_ns = -1;
+  std::int64_t end_ns = -1;
+  std::int64_t stream = -1;
 };
 
 class Backend {

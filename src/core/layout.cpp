@@ -113,6 +113,9 @@ constexpr auto kRecords = std::to_array<ResultColumn>({
     {"Metric", K::text, S::item, "metric"},
     {"Value", K::real, S::item, "value", "Unit"},
     {"Unit", K::optional_text, S::item, "unit"},
+    {"GpuStart", K::optional_integer, S::item, "start_ns", "ns", W::always, true},
+    {"GpuEnd", K::optional_integer, S::item, "end_ns", "ns", W::always, true},
+    {"Stream", K::optional_integer, S::item, "stream", "", W::always, true},
     {"", K::parameters, S::item, "config"},
 });
 
@@ -126,6 +129,10 @@ constexpr auto kRecordsFile = std::to_array<ResultColumn>({
     {"Value", K::real, S::item, "value", "Unit"},
     {"Unit", K::optional_text, S::item, "unit"},
     {"", K::parameters, S::item, "config"},
+    // After the parameters: files written before these columns end at the parameters.
+    {"GpuStart", K::optional_integer, S::item, "start_ns", "ns", W::always, true},
+    {"GpuEnd", K::optional_integer, S::item, "end_ns", "ns", W::always, true},
+    {"Stream", K::optional_integer, S::item, "stream", "", W::always, true},
 });
 
 constexpr auto kRuns = std::to_array<ResultColumn>({

@@ -100,10 +100,13 @@ void RecordBuilder::emit(const RegionRun& region, std::vector<Record>& out) cons
   std::vector<const Measurement*> kernels = it->second;
   std::stable_sort(kernels.begin(), kernels.end(),
                    [](const Measurement* a, const Measurement* b) { return a->order < b->order; });
-  for (std::size_t k = 0; k < kernels.size(); ++k)
-    for (const auto& v : kernels[k]->values)
-      out.push_back({region.config, region.run, region.path, kernels[k]->kernel,
-                     static_cast<int>(k), v.metric, region.failed ? nan : v.value, v.unit});
+  for (std::size_t k = 0; k < kernels.size(); ++k) {
+    const Measurement& m = *kernels[k];
+    for (const auto& v : m.values)
+      out.push_back({region.config, region.run, region.path, m.kernel, static_cast<int>(k),
+                     v.metric, region.failed ? nan : v.value, v.unit, m.start_ns, m.end_ns,
+                     m.stream});
+  }
 }
 
 void RecordBuilder::flush(std::vector<Record>& out, bool require_kernels) {

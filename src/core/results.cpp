@@ -51,7 +51,8 @@ bool same(const Sweep& a, const Sweep& b) {
 
 bool same(const Record& a, const Record& b) {
   auto tie = [](const Record& r) {
-    return std::tie(r.config, r.run, r.annotation, r.kernel, r.kernel_index, r.metric, r.unit);
+    return std::tie(r.config, r.run, r.annotation, r.kernel, r.kernel_index, r.metric, r.unit,
+                    r.start_ns, r.end_ns, r.stream);
   };
   return tie(a) == tie(b) && same(a.value, b.value);
 }

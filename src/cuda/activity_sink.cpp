@@ -166,8 +166,8 @@ void ActivitySink::consume(std::uint8_t* buffer, std::size_t valid_bytes) {
     // launch's correlation id.
     if (kernel->name != nullptr && std::strcmp(kernel->name, kL2FlushKernelName) == 0) continue;
     fresh.push_back(KernelRecord{kernel->correlationId, region, kernel->start, kernel->end,
-                                 kernel->name != nullptr ? kernel->name : "",
-                                 launch_shape(*kernel)});
+                                 kernel->name != nullptr ? kernel->name : "", launch_shape(*kernel),
+                                 kernel->streamId});
   }
   std::lock_guard<std::mutex> lock(mutex_);
   records_.insert(records_.end(), std::make_move_iterator(fresh.begin()),

@@ -24,6 +24,7 @@ struct KernelRecord {
   std::uint64_t end_ns = 0;
   std::string name;  // as the driver knows it (mangled)
   LaunchShape launch;
+  std::uint32_t stream = 0;
 };
 
 class ActivitySink {

@@ -116,6 +116,9 @@ std::vector<Measurement> ActivityTiming::measurements_from(std::vector<KernelRec
     m.kernel = names_.demangled(r.name);
     m.mangled = std::move(r.name);
     m.order = r.start_ns;
+    m.start_ns = static_cast<std::int64_t>(r.start_ns);
+    m.end_ns = static_cast<std::int64_t>(r.end_ns);
+    m.stream = r.stream;
     if (std::find(wanted_.begin(), wanted_.end(), kDurationMetric) != wanted_.end())
       m.values.push_back(MetricValue{std::string(kDurationMetric),
                                      static_cast<double>(r.end_ns - r.start_ns), "ns"});

@@ -115,7 +115,10 @@ TEST(Layout, ReservedNamesAreEveryColumnOfTheTables) {
                                        "ClockEventReasons",
                                        "Throttled",
                                        "Seconds",
-                                       "ThermalPause"};
+                                       "ThermalPause",
+                                       "GpuStart",
+                                       "GpuEnd",
+                                       "Stream"};
   const auto& reserved = reserved_column_names();
   EXPECT_EQ(std::set<std::string>(reserved.begin(), reserved.end()), expected);
   EXPECT_EQ(reserved.size(), expected.size());  // each once

@@ -488,7 +488,7 @@ TEST_F(ResultsIoFiles, CsvColumnsFollowNsightPython) {
             "ThrottledRuns");
   EXPECT_EQ(first_line(paths[2]),
             "Config,Run,Annotation,Kernel,KernelIndex,Metric,Value,Unit,n,"
-            "scale,dtype");
+            "scale,dtype,GpuStart,GpuEnd,Stream");
 }
 
 TEST_F(ResultsIoFiles, CsvCellsAreQuotedAndSpelledAsPandasReadsThem) {
