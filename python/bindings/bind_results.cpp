@@ -354,6 +354,16 @@ void bind_results(nb::module_& m) {
             return kprof::to_google_benchmark_json(r, unit);
           },
           nb::arg("time_unit") = "ns", "Google Benchmark's JSON (include/kprof/export.hpp).")
+      .def(
+          "to_chrome_trace_json",
+          [](const kprof::Results& r) { return kprof::to_chrome_trace_json(r); },
+          "A Chrome / Perfetto trace of the kernels (include/kprof/export.hpp).")
+      .def(
+          "write_chrome_trace",
+          [](const kprof::Results& r, const std::string& path) {
+            kprof::write_chrome_trace(r, path);
+          },
+          nb::arg("path"))
       .def("write_json", &kprof::Results::write_json, nb::arg("path"))
       .def_static("from_json", &kprof::Results::from_json, nb::arg("text"))
       .def_static("read_json", &kprof::Results::read_json, nb::arg("path"))

@@ -372,6 +372,22 @@ class ResultsData:
         """
         return str(self._core.to_google_benchmark_json(time_unit))
 
+    def to_trace(self, path: str | os.PathLike[str] | None = None) -> str:
+        """The kernels as a Chrome trace, which ui.perfetto.dev and chrome://tracing open: a
+        slice per kernel at its GPU time on a track per stream, the annotations around them
+        (nested ones nest), the configs and runs; times in microseconds from the first kernel.
+        Written whole to ``path`` when given (then the path is returned), else returned as
+        text. ``kprof export FILE --trace OUT.json`` writes the same.
+
+        Raises:
+            kprof.errors.FormatError: The kernels carry no GPU timestamps (counters from the
+                range profiler, or results saved before kprof kept them).
+        """
+        if path is None:
+            return str(self._core.to_chrome_trace_json())
+        self._core.write_chrome_trace(os.fspath(path))
+        return os.fspath(path)
+
     @classmethod
     def from_json(cls: type[_R], text: str) -> _R:
         return cls(_core.Results.from_json(text))
