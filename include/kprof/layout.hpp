@@ -102,6 +102,11 @@ struct ContextRow {
 // ("profiler seconds") where it differs from SessionInfo's default (what files written before
 // the field existed read with), numbers to 4 significant digits. A fact the session does not
 // hold (no GPU name, no versions) is left out.
+// What profiling added to a call of the function, from the session:
+// "profiling added 0.21 ms per run (3.1% of 6.8 ms unprofiled)"; "" when not measured (no
+// warm-up calls, or results saved before kprof measured it).
+std::string overhead_note(const SessionInfo& session);
+
 std::vector<ContextRow> context_rows(const SessionInfo& session);
 
 }  // namespace kprof

@@ -37,14 +37,23 @@ inline constexpr auto session_fields = [](auto& s, auto&& f) {
   f("stop_min_runs", s.stop_min_runs);
   f("stop_max_runs", s.stop_max_runs);
   f("stop_time_budget_s", s.stop_time_budget_s);
+  f("overhead_seconds_per_run", s.overhead_seconds_per_run);
+  f("unprofiled_seconds_per_run", s.unprofiled_seconds_per_run);
 };
 
 // Session fields added after the first files were written: a JSON document or CSV session file
 // without them reads with their defaults.
 inline bool session_field_added_later(std::string_view name) {
-  constexpr std::string_view names[] = {
-      "thermal_mode",  "throttle_threshold", "stop_rel_half_width", "stop_min_runs",
-      "stop_max_runs", "stop_time_budget_s", "clock_source",        "profiler_seconds"};
+  constexpr std::string_view names[] = {"thermal_mode",
+                                        "throttle_threshold",
+                                        "stop_rel_half_width",
+                                        "stop_min_runs",
+                                        "stop_max_runs",
+                                        "stop_time_budget_s",
+                                        "clock_source",
+                                        "profiler_seconds",
+                                        "overhead_seconds_per_run",
+                                        "unprofiled_seconds_per_run"};
   return std::find(std::begin(names), std::end(names), name) != std::end(names);
 }
 
@@ -98,6 +107,7 @@ inline constexpr auto row_fields = [](auto& r, auto&& f) {
   f("measured_clock_khz", r.measured_clock_khz);
   f("temperature_c", r.temperature_c);
   f("throttled_runs", r.throttled_runs);
+  f("overhead_seconds", r.overhead_seconds);
   f("info", r.info);
 };
 
@@ -106,6 +116,7 @@ inline constexpr auto config_fields = [](auto& c, auto&& f) {
   f("runs", c.runs);
   f("stopped_by", c.stopped_by);
   f("seconds", c.seconds);
+  f("unprofiled_seconds", c.unprofiled_seconds);
 };
 
 inline constexpr auto run_fields = [](auto& r, auto&& f) {

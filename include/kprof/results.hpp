@@ -53,6 +53,11 @@ struct SessionInfo {
   int stop_min_runs = 0;
   int stop_max_runs = 0;
   double stop_time_budget_s = std::numeric_limits<double>::quiet_NaN();
+  // What profiling added to a call of the function: over the configs, the median of (mean wall
+  // time of a profiled run - the unprofiled warm-up call), and of the unprofiled calls. NaN
+  // without warm-up calls (warmup=0), which give the unprofiled time.
+  double overhead_seconds_per_run = std::numeric_limits<double>::quiet_NaN();
+  double unprofiled_seconds_per_run = std::numeric_limits<double>::quiet_NaN();
 };
 
 // One measured value of one kernel in one run: the raw data.
@@ -109,6 +114,9 @@ struct ConfigInfo {
   // "time_budget", or "error" (the sweep failed in this config).
   std::string stopped_by;
   double seconds = 0;  // wall time of the config, thermal pauses excluded
+  // Wall time of the config's last warm-up call, made before the profile began: the function
+  // unprofiled, as RunInfo::seconds times it profiled. NaN without warm-up calls.
+  double unprofiled_seconds = std::numeric_limits<double>::quiet_NaN();
 };
 
 // One value of an info collector. Numbers are in `value`, anything else in `text` (Python
@@ -167,6 +175,8 @@ struct Row {
   double temperature_c = std::numeric_limits<double>::quiet_NaN();       // Temperature
   // ThrottledRuns: runs flagged as throttled; NaN when no run's clock was measured.
   double throttled_runs = std::numeric_limits<double>::quiet_NaN();
+  // ProfilingOverhead: seconds profiling added to a run of this config (ConfigInfo).
+  double overhead_seconds = std::numeric_limits<double>::quiet_NaN();
   std::vector<InfoStat> info;  // info collector columns, in order of the collectors
 };
 

@@ -358,7 +358,7 @@ void add_conditions(std::vector<Row>& rows, const Conditions& conditions) {
   struct PerConfig {
     const ConfigInfo* info = nullptr;
     int runs = 0;
-    std::vector<double> clocks, temperatures;
+    std::vector<double> clocks, temperatures, seconds;
     int throttle_known = 0, throttled = 0;
   };
   std::map<std::size_t, PerConfig> configs;
@@ -368,6 +368,7 @@ void add_conditions(std::vector<Row>& rows, const Conditions& conditions) {
     ++c.runs;
     c.clocks.push_back(r.sm_clock_khz);
     c.temperatures.push_back(r.temperature_c);
+    c.seconds.push_back(r.seconds);
     if (r.throttled) {
       ++c.throttle_known;
       c.throttled += *r.throttled ? 1 : 0;
@@ -382,6 +383,10 @@ void add_conditions(std::vector<Row>& rows, const Conditions& conditions) {
     row.measured_clock_khz = summarize(c.clocks).mean;
     row.temperature_c = summarize(c.temperatures).mean;
     row.throttled_runs = c.throttle_known > 0 ? c.throttled : kNaN;
+    // What profiling added to a run: against the config's unprofiled warm-up call.
+    row.overhead_seconds = c.info && !c.seconds.empty()
+                               ? summarize(c.seconds).mean - c.info->unprofiled_seconds
+                               : kNaN;
   }
   add_info(rows, conditions.info);
 }

@@ -14,6 +14,7 @@
 #include "core/say.hpp"
 #include "core/warm_up.hpp"
 #include "kprof/errors.hpp"
+#include "kprof/layout.hpp"
 #include "kprof/log.hpp"
 
 namespace kprof::detail {
@@ -111,7 +112,8 @@ Results run_sweep(Backend& backend, const Options& options, const Sweep& sweep, 
         "SM clock of " + services.clocks->device() +
             " locked to base for this profile (clock_control='base')");
   }
-  warm_up(options, sweep, body, services, hooks.interrupt_poll);
+  const std::vector<double> unprofiled =
+      warm_up(options, sweep, body, services, hooks.interrupt_poll);
   auto& tracker = RegionTracker::instance();
   tracker.begin_profile();
   std::vector<Record> records;
@@ -141,6 +143,9 @@ Results run_sweep(Backend& backend, const Options& options, const Sweep& sweep, 
     session.clock_source = runs.clock_source();
     records = runs.take_records();
     conditions = runs.take_conditions();
+    disclose_overhead(unprofiled, conditions.runs, conditions.configs, session);
+    if (const std::string note = kprof::overhead_note(session); !note.empty())
+      say(options, Verbosity::info, note);
     report_conditions(options, session, conditions, runs.thermal());
     if (const std::string note = first_run_note(records, sweep, options); !note.empty())
       say(options, Verbosity::info, "warning: " + note);

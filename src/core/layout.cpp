@@ -68,6 +68,7 @@ constexpr auto kRowTail = std::to_array<ResultColumn>({
     {"MeasuredClock", K::real, S::item, "measured_clock_khz", "kHz", W::always, true},
     {"Temperature", K::real, S::item, "temperature_c", "C", W::always, true},
     {"ThrottledRuns", K::real, S::item, "throttled_runs", "", W::always, true},
+    {"ProfilingOverhead", K::real, S::item, "overhead_seconds", "s", W::always, true},
 });
 
 constexpr auto kRows = join(kRowStatistics, kDevice, kRowTail);
@@ -153,6 +154,7 @@ constexpr auto kConfigsFile = std::to_array<ResultColumn>({
     {"StoppedBy", K::text, S::item, "stopped_by"},
     {"Seconds", K::real, S::item, "seconds", "s"},
     {"", K::parameters, S::item, "config"},
+    {"UnprofiledSeconds", K::real, S::item, "unprofiled_seconds", "s", W::always, true},
 });
 
 constexpr auto kInfoFile = std::to_array<ResultColumn>({

@@ -74,7 +74,7 @@ bool same(const RunInfo& a, const RunInfo& b) {
 
 bool same(const ConfigInfo& a, const ConfigInfo& b) {
   return a.config == b.config && a.runs == b.runs && a.stopped_by == b.stopped_by &&
-         same(a.seconds, b.seconds);
+         same(a.seconds, b.seconds) && same(a.unprofiled_seconds, b.unprofiled_seconds);
 }
 
 bool same(const InfoValue& a, const InfoValue& b) {
@@ -116,7 +116,8 @@ bool same(const Row& a, const Row& b) {
                       r.geomean,
                       r.measured_clock_khz,
                       r.temperature_c,
-                      r.throttled_runs};
+                      r.throttled_runs,
+                      r.overhead_seconds};
   };
   const auto da = doubles(a), db = doubles(b);
   return tie(a) == tie(b) &&

@@ -387,13 +387,17 @@ template <class T, class Fields>
 std::vector<T> read_table(const std::string& path, const Layout<T, Fields>& layout,
                           SessionInfo& session, SweepBuilder& sweep) {
   const auto lines = detail::csv::parse(detail::read_text_file(path), path);
-  Layout<T, Fields> earlier = layout;  // the layout of files written before `added_later` columns
-  earlier.after.resize(layout.after.size() - layout.added_later);
+  // Files written before some of the `added_later` columns existed end before them: the
+  // layout of each such generation is tried, newest first.
+  Layout<T, Fields> earlier = layout;
   earlier.extra_tail = false;
   std::optional<std::size_t> now, before;
   if (!lines.empty()) {
     now = after_start(lines.front(), layout);
-    if (!now && layout.added_later > 0) before = after_start(lines.front(), earlier);
+    for (std::size_t k = 1; !now && !before && k <= layout.added_later; ++k) {
+      earlier.after.resize(layout.after.size() - k);
+      before = after_start(lines.front(), earlier);
+    }
   }
   const auto& after_slots = before ? earlier.after : layout.after;
   const std::optional<std::size_t> after = now ? now : before;

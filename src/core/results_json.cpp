@@ -30,13 +30,15 @@ constexpr int kVersion = 1;
 bool added_later(std::string_view where, std::string_view name) {
   if (where == "session") return session_field_added_later(name);
   using List = std::initializer_list<std::string_view>;
-  const List rows{"runs_done",     "stopped_by",     "measured_clock_khz",
-                  "temperature_c", "throttled_runs", "info"};
+  const List rows{"runs_done",      "stopped_by", "measured_clock_khz", "temperature_c",
+                  "throttled_runs", "info",       "overhead_seconds"};
+  const List configs{"unprofiled_seconds"};
   const List records{"start_ns", "end_ns", "stream"};
   const List document{"configs", "runs", "info"};
   const List none{};
   const List& names = where == "rows"       ? rows
                       : where == "records"  ? records
+                      : where == "configs"  ? configs
                       : where == "document" ? document
                                             : none;
   return std::find(names.begin(), names.end(), name) != names.end();

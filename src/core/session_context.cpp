@@ -68,6 +68,12 @@ std::string runs_text(const SessionInfo& s) {
 
 std::string metrics_text(const SessionInfo& s) { return joined(s.metrics); }
 
+std::string overhead_text(const SessionInfo& s) {
+  const std::string note = overhead_note(s);
+  const std::string lead = "profiling added ";
+  return note.rfind(lead, 0) == 0 ? note.substr(lead.size()) : note;
+}
+
 // A text field of the session as it is.
 template <std::string SessionInfo::* field>
 std::string as_is(const SessionInfo& s) {
@@ -92,6 +98,10 @@ const std::vector<Fact>& facts() {
       {"cache control", true, {"cache_control"}, as_is<&S::cache_control>},
       {"clock control", true, {"clock_control"}, as_is<&S::clock_control>},
       {"runs", true, {"runs"}, runs_text},
+      {"profiling added",
+       true,
+       {"overhead_seconds_per_run", "unprofiled_seconds_per_run"},
+       overhead_text},
       {"metrics measured", false, {"metrics"}, metrics_text},
       {"versions",
        true,
@@ -128,6 +138,20 @@ std::vector<std::pair<std::string, std::string>> other_fields(const SessionInfo&
 }
 
 }  // namespace
+
+std::string overhead_note(const SessionInfo& s) {
+  if (!std::isfinite(s.overhead_seconds_per_run) || !std::isfinite(s.unprofiled_seconds_per_run))
+    return "";
+  const Scaled added = scale_for_display(s.overhead_seconds_per_run, "s");
+  const Scaled plain = scale_for_display(s.unprofiled_seconds_per_run, "s");
+  std::string note =
+      "profiling added " + format_number(added.value, 3) + " " + added.unit + " per run";
+  if (s.unprofiled_seconds_per_run > 0)
+    note += " (" +
+            format_number(100 * s.overhead_seconds_per_run / s.unprofiled_seconds_per_run, 3) +
+            "% of " + format_number(plain.value, 3) + " " + plain.unit + " unprofiled)";
+  return note;
+}
 
 std::vector<ContextRow> context_rows(const SessionInfo& session) {
   std::vector<ContextRow> rows;

@@ -1,10 +1,13 @@
 #include "core/warm_up.hpp"
 
+#include <cmath>
+#include <limits>
 #include <map>
 #include <string>
 #include <utility>
 
 #include "kprof/errors.hpp"
+#include "kprof/stats.hpp"
 
 namespace kprof::detail {
 namespace {
@@ -28,11 +31,14 @@ std::string count_text(const Launches& launches) {
 
 }  // namespace
 
-void warm_up(const Options& options, const Sweep& sweep, const RunBody& body,
-             const SweepServices& services, const std::function<void()>& poll) {
-  if (options.warmup <= 0) return;
+std::vector<double> warm_up(const Options& options, const Sweep& sweep, const RunBody& body,
+                            const SweepServices& services, const std::function<void()>& poll) {
+  if (options.warmup <= 0) return {};
+  const auto now = services.now_s ? services.now_s : steady_seconds;
+  std::vector<double> last(sweep.size(), std::numeric_limits<double>::quiet_NaN());
   for (std::size_t c = 0; c < sweep.size(); ++c) {
     for (int i = 0; i < options.warmup; ++i) {
+      const double t0 = now();
       try {
         body(c, -1);
       } catch (const Error&) {
@@ -42,6 +48,7 @@ void warm_up(const Options& options, const Sweep& sweep, const RunBody& body,
                                     where_warm_up(sweep, c, i, options.warmup) + ": " + e.what(),
                                 c, -1);
       }
+      last[c] = now() - t0;
       if (poll) poll();
     }
   }
@@ -50,6 +57,26 @@ void warm_up(const Options& options, const Sweep& sweep, const RunBody& body,
       throw GpuFaultError("the GPU faulted in the warm-up calls (" + fault +
                           "): the CUDA context of this process is lost; end the process");
   }
+  return last;
+}
+
+void disclose_overhead(const std::vector<double>& unprofiled, const std::vector<RunInfo>& runs,
+                       std::vector<ConfigInfo>& configs, SessionInfo& session) {
+  if (unprofiled.empty()) return;
+  std::map<std::size_t, std::vector<double>> profiled;
+  for (const RunInfo& r : runs) profiled[r.config].push_back(r.seconds);
+  std::vector<double> added, plain;
+  for (ConfigInfo& c : configs) {
+    if (c.config >= unprofiled.size()) continue;
+    c.unprofiled_seconds = unprofiled[c.config];
+    const auto it = profiled.find(c.config);
+    if (it == profiled.end() || !std::isfinite(c.unprofiled_seconds)) continue;
+    added.push_back(summarize(it->second).mean - c.unprofiled_seconds);
+    plain.push_back(c.unprofiled_seconds);
+  }
+  if (added.empty()) return;
+  session.overhead_seconds_per_run = summarize(added).median;
+  session.unprofiled_seconds_per_run = summarize(plain).median;
 }
 
 std::string first_run_note(const std::vector<Record>& records, const Sweep& sweep,

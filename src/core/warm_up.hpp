@@ -18,9 +18,17 @@ namespace kprof::detail {
 // Calls the benchmark options.warmup times per config, in sweep order, before the profile
 // begins: nothing is subscribed to CUPTI yet, annotations open no region, nothing is measured.
 // Then waits for the GPU. A call that raises is a UserFunctionError naming the call; `poll`
-// (may be empty) is called after every call, to stop at Ctrl-C.
-void warm_up(const Options& options, const Sweep& sweep, const RunBody& body,
-             const SweepServices& services, const std::function<void()>& poll);
+// (may be empty) is called after every call, to stop at Ctrl-C. Returns the wall time of each
+// config's last call, timed as a profiled run is (the call alone): the function unprofiled.
+// Empty without warm-up calls.
+std::vector<double> warm_up(const Options& options, const Sweep& sweep, const RunBody& body,
+                            const SweepServices& services, const std::function<void()>& poll);
+
+// Sets each config's unprofiled_seconds, each row's overhead_seconds and the session's
+// overhead_seconds_per_run and unprofiled_seconds_per_run from the warm-up calls' times.
+void disclose_overhead(const std::vector<double>& unprofiled, const std::vector<RunInfo>& runs,
+                       std::vector<ConfigInfo>& configs, SessionInfo& session);
+
 
 // "" when every config's first run launched the kernels (names and counts, per annotation) of
 // its second run; else one sentence naming the first config that did not, how, and the

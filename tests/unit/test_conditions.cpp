@@ -637,14 +637,16 @@ TEST_F(ConditionFiles, CsvRoundTripIsExact) {
   r.write_csv(path("c_"), "t");
   const Results back = Results::read_csv(path("c_"), "t");
   EXPECT_TRUE(back == r);
-  EXPECT_EQ(first_line(path("c_configs-t.csv")), "Config,Runs,StoppedBy,Seconds,n");
+  EXPECT_EQ(first_line(path("c_configs-t.csv")),
+            "Config,Runs,StoppedBy,Seconds,n,UnprofiledSeconds");
   EXPECT_EQ(first_line(path("c_runs-t.csv")),
             "Config,Run,Seconds,ThermalPause,MeasuredClock,Temperature,ClockEventReasons,"
             "Throttled,n");
   EXPECT_EQ(first_line(path("c_info-t.csv")), "Name,Scope,Config,Run,Annotation,Value,Text,n");
   const std::string processed = first_line(path("c_processed_data-t.csv"));
   EXPECT_NE(processed.find(",RunsDone,StoppedBy,MeasuredClock,Temperature,ThrottledRuns,"
-                           "clock_Avg,clock_Std,clock_Min,clock_Max,label,driver"),
+                           "ProfilingOverhead,clock_Avg,clock_Std,clock_Min,clock_Max,label,"
+                           "driver"),
             std::string::npos)
       << processed;
 }
@@ -674,14 +676,38 @@ TEST_F(ConditionFiles, FilesFromBeforeTheConditionsStillRead) {
   while (begin < text.size()) {
     const std::size_t end = text.find('\n', begin);
     std::string line = text.substr(begin, end - begin);
-    // Every line ends with the five conditions cells (no info columns here): drop them.
-    for (int k = 0; k < 5; ++k) line.erase(line.rfind(','));
+    // Every line ends with the five conditions cells and ProfilingOverhead (no info columns
+    // here): drop them.
+    for (int k = 0; k < 6; ++k) line.erase(line.rfind(','));
     legacy += line + "\n";
     begin = end + 1;
   }
   std::ofstream(processed) << legacy;
   EXPECT_EQ(first_line(processed).substr(first_line(processed).rfind(',')), ",Passes");
   EXPECT_TRUE(Results::read_csv(path("o_"), "t") == old);
+}
+
+// processed_data of kprof before ProfilingOverhead (with the conditions columns) still reads:
+// each generation of added columns is tried.
+TEST_F(ConditionFiles, FilesOfTheGenerationBeforeTheOverheadColumnStillRead) {
+  const std::string json = std::string(KPROF_TEST_DATA) + "/h200-python-demo-2026-11-30.json";
+  const Results old = Results::read_json(json);
+  old.write_csv(path("g_"), "t");
+  const std::string processed = path("g_processed_data-t.csv");
+  std::ifstream in(processed);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  in.close();
+  std::string earlier;
+  for (std::size_t begin = 0; begin < text.size();) {
+    const std::size_t end = text.find('\n', begin);
+    std::string line = text.substr(begin, end - begin);
+    line.erase(line.rfind(','));  // the last cell: ProfilingOverhead
+    earlier += line + "\n";
+    begin = end + 1;
+  }
+  std::ofstream(processed) << earlier;
+  EXPECT_EQ(first_line(processed).substr(first_line(processed).rfind(',')), ",ThrottledRuns");
+  EXPECT_TRUE(Results::read_csv(path("g_"), "t") == old);
 }
 
 // The shape of `kprof demo --json --csv`: string and int parameters, a derived metric for some

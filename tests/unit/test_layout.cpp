@@ -118,7 +118,8 @@ TEST(Layout, ReservedNamesAreEveryColumnOfTheTables) {
                                        "ThermalPause",
                                        "GpuStart",
                                        "GpuEnd",
-                                       "Stream"};
+                                       "Stream",
+                                       "ProfilingOverhead"};
   const auto& reserved = reserved_column_names();
   EXPECT_EQ(std::set<std::string>(reserved.begin(), reserved.end()), expected);
   EXPECT_EQ(reserved.size(), expected.size());  // each once

@@ -485,7 +485,7 @@ TEST_F(ResultsIoFiles, CsvColumnsFollowNsightPython) {
             "GPU,Host,ComputeClock,MemoryClock,Unit,CI95_Lower,CI95_Upper,RelativeStdDevPct,"
             "StableMeasurement,Normalized,NormalizationValue,Geomean,Median,KernelIndex,Config,"
             "Backend,ReplayMode,CacheControl,Passes,RunsDone,StoppedBy,MeasuredClock,Temperature,"
-            "ThrottledRuns");
+            "ThrottledRuns,ProfilingOverhead");
   EXPECT_EQ(first_line(paths[2]),
             "Config,Run,Annotation,Kernel,KernelIndex,Metric,Value,Unit,n,"
             "scale,dtype,GpuStart,GpuEnd,Stream");
@@ -505,7 +505,7 @@ TEST_F(ResultsIoFiles, CsvCellsAreQuotedAndSpelledAsPandasReadsThem) {
   const std::string rows = slurp(paths[1]);
   // one run: no spread, stability unset; normalized row: the baseline's name.
   EXPECT_NE(rows.find(",nan,nan,,False,nan,1.25,1.25,-1,1,cupti-activity,kernel,all,2,0,,nan,nan,"
-                      "nan\n"),
+                      "nan,nan\n"),
             std::string::npos)
       << rows;
   EXPECT_NE(rows.find(",False,baseline,2500000,"), std::string::npos) << rows;
