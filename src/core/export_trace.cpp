@@ -71,7 +71,7 @@ Json slice(std::string name, const char* category, int tid, const Span& span, st
               {"tid", tid},
               {"ts", static_cast<double>(span.start - t0) / 1e3},
               {"dur", static_cast<double>(span.end - span.start) / 1e3},
-              {"args", std::move(args)}};
+              {"args", args.is_null() ? Json::object() : std::move(args)}};
 }
 
 Json track_name(int tid, const std::string& name, int order) {
