@@ -36,6 +36,23 @@ def make_ops(torch):
     }
 
 
+def region_means(kprof, ops, names, metrics, replay_mode, **options):
+    """Profiles the ops `names`, each in its region, RUNS times; (annotation, metric) -> mean."""
+
+    @kprof.analyze.kernel(
+        metrics=metrics, runs=RUNS, replay_mode=replay_mode, thermal_mode="off", **options
+    )
+    def bench():
+        for name in names:
+            with kprof.annotate(name):
+                ops[name]()
+
+    for op in ops.values():
+        op()
+    df = bench().to_dataframe()
+    return {(r.Annotation, r.Metric): r.AvgValue for r in df.itertuples()}
+
+
 if __name__ == "__main__":
     from gpu_reference import run_ops_in_ranges
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import statistics
 
 import pytest
-from counter_ops import N_FUSION, N_SCALE, RUNS, make_ops
+from counter_ops import N_FUSION, N_SCALE, RUNS, make_ops, region_means
 from gpu_reference import HERE, ncu_kernel_metrics, record
 
 pytestmark = pytest.mark.gpu
@@ -31,23 +31,7 @@ def ops():
 
 def profile(ops, replay_mode, metrics=METRICS):
     """Means per (annotation, metric); regions of several kernels are summed."""
-
-    @kprof.analyze.kernel(
-        metrics=metrics,
-        runs=RUNS,
-        replay_mode=replay_mode,
-        combine_kernel_metrics="sum",
-        thermal_mode="off",
-    )
-    def bench():
-        for name in NAMES:
-            with kprof.annotate(name):
-                ops[name]()
-
-    for op in ops.values():
-        op()
-    df = bench().to_dataframe()
-    return {(r.Annotation, r.Metric): r.AvgValue for r in df.itertuples()}
+    return region_means(kprof, ops, NAMES, metrics, replay_mode, combine_kernel_metrics="sum")
 
 
 # Bytes and durations come from 1-pass profiles; the throughputs (several passes) from

@@ -6,7 +6,7 @@ replay."""
 from __future__ import annotations
 
 import pytest
-from counter_ops import RUNS, make_ops
+from counter_ops import RUNS, make_ops, region_means
 from gpu_reference import HERE, ncu_kernel_metrics, record
 
 pytestmark = pytest.mark.gpu
@@ -26,17 +26,7 @@ def ops():
 
 def profile(ops, replay_mode, metrics):
     """Means per (annotation, metric)."""
-
-    @kprof.analyze.kernel(metrics=metrics, runs=RUNS, replay_mode=replay_mode, thermal_mode="off")
-    def bench():
-        for name in NAMES:
-            with kprof.annotate(name):
-                ops[name]()
-
-    for op in ops.values():
-        op()
-    df = bench().to_dataframe()
-    return {(r.Annotation, r.Metric): r.AvgValue for r in df.itertuples()}
+    return region_means(kprof, ops, NAMES, metrics, replay_mode)
 
 
 @pytest.fixture(scope="module")

@@ -125,3 +125,24 @@ TEST(ChromeTrace, TheCommandWritesTheTraceAndSaysWhereToOpenIt) {
   EXPECT_EQ(slices(Json::parse(std::ifstream(trace))).size(), 22u);
   std::filesystem::remove_all(dir);
 }
+
+// The demo sweep recorded on the H200 (tests/data): 45 kernels of 9 configs x 5 runs on one
+// stream, each inside its annotation's, run's and config's slices, times from 0.
+TEST(ChromeTrace, TheH200DemoRecordingDrawsEveryKernelInsideItsSlices) {
+  const kprof::Results r =
+      kprof::Results::read_json(std::string(KPROF_TEST_DATA) + "/h200-demo-timed-2026-12-03.json");
+  const Json doc = Json::parse(kprof::to_chrome_trace_json(r));
+  const std::vector<Slice> all = slices(doc);
+  std::size_t kernels = 0;
+  for (const Slice& k : all) {
+    if (k.cat != "kernel") continue;
+    ++kernels;
+    EXPECT_GE(k.ts, 0);
+    EXPECT_GT(k.dur, 0);
+    for (const char* around : {"annotation", "run", "config"})
+      EXPECT_TRUE(std::any_of(all.begin(), all.end(),
+                              [&](const Slice& s) { return s.cat == around && inside(k, s); }))
+          << k.name << " outside every " << around;
+  }
+  EXPECT_EQ(kernels, r.records().size());  // one metric, no nesting: a slice per record
+}
