@@ -143,21 +143,30 @@ void from_py(nb::handle v, T& field) {
     field = nb::cast<T>(v);
 }
 
-// The inverse of columns(): items from {"field": [..], ...}; None gives no items.
+// The inverse of columns(): items from {"field": [..], ...}; None gives no items. A field the
+// table lacks keeps its default, as a file written before the field existed reads.
 template <typename Item, typename Fields>
 std::vector<Item> from_columns(const nb::object& table, Fields fields) {
   std::vector<Item> items;
   if (table.is_none()) return items;
   const auto d = nb::cast<nb::dict>(table);
-  std::vector<nb::list> lists;
+  std::vector<std::optional<nb::list>> lists;
+  std::size_t n = 0;
   const Item blank{};
-  fields(blank,
-         [&](const char* name, const auto&) { lists.push_back(nb::cast<nb::list>(d[name])); });
-  const std::size_t n = lists.empty() ? 0 : nb::len(lists.front());
+  fields(blank, [&](const char* name, const auto&) {
+    if (!d.contains(name)) {
+      lists.emplace_back();
+      return;
+    }
+    lists.emplace_back(nb::cast<nb::list>(d[name]));
+    n = nb::len(*lists.back());
+  });
   for (std::size_t i = 0; i < n; ++i) {
     Item item;
     std::size_t k = 0;
-    fields(item, [&](const char*, auto& field) { from_py(lists[k++][i], field); });
+    fields(item, [&](const char*, auto& field) {
+      if (const auto& list = lists[k++]) from_py((*list)[i], field);
+    });
     items.push_back(std::move(item));
   }
   return items;
@@ -180,24 +189,7 @@ Conditions conditions_from_columns(const nb::object& configs, const nb::object& 
 
 // Records from the columns of records_columns(); for tests and offline re-analysis.
 std::vector<kprof::Record> records_from_columns(const nb::dict& d) {
-  auto column = [&](const char* name) { return nb::cast<nb::list>(d[name]); };
-  nb::list config = column("config"), run = column("run"), annotation = column("annotation"),
-           kernel = column("kernel"), kernel_index = column("kernel_index"),
-           metric = column("metric"), value = column("value"), unit = column("unit");
-  std::vector<kprof::Record> out(nb::len(config));
-  for (std::size_t i = 0; i < out.size(); ++i) {
-    auto& r = out[i];
-    r.config = nb::cast<std::size_t>(config[i]);
-    r.run = nb::cast<int>(run[i]);
-    r.annotation = nb::cast<std::string>(annotation[i]);
-    r.kernel = nb::cast<std::string>(kernel[i]);
-    r.kernel_index = nb::cast<int>(kernel_index[i]);
-    r.metric = nb::cast<std::string>(metric[i]);
-    nb::handle v = value[i];
-    r.value = v.is_none() ? std::numeric_limits<double>::quiet_NaN() : nb::cast<double>(v);
-    r.unit = nb::cast<std::string>(unit[i]);
-  }
-  return out;
+  return from_columns<kprof::Record>(d, record_fields);
 }
 
 kprof::Sweep make_sweep(const std::vector<std::string>& names, const nb::list& points) {

@@ -47,6 +47,7 @@ KPROF_COLUMNS = [
     "MeasuredClock",
     "Temperature",
     "ThrottledRuns",
+    "ProfilingOverhead",
 ]
 
 
@@ -178,6 +179,9 @@ def test_records_dataframe_layout(two_by_two):
         "Metric",
         "Value",
         "Unit",
+        "GpuStart",
+        "GpuEnd",
+        "Stream",
         "n",
         "dtype",
     ]
