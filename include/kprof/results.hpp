@@ -55,7 +55,7 @@ struct SessionInfo {
   double stop_time_budget_s = std::numeric_limits<double>::quiet_NaN();
   // What profiling added to a call of the function: over the configs, the median of (mean wall
   // time of a profiled run - the unprofiled warm-up call), and of the unprofiled calls. NaN
-  // without warm-up calls (warmup=0), which give the unprofiled time.
+  // with fewer than two warm-up calls (warmup < 2), which give the unprofiled time.
   double overhead_seconds_per_run = std::numeric_limits<double>::quiet_NaN();
   double unprofiled_seconds_per_run = std::numeric_limits<double>::quiet_NaN();
 };
@@ -115,7 +115,8 @@ struct ConfigInfo {
   std::string stopped_by;
   double seconds = 0;  // wall time of the config, thermal pauses excluded
   // Wall time of the config's last warm-up call, made before the profile began: the function
-  // unprofiled, as RunInfo::seconds times it profiled. NaN without warm-up calls.
+  // unprofiled, as RunInfo::seconds times it profiled. NaN with fewer than two warm-up calls
+  // (the first compiles and loads).
   double unprofiled_seconds = std::numeric_limits<double>::quiet_NaN();
 };
 

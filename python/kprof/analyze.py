@@ -381,8 +381,11 @@ def kernel(
             one row per kernel, with its launch order inside the region in ``KernelIndex``.
         warmup: kprof only. Calls of the function per config before the profile begins,
             unmeasured, for what a first call compiles or tunes (``torch.compile``,
-            ``triton.autotune``, cuBLAS choosing a kernel). Default 0. Whatever it is, kprof
-            warns when a config's first run launched other kernels than its second.
+            ``triton.autotune``, cuBLAS choosing a kernel). Default 0. With 2 or more the last
+            one also times the function unprofiled, and ``ProfilingOverhead`` (and the
+            session's ``overhead_seconds_per_run``) says what profiling added to a run.
+            Whatever it is, kprof warns when a config's first run launched other kernels than
+            its second.
 
     Returns:
         The decorated function, returning a :class:`kprof.ProfileResults`.

@@ -48,7 +48,8 @@ std::vector<double> warm_up(const Options& options, const Sweep& sweep, const Ru
                                     where_warm_up(sweep, c, i, options.warmup) + ": " + e.what(),
                                 c, -1);
       }
-      last[c] = now() - t0;
+      // The first call compiles and loads: the unprofiled time is a later one's.
+      if (i > 0) last[c] = now() - t0;
       if (poll) poll();
     }
   }
@@ -57,6 +58,7 @@ std::vector<double> warm_up(const Options& options, const Sweep& sweep, const Ru
       throw GpuFaultError("the GPU faulted in the warm-up calls (" + fault +
                           "): the CUDA context of this process is lost; end the process");
   }
+  if (options.warmup < 2) return {};
   return last;
 }
 

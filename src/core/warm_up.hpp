@@ -20,7 +20,8 @@ namespace kprof::detail {
 // Then waits for the GPU. A call that raises is a UserFunctionError naming the call; `poll`
 // (may be empty) is called after every call, to stop at Ctrl-C. Returns the wall time of each
 // config's last call, timed as a profiled run is (the call alone): the function unprofiled.
-// Empty without warm-up calls.
+// Empty with fewer than two warm-up calls: a config's first call compiles and loads (seen on
+// the H200: torch.compile's first call took 1.29 s, its runs 3 us), so only a later one tells.
 std::vector<double> warm_up(const Options& options, const Sweep& sweep, const RunBody& body,
                             const SweepServices& services, const std::function<void()>& poll);
 
@@ -28,7 +29,6 @@ std::vector<double> warm_up(const Options& options, const Sweep& sweep, const Ru
 // overhead_seconds_per_run and unprofiled_seconds_per_run from the warm-up calls' times.
 void disclose_overhead(const std::vector<double>& unprofiled, const std::vector<RunInfo>& runs,
                        std::vector<ConfigInfo>& configs, SessionInfo& session);
-
 
 // "" when every config's first run launched the kernels (names and counts, per annotation) of
 // its second run; else one sentence naming the first config that did not, how, and the

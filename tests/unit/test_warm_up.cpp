@@ -2,6 +2,8 @@
 // kernels than its second (compilation, autotuning), on the scripted backend.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -10,6 +12,7 @@
 #include "core/warm_up.hpp"
 #include "kprof/annotate.hpp"
 #include "kprof/errors.hpp"
+#include "kprof/layout.hpp"
 #include "kprof/log.hpp"
 #include "scripted_backend.hpp"
 
@@ -108,4 +111,55 @@ TEST(WarmUp, TheSameKernelsInEveryRunNeedNoNote) {
   const std::string note = detail::first_run_note(records, Sweep(), Options{});
   EXPECT_NE(note.find("config 1/1: its first run launched other kernels"), std::string::npos)
       << note;
+}
+
+// The warm-up calls time the function unprofiled (the last of them: the first compiles); what
+// the profiled runs take beyond that is the overhead, per row and for the session.
+TEST(WarmUp, TheOverheadIsTheProfiledRunsLessTheLastWarmUpCall) {
+  ScriptedBackend gpu;
+  double clock = 0;
+  detail::SweepServices services;
+  services.now_s = [&clock] { return clock; };
+  Options o = quiet(4, 2);
+  o.verbosity = Verbosity::info;
+  std::vector<std::string> lines;
+  const Results r = [&] {
+    std::optional<Results> out;
+    lines = logged([&] {
+      out.emplace(detail::run_sweep(
+          gpu, o, Sweep().axis("n", {1, 2}),
+          [&](std::size_t c, int run) {
+            Annotation a("k");
+            gpu.launch("kern", 100.0);
+            // Warm-up: a first call of 1 s (compiling), then 10 ms; profiled runs 13 ms (config
+            // 0) and 14 ms (config 1).
+            clock += run < 0 ? (clock < 1 ? 1.0 : 0.010) : 0.013 + 0.001 * c;
+          },
+          {}, services));
+    });
+    return *out;
+  }();
+  ASSERT_EQ(r.config_info().size(), 2u);
+  EXPECT_NEAR(r.config_info()[0].unprofiled_seconds, 0.010, 1e-9);
+  EXPECT_NEAR(r.rows()[0].overhead_seconds, 0.003, 1e-9);
+  EXPECT_NEAR(r.rows()[1].overhead_seconds, 0.004, 1e-9);
+  EXPECT_NEAR(r.session().overhead_seconds_per_run, 0.0035, 1e-9);
+  EXPECT_NEAR(r.session().unprofiled_seconds_per_run, 0.010, 1e-9);
+  bool said = false;
+  for (const auto& line : lines)
+    said = said || line == "[kprof] profiling added 3.5 ms per run (35% of 10 ms unprofiled)";
+  EXPECT_TRUE(said);
+  EXPECT_EQ(kprof::overhead_note(r.session()),
+            "profiling added 3.5 ms per run (35% of 10 ms unprofiled)");
+}
+
+TEST(WarmUp, OneWarmUpCallTellsNoOverhead) {
+  ScriptedBackend gpu;
+  const Results r = detail::run_sweep(gpu, quiet(2, 1), Sweep(), [&](std::size_t, int) {
+    Annotation a("k");
+    gpu.launch("kern", 100.0);
+  });
+  EXPECT_TRUE(std::isnan(r.rows()[0].overhead_seconds));
+  EXPECT_TRUE(std::isnan(r.session().overhead_seconds_per_run));
+  EXPECT_EQ(kprof::overhead_note(r.session()), "");
 }
