@@ -1,6 +1,7 @@
 #include "kprof/profile.hpp"
 
 #include <cstdio>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "core/gpu_layer.hpp"
 #include "core/interrupt_watch.hpp"
 #include "core/region_tracker.hpp"
+#include "core/run_conditions.hpp"
 #include "core/say.hpp"
 #include "kprof/errors.hpp"
 #include "kprof/log.hpp"
@@ -40,7 +42,14 @@ detail::SweepHooks progress_hooks(const Options& options, const Sweep& sweep) {
     log_line("[kprof] profiling " + std::to_string(sweep.size()) + " config(s) x " + runs + " on " +
              s.gpu + " (" + s.backend + counters + ", cache_control=" + s.cache_control + ")");
   };
-  hooks.config_end = [&sweep, &options](const ConfigInfo& c) {
+  // On standard error, a sweep of many short configs says the first, the last, and one config
+  // every few seconds, not one line each; a front end with a sink of its own gets every line.
+  auto last_line = std::make_shared<double>(-1e9);
+  hooks.config_end = [&sweep, &options, last_line](const ConfigInfo& c) {
+    const double now = detail::steady_seconds();
+    if (!log_sink_set() && !detail::config_line_due(c.config, sweep.size(), now, *last_line))
+      return;
+    *last_line = now;
     std::string params = sweep.config(c.config).to_string();
     const std::string why = options.stopping ? " (stopped by " + c.stopped_by + ")" : "";
     log_line("[kprof] config " + std::to_string(c.config + 1) + "/" + std::to_string(sweep.size()) +

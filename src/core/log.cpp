@@ -31,6 +31,11 @@ void log_line(std::string_view line) {
   }
 }
 
+bool log_sink_set() {
+  std::lock_guard lock(g_mutex);
+  return static_cast<bool>(g_sink);
+}
+
 void log_once(std::string_view key, std::string_view line) {
   {
     std::lock_guard lock(g_once_mutex);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/engine.hpp"
+#include "core/say.hpp"
 #include "core/warm_up.hpp"
 #include "kprof/annotate.hpp"
 #include "kprof/errors.hpp"
@@ -162,4 +163,21 @@ TEST(WarmUp, OneWarmUpCallTellsNoOverhead) {
   EXPECT_TRUE(std::isnan(r.rows()[0].overhead_seconds));
   EXPECT_TRUE(std::isnan(r.session().overhead_seconds_per_run));
   EXPECT_EQ(kprof::overhead_note(r.session()), "");
+}
+
+TEST(ConfigLines, TheFirstTheLastAndOneEveryFewSeconds) {
+  using detail::config_line_due;
+  EXPECT_TRUE(config_line_due(0, 1000, 0.0, -1e9));
+  EXPECT_FALSE(config_line_due(1, 1000, 0.1, 0.0));
+  EXPECT_TRUE(config_line_due(50, 1000, 5.0, 0.0));
+  EXPECT_TRUE(config_line_due(999, 1000, 99.9, 99.8));
+  int lines = 0;
+  double last = -1e9;
+  for (std::size_t c = 0; c < 1000; ++c)
+    if (config_line_due(c, 1000, 0.1 * (c + 1), last)) {
+      ++lines;
+      last = 0.1 * (c + 1);
+    }
+  EXPECT_GE(lines, 20);
+  EXPECT_LE(lines, 22);
 }
