@@ -278,9 +278,39 @@ def _finish_axes(ax: Axes, plan: Plan, panel: Panel, o: PlotOptions, lowest: flo
         ax.set_title(panel.title, fontsize=10)
 
 
+def _show_in_notebooks() -> None:
+    """In IPython and Jupyter, makes figures show as PNG. kprof draws on ``Figure`` without
+    pyplot, so the formatter that pyplot's inline backend registers may not be there: without
+    it a notebook prints ``<Figure size 880x490 with 1 Axes>`` instead of the plot."""
+    import sys
+
+    if "IPython" not in sys.modules:
+        return
+    from IPython import get_ipython
+    from matplotlib.figure import Figure
+
+    shell = get_ipython()
+    if shell is None:
+        return
+    png = shell.display_formatter.formatters["image/png"]
+    if Figure in png.type_printers:
+        return
+
+    def to_png(fig: Figure) -> bytes:
+        import io
+
+        buffer = io.BytesIO()
+        fig.savefig(buffer, format="png", dpi=100, bbox_inches="tight")
+        return buffer.getvalue()
+
+    png.for_type(Figure, to_png)
+
+
 def _draw(plan: Plan, o: PlotOptions, session: Mapping[str, Any], default_title: str) -> Figure:
     require_matplotlib()
     from matplotlib.figure import Figure
+
+    _show_in_notebooks()
 
     if not plan.rows:  # no rows at all: say so rather than draw empty axes
         fig = Figure(figsize=(o.plot_width, o.plot_height), layout="constrained")
