@@ -27,21 +27,26 @@ std::mutex& registry_mutex() {
 
 }  // namespace
 
-bool activity_records_measure(const Options& options) {
-  if (options.replay_mode != ReplayMode::kernel && options.replay_mode != ReplayMode::automatic)
-    return false;
+namespace {
+
+// No counter but the duration (launch statistics aside): nothing for the range profiler.
+bool no_counter_to_replay(const Options& options) {
   const std::vector<std::string> counters =
       metrics::counter_metrics(metrics::expand(options.metrics));
   return counters.empty() || (counters.size() == 1 && counters.front() == kDurationMetric);
 }
 
+}  // namespace
+
+bool activity_records_measure(const Options& options) {
+  return (options.replay_mode == ReplayMode::kernel ||
+          options.replay_mode == ReplayMode::automatic) &&
+         no_counter_to_replay(options);
+}
+
 ReplayChoice chosen_replay_mode(const Options& options, const std::function<int()>& passes) {
   if (options.replay_mode != ReplayMode::automatic) return {options.replay_mode, ""};
-  const std::vector<std::string> counters =
-      metrics::counter_metrics(metrics::expand(options.metrics));
-  const bool duration_alone =
-      counters.empty() || (counters.size() == 1 && counters.front() == kDurationMetric);
-  if (duration_alone) return {ReplayMode::kernel, "no counter to replay"};
+  if (no_counter_to_replay(options)) return {ReplayMode::kernel, "no counter to replay"};
   if (options.stopping)
     return {ReplayMode::kernel, "a stopping rule (runs='auto') decides the runs one by one"};
   if (options.cache_control != CacheControl::all)

@@ -57,9 +57,8 @@ std::vector<const Record*> timed_kernels(const Results& results) {
 }
 
 std::string config_text(const Results& results, std::size_t config) {
-  const std::string params = results.sweep().config(config).to_string();
-  return "config " + std::to_string(config + 1) + "/" + std::to_string(results.sweep().size()) +
-         (params.empty() ? "" : " (" + params + ")");
+  const Sweep& sweep = results.sweep();
+  return describe_run(config, sweep.size(), sweep.config(config).to_string(), -1, 0);
 }
 
 Json slice(std::string name, const char* category, int tid, const Span& span, std::int64_t t0,

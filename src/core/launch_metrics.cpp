@@ -55,4 +55,11 @@ std::vector<std::string> counter_metrics(const std::vector<std::string>& names) 
   return out;
 }
 
+std::vector<std::string> launch_metrics_in(const std::vector<std::string>& names) {
+  std::vector<std::string> out;
+  for (const std::string& n : names)
+    if (is_launch_metric(n)) out.push_back(n);
+  return out;
+}
+
 }  // namespace kprof::metrics

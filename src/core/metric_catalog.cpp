@@ -89,8 +89,8 @@ std::vector<std::string> default_suffixes(const CatalogIndex& index, std::size_t
   return out;
 }
 
-// Whether the chip's own catalog lists `name` as a collectable name (a launch statistic that
-// CUPTI also counted would be listed once).
+// Whether the chip's own catalog lists `name` as a collectable name (a base and one of its
+// suffixes): a launch statistic CUPTI also lists is listed once.
 bool contains_base_name(const CatalogIndex& index, std::string_view name) {
   const SplitName s = detail::split_name(index, name, false);
   return s.base_index && !s.suffix.empty() && has_suffix(index, *s.base_index, s.suffix);
@@ -217,9 +217,7 @@ MetricType MetricCatalog::type_of(std::string_view name) const {
 }
 
 bool MetricCatalog::contains(std::string_view name) const {
-  if (is_launch_metric(name)) return true;
-  const SplitName s = detail::split_name(*index_, name, false);
-  return s.base_index && !s.suffix.empty() && has_suffix(*index_, *s.base_index, s.suffix);
+  return is_launch_metric(name) || contains_base_name(*index_, name);
 }
 
 std::vector<std::string> MetricCatalog::search(std::string_view pattern) const {

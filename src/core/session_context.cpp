@@ -68,10 +68,18 @@ std::string runs_text(const SessionInfo& s) {
 
 std::string metrics_text(const SessionInfo& s) { return joined(s.metrics); }
 
+// "0.21 ms per run (3.1% of 6.8 ms unprofiled)", or "" when not measured.
 std::string overhead_text(const SessionInfo& s) {
-  const std::string note = overhead_note(s);
-  const std::string lead = "profiling added ";
-  return note.rfind(lead, 0) == 0 ? note.substr(lead.size()) : note;
+  if (!std::isfinite(s.overhead_seconds_per_run) || !std::isfinite(s.unprofiled_seconds_per_run))
+    return "";
+  const Scaled added = scale_for_display(s.overhead_seconds_per_run, "s");
+  const Scaled plain = scale_for_display(s.unprofiled_seconds_per_run, "s");
+  std::string text = format_number(added.value, 3) + " " + added.unit + " per run";
+  if (s.unprofiled_seconds_per_run > 0)
+    text += " (" +
+            format_number(100 * s.overhead_seconds_per_run / s.unprofiled_seconds_per_run, 3) +
+            "% of " + format_number(plain.value, 3) + " " + plain.unit + " unprofiled)";
+  return text;
 }
 
 // A text field of the session as it is.
@@ -140,17 +148,8 @@ std::vector<std::pair<std::string, std::string>> other_fields(const SessionInfo&
 }  // namespace
 
 std::string overhead_note(const SessionInfo& s) {
-  if (!std::isfinite(s.overhead_seconds_per_run) || !std::isfinite(s.unprofiled_seconds_per_run))
-    return "";
-  const Scaled added = scale_for_display(s.overhead_seconds_per_run, "s");
-  const Scaled plain = scale_for_display(s.unprofiled_seconds_per_run, "s");
-  std::string note =
-      "profiling added " + format_number(added.value, 3) + " " + added.unit + " per run";
-  if (s.unprofiled_seconds_per_run > 0)
-    note += " (" +
-            format_number(100 * s.overhead_seconds_per_run / s.unprofiled_seconds_per_run, 3) +
-            "% of " + format_number(plain.value, 3) + " " + plain.unit + " unprofiled)";
-  return note;
+  const std::string text = overhead_text(s);
+  return text.empty() ? "" : "profiling added " + text;
 }
 
 std::vector<ContextRow> context_rows(const SessionInfo& session) {

@@ -12,11 +12,14 @@
 namespace kprof::detail {
 namespace {
 
+// "config 2/4 (n=1024)", as every message names a config.
+std::string config_text(const Sweep& sweep, std::size_t c) {
+  return describe_run(c, sweep.size(), sweep.config(c).to_string(), -1, 0);
+}
+
 std::string where_warm_up(const Sweep& sweep, std::size_t c, int call, int calls) {
-  const std::string params = sweep.config(c).to_string();
-  return "config " + std::to_string(c + 1) + "/" + std::to_string(sweep.size()) +
-         (params.empty() ? "" : " (" + params + ")") + ", warm-up call " +
-         std::to_string(call + 1) + "/" + std::to_string(calls);
+  return config_text(sweep, c) + ", warm-up call " + std::to_string(call + 1) + "/" +
+         std::to_string(calls);
 }
 
 // (annotation, kernel) -> launches, of one run.
@@ -94,9 +97,7 @@ std::string first_run_note(const std::vector<Record>& records, const Sweep& swee
     const auto run0 = by_run.find(0), run1 = by_run.find(1);
     if (run0 == by_run.end() || run1 == by_run.end() || run0->second == run1->second) continue;
     if (differing++ == 0) {
-      const std::string params = sweep.config(config).to_string();
-      first = "config " + std::to_string(config + 1) + "/" + std::to_string(sweep.size()) +
-              (params.empty() ? "" : " (" + params + ")") +
+      first = config_text(sweep, config) +
               ": its first run launched other kernels than its second (" +
               count_text(run0->second) + ", then " + count_text(run1->second) + ")";
     }

@@ -21,15 +21,16 @@
 
 namespace kprof::detail {
 
-ActivityTiming::ActivityTiming(const Options& options)
-    : options_(options), wanted_(metrics::expand(options.metrics)) {}
+ActivityTiming::ActivityTiming(const Options& options) : options_(options) {}
 
 SessionInfo ActivityTiming::describe() { return describe_session(options_, "cupti-activity", 1); }
 
 void ActivityTiming::start(const Options& options) {
   stop();
   options_ = options;
-  wanted_ = metrics::expand(options.metrics);
+  const std::vector<std::string> wanted = metrics::expand(options.metrics);
+  duration_wanted_ = std::find(wanted.begin(), wanted.end(), kDurationMetric) != wanted.end();
+  launch_wanted_ = metrics::launch_metrics_in(wanted);
   try {
     // Creates (or binds) the primary context: CUPTI and the flush buffer need one.
     check_cuda(cudaFree(nullptr), "cudaFree(0)");
@@ -119,12 +120,10 @@ std::vector<Measurement> ActivityTiming::measurements_from(std::vector<KernelRec
     m.start_ns = static_cast<std::int64_t>(r.start_ns);
     m.end_ns = static_cast<std::int64_t>(r.end_ns);
     m.stream = r.stream;
-    if (std::find(wanted_.begin(), wanted_.end(), kDurationMetric) != wanted_.end())
+    if (duration_wanted_)
       m.values.push_back(MetricValue{std::string(kDurationMetric),
                                      static_cast<double>(r.end_ns - r.start_ns), "ns"});
-    for (MetricValue& v :
-         launch_values(r.launch, occupancy_device(static_cast<int>(r.launch.device)), wanted_))
-      m.values.push_back(std::move(v));
+    add_launch_values(m.values, r.launch, launch_wanted_);
     out.push_back(std::move(m));
     consumed.push_back(r.correlation);  // a graph's kernels share one id: erase after the loop
   }

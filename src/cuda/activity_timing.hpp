@@ -38,7 +38,8 @@ class ActivityTiming final : public Backend {
   void warn_if_graph_kernels_shared_a_flush(std::vector<std::uint32_t> correlation_ids);
 
   Options options_;
-  std::vector<std::string> wanted_;  // the metrics, sets expanded: the duration, launch statistics
+  bool duration_wanted_ = true;             // the duration is among the metrics
+  std::vector<std::string> launch_wanted_;  // launch statistics among them (set by start())
   L2Flush flush_;
   CuptiSubscriber subscriber_;
   // Created by start(); kept after stop() until the next start() or destruction, so a CUPTI

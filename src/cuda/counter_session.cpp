@@ -109,9 +109,7 @@ void CounterSession::start(const Options& options, const Setup& setup) {
       reported_.push_back(std::find(wanted.begin(), wanted.end(), metrics_[i]) != wanted.end());
       if (metrics_[i] == kClockMetric) clock_index_ = static_cast<int>(i);
     }
-    launch_wanted_.clear();
-    for (const std::string& m : wanted)
-      if (metrics::is_launch_metric(m)) launch_wanted_.push_back(m);
+    launch_wanted_ = metrics::launch_metrics_in(wanted);
     if (!launch_wanted_.empty()) start_launch_records();
     attribution_->log_launches(true);
   } catch (...) {
@@ -234,10 +232,7 @@ void CounterSession::add_launch_values(Measurement& m, const Launch& launch) {
   if (record == nullptr && launch.kernel.empty() && std::distance(first, last) == 1)
     record = &first->second;
   if (record == nullptr) return;
-  const LaunchShape& shape = record->launch;
-  for (MetricValue& v :
-       launch_values(shape, occupancy_device(static_cast<int>(shape.device)), launch_wanted_))
-    m.values.push_back(std::move(v));
+  detail::add_launch_values(m.values, record->launch, launch_wanted_);
   launch_records_.erase(first, last);
 }
 

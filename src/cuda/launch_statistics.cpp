@@ -146,4 +146,12 @@ std::vector<MetricValue> launch_values(const LaunchShape& launch, const Occupanc
   return out;
 }
 
+void add_launch_values(std::vector<MetricValue>& values, const LaunchShape& launch,
+                       const std::vector<std::string>& wanted) {
+  if (wanted.empty()) return;
+  for (MetricValue& v :
+       launch_values(launch, occupancy_device(static_cast<int>(launch.device)), wanted))
+    values.push_back(std::move(v));
+}
+
 }  // namespace kprof::detail

@@ -46,4 +46,9 @@ const OccupancyDevice& occupancy_device(int ordinal);
 std::vector<MetricValue> launch_values(const LaunchShape& launch, const OccupancyDevice& device,
                                        const std::vector<std::string>& wanted);
 
+// launch_values() on the launch's own device, appended to `values`; nothing (and no device
+// query) when `wanted` is empty. Throws CudaError when the device cannot be queried.
+void add_launch_values(std::vector<MetricValue>& values, const LaunchShape& launch,
+                       const std::vector<std::string>& wanted);
+
 }  // namespace kprof::detail
