@@ -1,6 +1,6 @@
-// Launch statistics: listed in the catalog beside the counters at no pass, refused where a
-// region is measured as a whole (range replay), and their values from a kernel's launch through
-// CUDA's occupancy calculator (no GPU: the attributes of an H200 are given).
+// Launch statistics: their names, refused where a region is measured as a whole (range replay),
+// and their values from a kernel's launch through CUDA's occupancy calculator (no GPU: the
+// attributes of an H200 are given). The catalog's side is in test_metric_catalog.cpp.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -9,8 +9,6 @@
 #include <vector>
 
 #include "core/gpu_layer.hpp"
-#include "core/metric_catalog.hpp"
-#include "kprof/device.hpp"
 #include "kprof/errors.hpp"
 #include "kprof/metrics.hpp"
 #include "kprof/options.hpp"
@@ -21,19 +19,6 @@
 using namespace kprof;
 using namespace kprof::metrics;
 
-namespace {
-
-bool has(const std::vector<std::string>& v, const std::string& item) {
-  return std::find(v.begin(), v.end(), item) != v.end();
-}
-
-#define REQUIRE_CUPTI()                                                        \
-  do {                                                                         \
-    if (!query_system().built_with_cuda) GTEST_SKIP() << "built without CUDA"; \
-  } while (0)
-
-}  // namespace
-
 TEST(LaunchMetrics, NamesAreNsightComputesAndKnownOnlyToThemselves) {
   EXPECT_TRUE(is_launch_metric("launch__sm_count"));
   EXPECT_TRUE(is_launch_metric("sm__maximum_warps_per_active_cycle_pct"));
@@ -42,35 +27,8 @@ TEST(LaunchMetrics, NamesAreNsightComputesAndKnownOnlyToThemselves) {
   for (const LaunchMetric& m : launch_metrics()) EXPECT_GT(m.description.size(), 20u) << m.name;
   EXPECT_EQ(counter_metrics({"launch__grid_size", "dram__bytes_read.sum", "launch__sm_count"}),
             std::vector<std::string>{"dram__bytes_read.sum"});
-}
-
-TEST(LaunchMetrics, TheCatalogListsThemAtNoPass) {
-  REQUIRE_CUPTI();
-  const MetricCatalog c = catalog("GH100");
-  EXPECT_TRUE(c.contains("launch__sm_count"));
-  EXPECT_EQ(c.type_of("launch__grid_size"), MetricType::counter);
-  EXPECT_EQ(c.passes({"launch__sm_count", "launch__grid_size"}), 0);
-  EXPECT_EQ(c.passes({"dram__bytes_read.sum", "launch__sm_count"}),
-            c.passes({"dram__bytes_read.sum"}));
-  const std::vector<std::string> limits = c.search("launch__occupancy_limit");
-  EXPECT_EQ(limits, (std::vector<std::string>{
-                        "launch__occupancy_limit_blocks", "launch__occupancy_limit_registers",
-                        "launch__occupancy_limit_shared_mem", "launch__occupancy_limit_warps"}));
-  EXPECT_EQ(c.names().size(), c.size());
-  const MetricInfo info = c.describe("launch__shared_mem_per_block_static");
-  EXPECT_EQ(info.unit, "B");
-  EXPECT_EQ(info.hw_unit, "launch");
-  EXPECT_EQ(info.passes, 0);
-  EXPECT_TRUE(has(c.closest("launch__sm_cont"), "launch__sm_count"));
-}
-
-TEST(LaunchMetrics, TheyValidateBesideCountersAndTheLaunchSetTakesOnePass) {
-  REQUIRE_CUPTI();
-  Options o;
-  o.metrics = {"set:launch", "dram__bytes_read.sum"};
-  EXPECT_NO_THROW(
-      kprof::detail::check_metrics(o.metrics, [] { return std::optional<std::string>("GH100"); }));
-  EXPECT_EQ(catalog("GH100").passes({"set:launch"}), 1);
+  EXPECT_EQ(launch_metrics_in({"launch__grid_size", "dram__bytes_read.sum", "launch__sm_count"}),
+            (std::vector<std::string>{"launch__grid_size", "launch__sm_count"}));
 }
 
 TEST(LaunchMetrics, RangeReplayRefusesThemNamingTheModesThatGiveThem) {

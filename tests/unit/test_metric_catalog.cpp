@@ -321,3 +321,33 @@ TEST(MetricCatalog, WithoutCudaTheCatalogSaysSo) {
   EXPECT_THROW(catalog("GH100"), NoGpuError);
   EXPECT_FALSE(current_chip().has_value());
 }
+
+// Launch statistics (kprof/metrics.hpp) stand in the catalog beside the counters.
+TEST(LaunchMetrics, TheCatalogListsThemAtNoPass) {
+  REQUIRE_CUPTI();
+  const MetricCatalog c = gh100();
+  EXPECT_TRUE(c.contains("launch__sm_count"));
+  EXPECT_EQ(c.type_of("launch__grid_size"), MetricType::counter);
+  EXPECT_EQ(c.passes({"launch__sm_count", "launch__grid_size"}), 0);
+  EXPECT_EQ(c.passes({"dram__bytes_read.sum", "launch__sm_count"}),
+            c.passes({"dram__bytes_read.sum"}));
+  const std::vector<std::string> limits = c.search("launch__occupancy_limit");
+  EXPECT_EQ(limits, (std::vector<std::string>{
+                        "launch__occupancy_limit_blocks", "launch__occupancy_limit_registers",
+                        "launch__occupancy_limit_shared_mem", "launch__occupancy_limit_warps"}));
+  EXPECT_EQ(c.names().size(), c.size());
+  const MetricInfo info = c.describe("launch__shared_mem_per_block_static");
+  EXPECT_EQ(info.unit, "B");
+  EXPECT_EQ(info.hw_unit, "launch");
+  EXPECT_EQ(info.passes, 0);
+  EXPECT_TRUE(has(c.closest("launch__sm_cont"), "launch__sm_count"));
+}
+
+TEST(LaunchMetrics, TheyValidateBesideCountersAndTheLaunchSetTakesOnePass) {
+  REQUIRE_CUPTI();
+  Options o;
+  o.metrics = {"set:launch", "dram__bytes_read.sum"};
+  EXPECT_NO_THROW(
+      kprof::detail::check_metrics(o.metrics, [] { return std::optional<std::string>("GH100"); }));
+  EXPECT_EQ(gh100().passes({"set:launch"}), 1);
+}
