@@ -14,6 +14,7 @@
 #include <string>
 
 #include "common.hpp"
+#include "kprof/log.hpp"
 
 namespace kprof::py {
 namespace {
@@ -71,6 +72,10 @@ bool deliver_log_line(const std::string& line) {
 }
 
 void bind_progress(nb::module_& m) {
+  m.def("config_line_due", &kprof::config_line_due, nb::arg("config"), nb::arg("configs"),
+        nb::arg("now"), nb::arg("last"),
+        "Whether a finished config gets its line in a log (kprof/log.hpp): the first, the last, "
+        "and one every few seconds.");
   m.def("_set_progress", &set_next, nb::arg("observer").none(),
         "Hands `observer` (or None) to the next _core.profile call: it receives the core's log "
         "lines (line(text)), one run_done(config_index) per run and close(failed) at the end.");

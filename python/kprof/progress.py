@@ -13,9 +13,9 @@ information once:
   function, percent done, the current config, runs done of all runs, elapsed time and ETA. The
   core's per-config lines are replaced by the bar; any other line is printed above it.
 - ``INFO`` elsewhere (a log file, a pipe, CI): plain lines, nothing redrawn: the core's line
-  of the first and the last config and, between them, of a config that ends at least
-  ``LINES_EVERY_S`` seconds after the last line shown, each with the ETA added. A sweep of
-  1,000 short configs writes a handful of lines, not 1,000.
+  of the first and the last config and, between them, of a config that ends a few seconds
+  after the last line shown (the core's rule, ``_core.config_line_due``), each with the ETA
+  added. A sweep of 1,000 short configs writes a handful of lines, not 1,000.
 - ``INFO`` in a Jupyter notebook: an ``ipywidgets`` progress bar with the same text when
   ipywidgets is installed, plain lines otherwise.
 - ``DEBUG``: plain lines for every step: each core line and each finished run.
@@ -34,6 +34,7 @@ import time
 from collections.abc import Sequence
 from typing import Any, TextIO
 
+from kprof._native import core as _core
 from kprof.verbosity import VerbosityLevel
 
 __all__ = ["ProgressDisplay", "choose_mode", "make_display", "format_seconds"]
@@ -52,8 +53,6 @@ CONFIG_LINE = re.compile(
 
 MODES = ("bar", "lines", "widget", "debug")
 _REDRAW_S = 0.1  # at most ten redraws a second in a terminal
-#: Plain lines (a log file, CI): at most one config line per this many seconds.
-LINES_EVERY_S = 5.0
 
 
 def format_seconds(s: float) -> str:
@@ -148,7 +147,7 @@ class ProgressDisplay:
         self._clock = clock
         self._t0 = clock()
         self._last_draw = -1.0
-        self._last_line = -1.0  # when the last config line was shown (lines mode)
+        self._last_line = -1e9  # when the last config line was shown (lines mode)
         self._bar_width = 0  # characters of the bar on screen now (bar mode)
         self._config = -1  # the config of the last run
         self._config_runs = 0  # runs done in it
@@ -176,10 +175,10 @@ class ProgressDisplay:
         self._print(text)
 
     def _config_line(self, text: str, index: int) -> None:
-        """A finished config in lines mode: the first, the last, and one every LINES_EVERY_S."""
+        """A finished config in lines mode: the first, the last, and one every few seconds."""
         now = self._clock()
         done = index >= len(self.configs)
-        if not (index == 1 or done or now - self._last_line >= LINES_EVERY_S):
+        if not _core.config_line_due(index - 1, len(self.configs), now, self._last_line):
             return
         self._last_line = now
         left = self._eta()

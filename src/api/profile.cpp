@@ -47,8 +47,7 @@ detail::SweepHooks progress_hooks(const Options& options, const Sweep& sweep) {
   auto last_line = std::make_shared<double>(-1e9);
   hooks.config_end = [&sweep, &options, last_line](const ConfigInfo& c) {
     const double now = detail::steady_seconds();
-    if (!log_sink_set() && !detail::config_line_due(c.config, sweep.size(), now, *last_line))
-      return;
+    if (!log_sink_set() && !config_line_due(c.config, sweep.size(), now, *last_line)) return;
     *last_line = now;
     std::string params = sweep.config(c.config).to_string();
     const std::string why = options.stopping ? " (stopped by " + c.stopped_by + ")" : "";

@@ -25,14 +25,4 @@ inline void say(const Options& o, Verbosity level, const std::string& line) {
   if (says(o, level)) log_line("[kprof] " + line);
 }
 
-// At most one line per finished config every this many seconds in a log (the first and the
-// last config always): a sweep of 1,000 short configs says a handful, not 1,000.
-inline constexpr double kConfigLineEvery_s = 5.0;
-
-// Whether config `config` of `configs`, finished at `now` (seconds), gets its line when the
-// last line was at `last`.
-inline bool config_line_due(std::size_t config, std::size_t configs, double now, double last) {
-  return config == 0 || config + 1 == configs || now - last >= kConfigLineEvery_s;
-}
-
 }  // namespace kprof::detail

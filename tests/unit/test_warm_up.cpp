@@ -166,7 +166,7 @@ TEST(WarmUp, OneWarmUpCallTellsNoOverhead) {
 }
 
 TEST(ConfigLines, TheFirstTheLastAndOneEveryFewSeconds) {
-  using detail::config_line_due;
+  using kprof::config_line_due;
   EXPECT_TRUE(config_line_due(0, 1000, 0.0, -1e9));
   EXPECT_FALSE(config_line_due(1, 1000, 0.1, 0.0));
   EXPECT_TRUE(config_line_due(50, 1000, 5.0, 0.0));
