@@ -35,7 +35,13 @@ struct Span {
   }
 };
 
-// The records that place kernels in time, one metric's, with timestamps. An outer region's
+// Whether `r` places a kernel in time: one metric's record (each launch once per region), with
+// timestamps.
+bool timed(const Record& r, const std::string& metric) {
+  return r.metric == metric && r.start_ns >= 0 && r.end_ns >= r.start_ns;
+}
+
+// The records that place kernels in time. An outer region's
 // records repeat the kernels of the regions nested in it: each launch is kept once, with its
 // innermost annotation.
 std::vector<const Record*> timed_kernels(const Results& results) {
@@ -47,7 +53,7 @@ std::vector<const Record*> timed_kernels(const Results& results) {
     return std::count(r.annotation.begin(), r.annotation.end(), '/');
   };
   for (const Record& r : results.records()) {
-    if (r.metric != metric || r.start_ns < 0 || r.end_ns < r.start_ns) continue;
+    if (!timed(r, metric)) continue;
     const Record*& kept = launches[{r.config, r.run, r.stream, r.start_ns, r.end_ns}];
     if (kept == nullptr || depth(r) > depth(*kept)) kept = &r;
   }
@@ -104,8 +110,7 @@ std::string to_chrome_trace_json(const Results& results) {
   std::map<std::int64_t, bool> streams;
   Json events = Json::array();
   for (const Record& r : results.records())  // every region, outer ones with their inner kernels
-    if (r.metric == kernels.front()->metric && r.start_ns >= 0 && r.end_ns >= r.start_ns)
-      regions[{r.config, r.run, r.annotation}].add(r);
+    if (timed(r, kernels.front()->metric)) regions[{r.config, r.run, r.annotation}].add(r);
   for (const Record* r : kernels) {
     configs[r->config].add(*r);
     runs[{r->config, r->run}].add(*r);
