@@ -26,12 +26,13 @@ enum class ResultTable {
   runs,          // ProfileResults.runs_dataframe() and <prefix>runs-<tag>.csv
   configs_file,  // <prefix>configs-<tag>.csv
   info_file,     // <prefix>info-<tag>.csv
+  analysis,      // ProfileResults.analysis(): what limits each region (kprof/analysis.hpp)
 };
 
-inline constexpr std::array<ResultTable, 8> kResultTables{
+inline constexpr std::array<ResultTable, 9> kResultTables{
     ResultTable::rows,         ResultTable::samples,      ResultTable::samples_file,
     ResultTable::records,      ResultTable::records_file, ResultTable::runs,
-    ResultTable::configs_file, ResultTable::info_file};
+    ResultTable::configs_file, ResultTable::info_file,    ResultTable::analysis};
 
 // What a column's cells hold; a DataFrame's dtype follows it.
 enum class ColumnKind {

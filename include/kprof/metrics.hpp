@@ -146,7 +146,7 @@ struct MetricSet {
   std::vector<std::string> metrics;
 };
 
-// kprof's sets: speed-of-light, memory, compute, occupancy, launch.
+// kprof's sets: speed-of-light, memory, compute, occupancy, launch, analysis.
 const std::vector<MetricSet>& sets();
 
 // The set called `name` ("memory" or "set:memory"). Throws OptionError naming the sets.

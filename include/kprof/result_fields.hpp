@@ -7,6 +7,7 @@
 #include <iterator>
 #include <string_view>
 
+#include "kprof/analysis.hpp"
 #include "kprof/results.hpp"
 
 namespace kprof::fields {
@@ -149,6 +150,41 @@ inline constexpr auto info_stat_fields = [](auto& v, auto&& f) {
   f("stddev", v.stddev);
   f("min", v.min);
   f("max", v.max);
+};
+
+inline constexpr auto analysis_fields = [](auto& a, auto&& f) {
+  f("annotation", a.annotation);
+  f("config", a.config);
+  f("kernel", a.kernel);
+  f("kernel_index", a.kernel_index);
+  f("bound", a.bound);
+  f("verdict", a.verdict);
+  f("sm_throughput_pct", a.sm_throughput_pct);
+  f("memory_throughput_pct", a.memory_throughput_pct);
+  f("dram_throughput_pct", a.dram_throughput_pct);
+  f("limiting_unit", a.limiting_unit);
+  f("limiting_unit_pct", a.limiting_unit_pct);
+  f("achieved_occupancy_pct", a.achieved_occupancy_pct);
+  f("theoretical_occupancy_pct", a.theoretical_occupancy_pct);
+  f("occupancy_limiter", a.occupancy_limiter);
+  f("waves_per_sm", a.waves_per_sm);
+  f("sm_count", a.sm_count);
+  f("fp32_tflops", a.fp32_tflops);
+  f("fp64_tflops", a.fp64_tflops);
+  f("fp16_tflops", a.fp16_tflops);
+  f("tensor_tflops", a.tensor_tflops);
+  f("fp32_peak_tflops", a.fp32_peak_tflops);
+  f("fp64_peak_tflops", a.fp64_peak_tflops);
+  f("fp16_peak_tflops", a.fp16_peak_tflops);
+  f("tensor_peak_tflops", a.tensor_peak_tflops);
+  f("precision", a.precision);
+  f("achieved_tflops", a.achieved_tflops);
+  f("peak_tflops", a.peak_tflops);
+  f("dram_tbs", a.dram_tbs);
+  f("dram_peak_tbs", a.dram_peak_tbs);
+  f("arithmetic_intensity", a.arithmetic_intensity);
+  f("roofline_tflops", a.roofline_tflops);
+  f("advice", a.advice);
 };
 
 }  // namespace kprof::fields

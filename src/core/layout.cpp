@@ -168,6 +168,42 @@ constexpr auto kInfoFile = std::to_array<ResultColumn>({
     {"", K::parameters, S::item, "config"},
 });
 
+// What limits each region (kprof/analysis.hpp); FLOP and bytes per second in their own units,
+// which pandas users scale as they like.
+constexpr auto kAnalysis = std::to_array<ResultColumn>({
+    {"Annotation", K::text, S::item, "annotation"},
+    {"Kernel", K::text, S::item, "kernel"},
+    {"KernelIndex", K::integer, S::item, "kernel_index", "", W::per_kernel},
+    {"Bound", K::text, S::item, "bound"},
+    {"Verdict", K::text, S::item, "verdict"},
+    {"SMThroughputPct", K::real, S::item, "sm_throughput_pct", "%"},
+    {"MemoryThroughputPct", K::real, S::item, "memory_throughput_pct", "%"},
+    {"DRAMThroughputPct", K::real, S::item, "dram_throughput_pct", "%"},
+    {"LimitingUnit", K::text, S::item, "limiting_unit"},
+    {"LimitingUnitPct", K::real, S::item, "limiting_unit_pct", "%"},
+    {"AchievedOccupancyPct", K::real, S::item, "achieved_occupancy_pct", "%"},
+    {"TheoreticalOccupancyPct", K::real, S::item, "theoretical_occupancy_pct", "%"},
+    {"OccupancyLimiter", K::optional_text, S::item, "occupancy_limiter"},
+    {"WavesPerSM", K::real, S::item, "waves_per_sm"},
+    {"ArithmeticIntensity", K::real, S::item, "arithmetic_intensity", "FLOP/B"},
+    {"Precision", K::optional_text, S::item, "precision"},
+    {"AchievedTFLOPs", K::real, S::item, "achieved_tflops", "TFLOP/s"},
+    {"PeakTFLOPs", K::real, S::item, "peak_tflops", "TFLOP/s"},
+    {"RooflineTFLOPs", K::real, S::item, "roofline_tflops", "TFLOP/s"},
+    {"FP32TFLOPs", K::real, S::item, "fp32_tflops", "TFLOP/s"},
+    {"FP64TFLOPs", K::real, S::item, "fp64_tflops", "TFLOP/s"},
+    {"FP16TFLOPs", K::real, S::item, "fp16_tflops", "TFLOP/s"},
+    {"TensorTFLOPs", K::real, S::item, "tensor_tflops", "TFLOP/s"},
+    {"FP32PeakTFLOPs", K::real, S::item, "fp32_peak_tflops", "TFLOP/s"},
+    {"FP64PeakTFLOPs", K::real, S::item, "fp64_peak_tflops", "TFLOP/s"},
+    {"FP16PeakTFLOPs", K::real, S::item, "fp16_peak_tflops", "TFLOP/s"},
+    {"TensorPeakTFLOPs", K::real, S::item, "tensor_peak_tflops", "TFLOP/s"},
+    {"DRAMTBs", K::real, S::item, "dram_tbs", "TB/s"},
+    {"DRAMPeakTBs", K::real, S::item, "dram_peak_tbs", "TB/s"},
+    {"Advice", K::text, S::item, "advice"},
+    {"", K::parameters, S::item, "config"},
+});
+
 struct TableEntry {
   ResultTable table;
   std::string_view name;
@@ -183,6 +219,7 @@ constexpr TableEntry kTables[] = {
     {ResultTable::runs, "runs", kRuns},
     {ResultTable::configs_file, "configs_file", kConfigsFile},
     {ResultTable::info_file, "info_file", kInfoFile},
+    {ResultTable::analysis, "analysis", kAnalysis},
 };
 
 static_assert(std::size(kTables) == kResultTables.size());
@@ -207,7 +244,9 @@ const std::vector<std::string>& result_column_names() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> out;
     for (const TableEntry& t : kTables) {
-      if (t.table == ResultTable::configs_file || t.table == ResultTable::info_file) continue;
+      if (t.table == ResultTable::configs_file || t.table == ResultTable::info_file ||
+          t.table == ResultTable::analysis)
+        continue;
       for (const ResultColumn& c : t.columns)
         if (!c.name.empty() && std::find(out.begin(), out.end(), c.name) == out.end())
           out.emplace_back(c.name);

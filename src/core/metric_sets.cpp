@@ -5,6 +5,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "kprof/analysis.hpp"
 #include "kprof/errors.hpp"
 #include "kprof/metrics.hpp"
 
@@ -58,6 +59,12 @@ const std::vector<MetricSet>& sets() {
         "launch__occupancy_limit_blocks", "launch__occupancy_limit_registers",
         "launch__occupancy_limit_shared_mem", "launch__occupancy_limit_warps",
         "sm__maximum_warps_per_active_cycle_pct"}},
+      {"analysis",
+       "What limits the kernel? The least that answers it: the Speed-of-Light throughputs and "
+       "the busiest unit, achieved and theoretical occupancy with the launch that limits it, "
+       "and the FLOP per second of each precision and DRAM bytes per second against their "
+       "peaks, for a roofline. results.analysis() and `kprof report --explain` read it.",
+       analysis_metrics()},
   };
   return all;
 }

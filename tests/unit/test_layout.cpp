@@ -42,6 +42,8 @@ std::set<std::string> item_fields(ResultTable table) {
       return field_names<ConfigInfo>(config_fields);
     case ResultTable::info_file:
       return field_names<InfoValue>(info_fields);
+    case ResultTable::analysis:
+      return field_names<RegionAnalysis>(analysis_fields);
   }
   return {};
 }

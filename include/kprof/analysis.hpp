@@ -1,0 +1,80 @@
+// What limits a region: Nsight Compute's Speed-of-Light verdict, the busiest unit, occupancy and
+// its limiter, and the roofline, for every (annotation, config) of a profile that measured
+// set:analysis. Pure arithmetic over Results: works on saved results, without a GPU.
+//
+// The verdict follows Nsight Compute's SOLBottleneck rule on the same two counters, so that both
+// tools say the same of a kernel: SM throughput (sm__throughput) and memory throughput
+// (gpu__compute_memory_throughput), each in % of its sustained peak,
+//   both below 80% and both below 60%    latency ("Small Grid" under one wave per SM, else
+//                                        "Latency Issue")
+//   both below 80%, 10 points or more apart   bound by the higher ("High Compute Throughput",
+//                                        "High Memory Throughput")
+//   both below 80%, closer than 10 points     "Balanced Throughput", bound by the higher
+//   either at 80% or more                "High Throughput", bound by the higher
+// The roofline follows Nsight Compute's roofline chart: FLOP per second from the SASS
+// instruction counters (FFMA, DFMA twice, HFMA four times, HADD and HMUL twice), tensor math ops
+// from the tensor path counters, each precision against its own peak (the counters'
+// peak_sustained at the measured clock), and DRAM bytes per second against DRAM's peak.
+#pragma once
+
+#include <cstddef>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "kprof/results.hpp"
+
+namespace kprof {
+
+// The analysis of one (annotation, config); of one kernel too with per_kernel=True. Every
+// number is NaN where its metrics were not measured.
+struct RegionAnalysis {
+  static constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+  std::string annotation;
+  std::size_t config = 0;
+  std::string kernel;
+  int kernel_index = -1;
+  std::string bound;    // "compute", "memory" or "latency"
+  std::string verdict;  // Nsight Compute's name: "High Memory Throughput", "Small Grid", ...
+  double sm_throughput_pct = nan;
+  double memory_throughput_pct = nan;
+  double dram_throughput_pct = nan;
+  std::string limiting_unit;  // the busiest unit: "DRAM", "L2", "L1/TEX", "FMA pipe", ...
+  double limiting_unit_pct = nan;
+  double achieved_occupancy_pct = nan;
+  // NaN, and occupancy_limiter empty, where launch statistics were not measured (range replay).
+  double theoretical_occupancy_pct = nan;
+  std::string occupancy_limiter;  // "registers", "shared memory", "block size", "blocks per SM"
+  double waves_per_sm = nan;
+  double sm_count = nan;
+  // FLOP per second of each precision (tensor: math ops of the tensor path), and the peak of
+  // each at the measured clock.
+  double fp32_tflops = 0, fp64_tflops = 0, fp16_tflops = 0, tensor_tflops = 0;
+  double fp32_peak_tflops = nan, fp64_peak_tflops = nan, fp16_peak_tflops = nan,
+         tensor_peak_tflops = nan;
+  std::string precision;       // the precision with the most FLOP; "" when none ran
+  double achieved_tflops = 0;  // over every precision
+  double peak_tflops = nan;    // of `precision`
+  double dram_tbs = nan;
+  double dram_peak_tbs = nan;
+  // FLOP per DRAM byte (achieved_tflops / dram_tbs); NaN without FLOP or traffic.
+  double arithmetic_intensity = nan;
+  // The roofline at that intensity: min(peak_tflops, intensity x DRAM peak).
+  double roofline_tflops = nan;
+  std::string advice;  // a sentence per finding, the verdict's first
+};
+
+// The metrics set:analysis holds and analyze() reads, launch statistics included.
+const std::vector<std::string>& analysis_metrics();
+
+// The analysis of every (annotation, config) of `results`, in the order of its rows. Throws
+// OptionError (option "metrics") naming the metrics of set:analysis the results lack (launch
+// statistics may be missing in range replay, which cannot measure them), or values that
+// normalize_against turned into ratios.
+std::vector<RegionAnalysis> analyze(const Results& results);
+
+// The analysis as an aligned text table and the advice under it, as `kprof report --explain`
+// prints it.
+std::string analysis_text(const Results& results, const std::vector<RegionAnalysis>& analysis);
+
+}  // namespace kprof

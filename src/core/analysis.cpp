@@ -1,0 +1,355 @@
+// What limits a region (kprof/analysis.hpp): the Speed-of-Light verdict, occupancy and roofline
+// from the rows of set:analysis. The thresholds are Nsight Compute's (SOLBottleneck,
+// TheoreticalOccupancy and AchievedOccupancy rules), so that both tools give the same verdict.
+#include "kprof/analysis.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <map>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "core/text_table.hpp"
+#include "kprof/errors.hpp"
+#include "kprof/metrics.hpp"
+#include "kprof/units.hpp"
+
+namespace kprof {
+
+namespace {
+
+constexpr const char* kDuration = "gpu__time_duration.sum";
+constexpr const char* kSm = "sm__throughput.avg.pct_of_peak_sustained_elapsed";
+constexpr const char* kMemory = "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed";
+constexpr const char* kDram = "dram__throughput.avg.pct_of_peak_sustained_elapsed";
+constexpr const char* kAchievedOccupancy = "sm__warps_active.avg.pct_of_peak_sustained_active";
+constexpr const char* kDramBytes = "dram__bytes.sum.per_second";
+constexpr const char* kDramPeak = "dram__bytes.sum.peak_sustained_elapsed.per_second";
+constexpr const char* kTheoreticalOccupancy = "sm__maximum_warps_per_active_cycle_pct";
+constexpr const char* kWaves = "launch__waves_per_multiprocessor";
+constexpr const char* kSmCount = "launch__sm_count";
+
+// Counters give FLOP and bytes per second; the analysis speaks in TFLOP/s and TB/s.
+constexpr double kTera = 1e12;
+
+// Nsight Compute's SOLBottleneck thresholds, in % of peak.
+constexpr double kHighThroughputPct = 80;
+constexpr double kLatencyPct = 60;
+constexpr double kBalancedPoints = 10;
+// TheoreticalOccupancy fires below 80%; AchievedOccupancy when achieved is 10 points lower.
+constexpr double kLowTheoreticalPct = 80;
+constexpr double kOccupancyGapPoints = 10;
+
+// The units of the Speed-of-Light breakdown kprof reads, named for people.
+struct Unit {
+  const char* name;
+  const char* metric;
+};
+const std::vector<Unit>& units() {
+  static const std::vector<Unit> all = {
+      {"DRAM", kDram},
+      {"L2", "lts__throughput.avg.pct_of_peak_sustained_elapsed"},
+      {"L1/TEX", "l1tex__throughput.avg.pct_of_peak_sustained_active"},
+      {"FMA pipe", "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active"},
+      {"ALU pipe", "sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active"},
+      {"FP64 pipe", "sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_active"},
+      {"tensor pipe", "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active"},
+      {"load/store pipe", "sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active"}};
+  return all;
+}
+
+// One instruction or op counter and the FLOP each counts for.
+struct FlopTerm {
+  const char* metric;
+  double flop;
+};
+// A precision: its counters (per second) and its peak (FLOP per second at the measured clock;
+// the peak counter counts instructions, so it is scaled by peak_flop).
+struct Precision {
+  const char* name;
+  std::vector<FlopTerm> terms;
+  const char* peak_metric;
+  double peak_flop;
+  double RegionAnalysis::* flops;
+  double RegionAnalysis::* peak;
+};
+const std::vector<Precision>& precisions() {
+  static const std::vector<Precision> all = {
+      {"fp32",
+       {{"smsp__sass_thread_inst_executed_op_fadd_pred_on.sum.per_second", 1},
+        {"smsp__sass_thread_inst_executed_op_fmul_pred_on.sum.per_second", 1},
+        {"smsp__sass_thread_inst_executed_op_ffma_pred_on.sum.per_second", 2}},
+       "sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained_elapsed.per_second",
+       2,
+       &RegionAnalysis::fp32_tflops,
+       &RegionAnalysis::fp32_peak_tflops},
+      {"fp64",
+       {{"smsp__sass_thread_inst_executed_op_dadd_pred_on.sum.per_second", 1},
+        {"smsp__sass_thread_inst_executed_op_dmul_pred_on.sum.per_second", 1},
+        {"smsp__sass_thread_inst_executed_op_dfma_pred_on.sum.per_second", 2}},
+       "sm__sass_thread_inst_executed_op_dfma_pred_on.sum.peak_sustained_elapsed.per_second",
+       2,
+       &RegionAnalysis::fp64_tflops,
+       &RegionAnalysis::fp64_peak_tflops},
+      // Half-precision instructions work on pairs (HADD2, HMUL2, HFMA2).
+      {"fp16",
+       {{"smsp__sass_thread_inst_executed_op_hadd_pred_on.sum.per_second", 2},
+        {"smsp__sass_thread_inst_executed_op_hmul_pred_on.sum.per_second", 2},
+        {"smsp__sass_thread_inst_executed_op_hfma_pred_on.sum.per_second", 4}},
+       "sm__sass_thread_inst_executed_op_hfma_pred_on.sum.peak_sustained_elapsed.per_second",
+       4,
+       &RegionAnalysis::fp16_tflops,
+       &RegionAnalysis::fp16_peak_tflops},
+      // The tensor path counts math ops, as Nsight Compute's tensor roofline plots them.
+      {"tensor",
+       {{"sm__ops_path_tensor_src_fp16.sum.per_second", 1},
+        {"sm__ops_path_tensor_src_bf16_dst_fp32.sum.per_second", 1},
+        {"sm__ops_path_tensor_src_tf32_dst_fp32.sum.per_second", 1}},
+       "sm__ops_path_tensor_src_fp16.sum.peak_sustained_elapsed.per_second",
+       1,
+       &RegionAnalysis::tensor_tflops,
+       &RegionAnalysis::tensor_peak_tflops}};
+  return all;
+}
+
+// The four occupancy limits (blocks per SM each allows), as Nsight Compute names its limiters.
+const std::vector<std::pair<const char*, const char*>>& occupancy_limits() {
+  static const std::vector<std::pair<const char*, const char*>> all = {
+      {"launch__occupancy_limit_registers", "registers"},
+      {"launch__occupancy_limit_shared_mem", "shared memory"},
+      {"launch__occupancy_limit_warps", "block size"},
+      {"launch__occupancy_limit_blocks", "blocks per SM"}};
+  return all;
+}
+
+using Key = std::tuple<std::string, std::size_t, int>;  // annotation, config, kernel index
+
+// The means of one region's rows, by metric.
+struct RegionValues {
+  std::string kernel;
+  std::map<std::string, double> mean;
+  double get(const std::string& metric) const {
+    auto it = mean.find(metric);
+    return it == mean.end() ? std::nan("") : it->second;
+  }
+};
+
+bool range_replay(const Results& r) { return r.session().replay_mode == "range"; }
+
+void require_metrics(const Results& results) {
+  std::vector<std::string> missing;
+  const auto& measured = results.session().metrics;
+  for (const std::string& m : analysis_metrics()) {
+    if (range_replay(results) && metrics::is_launch_metric(m)) continue;
+    if (std::find(measured.begin(), measured.end(), m) == measured.end()) missing.push_back(m);
+  }
+  if (missing.empty()) return;
+  std::string list;
+  for (const std::string& m : missing) list += (list.empty() ? "" : ", ") + m;
+  throw OptionError("metrics", "a profile without " + list,
+                    "a profile that measured set:analysis (metrics=[\"set:analysis\"])");
+}
+
+std::vector<std::pair<Key, RegionValues>> region_values(const Results& results) {
+  std::vector<std::pair<Key, RegionValues>> out;
+  std::map<Key, std::size_t> index;
+  for (const Row& row : results.rows()) {
+    if (!row.normalized_against.empty())
+      throw OptionError("normalize_against", "'" + row.normalized_against + "'",
+                        "no normalization for analysis(): it reads absolute values");
+    const Key key{row.annotation, row.config, row.kernel_index};
+    auto [it, added] = index.emplace(key, out.size());
+    if (added) out.push_back({key, RegionValues{row.kernel, {}}});
+    out[it->second].second.mean[row.metric] = row.mean;
+  }
+  return out;
+}
+
+void judge_throughput(RegionAnalysis& a) {
+  const double sm = a.sm_throughput_pct, mem = a.memory_throughput_pct;
+  const std::string higher = sm >= mem ? "compute" : "memory";
+  if (sm >= kHighThroughputPct || mem >= kHighThroughputPct) {
+    a.bound = higher;
+    a.verdict = "High Throughput";
+  } else if (sm < kLatencyPct && mem < kLatencyPct) {
+    a.bound = "latency";
+    a.verdict = a.waves_per_sm < 1 ? "Small Grid" : "Latency Issue";
+  } else if (std::fabs(sm - mem) >= kBalancedPoints) {
+    a.bound = higher;
+    a.verdict = sm > mem ? "High Compute Throughput" : "High Memory Throughput";
+  } else {
+    a.bound = higher;
+    a.verdict = "Balanced Throughput";
+  }
+}
+
+void find_limiting_unit(RegionAnalysis& a, const RegionValues& v) {
+  for (const Unit& u : units()) {
+    const double pct = v.get(u.metric);
+    if (!std::isnan(pct) && (a.limiting_unit.empty() || pct > a.limiting_unit_pct)) {
+      a.limiting_unit = u.name;
+      a.limiting_unit_pct = pct;
+    }
+  }
+}
+
+void find_occupancy_limiter(RegionAnalysis& a, const RegionValues& v) {
+  double lowest = std::nan("");
+  for (const auto& [metric, name] : occupancy_limits()) {
+    const double blocks = v.get(metric);
+    if (std::isnan(blocks)) return;
+    if (std::isnan(lowest) || blocks < lowest) {
+      lowest = blocks;
+      a.occupancy_limiter = name;
+    } else if (blocks == lowest) {
+      a.occupancy_limiter += std::string(" and ") + name;
+    }
+  }
+}
+
+void compute_roofline(RegionAnalysis& a, const RegionValues& v) {
+  double most = 0;
+  for (const Precision& p : precisions()) {
+    double& flops = a.*p.flops;
+    a.*p.peak = v.get(p.peak_metric) * p.peak_flop / kTera;
+    for (const FlopTerm& t : p.terms) {
+      const double per_second = v.get(t.metric);
+      if (!std::isnan(per_second)) flops += per_second * t.flop / kTera;
+    }
+    a.achieved_tflops += flops;
+    if (flops > most) {
+      most = flops;
+      a.precision = p.name;
+      a.peak_tflops = a.*p.peak;
+    }
+  }
+  a.dram_tbs = v.get(kDramBytes) / kTera;
+  a.dram_peak_tbs = v.get(kDramPeak) / kTera;
+  if (a.dram_tbs > 0 && a.achieved_tflops > 0) {
+    a.arithmetic_intensity = a.achieved_tflops / a.dram_tbs;
+    a.roofline_tflops = std::min(a.peak_tflops, a.arithmetic_intensity * a.dram_peak_tbs);
+  }
+}
+
+std::string pct(double v) { return format_number(v, 3) + "%"; }
+
+std::string verdict_advice(const RegionAnalysis& a) {
+  const std::string sm = pct(a.sm_throughput_pct), mem = pct(a.memory_throughput_pct);
+  const std::string busiest = a.limiting_unit + " busiest at " + pct(a.limiting_unit_pct);
+  const bool near_limit = a.verdict == "High Throughput";
+  if (a.verdict == "Small Grid")
+    return "Latency-bound: " + format_number(a.waves_per_sm, 2) + " waves per SM, the grid is " +
+           "too small for " + format_number(a.sm_count, 4) +
+           " SMs: launch more blocks, or give each launch more work.";
+  if (a.verdict == "Latency Issue")
+    return "Latency-bound: SM " + sm + " and memory " + mem + " of peak, both under 60%: warps " +
+           "wait on dependencies or memory; keep more work in flight (occupancy, independent " +
+           "loads, fewer synchronizations).";
+  if (a.bound == "memory")
+    return std::string(near_limit ? "Memory-bound near the limit, at " : "Memory-bound at ") + mem +
+           " of peak (" + busiest + "): move fewer bytes (fuse, reuse through shared " +
+           "memory, smaller types)" +
+           (a.verdict == "Balanced Throughput" ? "; compute is close behind at " + sm : "") + ".";
+  return std::string(near_limit ? "Compute-bound near the limit, at " : "Compute-bound at ") + sm +
+         " of SM peak (" + busiest + "): do less work per result (cheaper instructions, " +
+         "tensor cores, lower precision)" +
+         (a.verdict == "Balanced Throughput" ? "; memory is close behind at " + mem : "") + ".";
+}
+
+void give_advice(RegionAnalysis& a) {
+  std::vector<std::string> found = {verdict_advice(a)};
+  if (a.theoretical_occupancy_pct < kLowTheoreticalPct && !a.occupancy_limiter.empty()) {
+    std::string limiter = a.occupancy_limiter;
+    limiter[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(limiter[0])));
+    found.push_back(limiter + " limit occupancy to " + pct(a.theoretical_occupancy_pct) +
+                    " of the SM's warps.");
+  }
+  if (a.theoretical_occupancy_pct - a.achieved_occupancy_pct > kOccupancyGapPoints)
+    found.push_back("Achieved occupancy " + pct(a.achieved_occupancy_pct) + " is under the " +
+                    "theoretical " + pct(a.theoretical_occupancy_pct) +
+                    ": warps finish unevenly, or the last wave leaves SMs idle.");
+  if (a.roofline_tflops > 0)
+    found.push_back("The " + a.precision + " work runs at " +
+                    pct(100 * a.achieved_tflops / a.roofline_tflops) + " of the roofline at " +
+                    format_number(a.arithmetic_intensity, 3) + " FLOP/byte.");
+  for (const std::string& f : found) a.advice += (a.advice.empty() ? "" : " ") + f;
+}
+
+RegionAnalysis analyze_region(const Key& key, const RegionValues& v) {
+  RegionAnalysis a;
+  std::tie(a.annotation, a.config, a.kernel_index) = key;
+  a.kernel = v.kernel;
+  a.sm_throughput_pct = v.get(kSm);
+  a.memory_throughput_pct = v.get(kMemory);
+  a.dram_throughput_pct = v.get(kDram);
+  a.achieved_occupancy_pct = v.get(kAchievedOccupancy);
+  a.theoretical_occupancy_pct = v.get(kTheoreticalOccupancy);
+  a.waves_per_sm = v.get(kWaves);
+  a.sm_count = v.get(kSmCount);
+  judge_throughput(a);
+  find_limiting_unit(a, v);
+  find_occupancy_limiter(a, v);
+  compute_roofline(a, v);
+  give_advice(a);
+  return a;
+}
+
+}  // namespace
+
+const std::vector<std::string>& analysis_metrics() {
+  static const std::vector<std::string> all = [] {
+    std::vector<std::string> m = {kDuration, kSm, kMemory, kAchievedOccupancy};
+    for (const Unit& u : units()) m.push_back(u.metric);
+    for (const Precision& p : precisions()) {
+      for (const FlopTerm& t : p.terms) m.push_back(t.metric);
+      m.push_back(p.peak_metric);
+    }
+    m.push_back(kDramBytes);
+    m.push_back(kDramPeak);
+    for (const char* l : {kTheoreticalOccupancy, kWaves, kSmCount}) m.push_back(l);
+    for (const auto& limit : occupancy_limits()) m.push_back(limit.first);
+    return m;
+  }();
+  return all;
+}
+
+std::vector<RegionAnalysis> analyze(const Results& results) {
+  require_metrics(results);
+  std::vector<RegionAnalysis> out;
+  for (const auto& [key, values] : region_values(results))
+    out.push_back(analyze_region(key, values));
+  return out;
+}
+
+std::string analysis_text(const Results& results, const std::vector<RegionAnalysis>& analysis) {
+  detail::TextTable t;
+  for (const char* c : {"Annotation", "Config"}) t.column(c, false);
+  t.column("Bound", false);
+  for (const char* c : {"SM %", "Memory %", "DRAM %"}) t.column(c, true);
+  t.column("Busiest unit", false);
+  for (const char* c : {"Occupancy %", "Theoretical %", "Waves/SM", "FLOP/byte", "TFLOP/s"})
+    t.column(c, true);
+  std::string advice;
+  for (const RegionAnalysis& a : analysis) {
+    const std::string config = results.sweep().config(a.config).to_string();
+    const std::string where =
+        a.annotation + (config.empty() ? "" : " (" + config + ")") +
+        (a.kernel_index >= 0 ? " kernel " + std::to_string(a.kernel_index) : "");
+    t.lines.push_back({a.annotation, config, a.bound, detail::cell_number(a.sm_throughput_pct, 3),
+                       detail::cell_number(a.memory_throughput_pct, 3),
+                       detail::cell_number(a.dram_throughput_pct, 3),
+                       a.limiting_unit + " " + format_number(a.limiting_unit_pct, 3) + "%",
+                       detail::cell_number(a.achieved_occupancy_pct, 3),
+                       detail::cell_number(a.theoretical_occupancy_pct, 3),
+                       detail::cell_number(a.waves_per_sm, 3),
+                       detail::cell_number(a.arithmetic_intensity, 3),
+                       detail::cell_number(a.achieved_tflops, 3)});
+    advice += where + ": " + a.verdict + "\n  " + a.advice + "\n";
+  }
+  return t.render() + "\n" + advice;
+}
+
+}  // namespace kprof

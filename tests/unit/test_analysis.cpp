@@ -1,0 +1,229 @@
+// What limits a region: the verdict of Nsight Compute's Speed-of-Light rule, the busiest unit,
+// occupancy and its limiter, the roofline, and what analyze() refuses, on made-up rows.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "kprof/analysis.hpp"
+#include "kprof/errors.hpp"
+#include "kprof/metrics.hpp"
+#include "kprof/results.hpp"
+
+namespace {
+
+using kprof::RegionAnalysis;
+using Values = std::map<std::string, double>;
+
+const std::string kSm = "sm__throughput.avg.pct_of_peak_sustained_elapsed";
+const std::string kMem = "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed";
+const std::string kDram = "dram__throughput.avg.pct_of_peak_sustained_elapsed";
+const std::string kWaves = "launch__waves_per_multiprocessor";
+
+// A region of a kernel as a profile of set:analysis gives it: every metric at a plain value,
+// `values` over them.
+Values region(const Values& values) {
+  Values all;
+  for (const std::string& m : kprof::analysis_metrics()) all[m] = 1;
+  all["launch__occupancy_limit_registers"] = 8;
+  all["launch__occupancy_limit_shared_mem"] = 16;
+  all["launch__occupancy_limit_warps"] = 8;
+  all["launch__occupancy_limit_blocks"] = 32;
+  all["sm__maximum_warps_per_active_cycle_pct"] = 100;
+  all["sm__warps_active.avg.pct_of_peak_sustained_active"] = 95;
+  all[kWaves] = 10;
+  all["launch__sm_count"] = 132;
+  for (const auto& [m, v] : values) all[m] = v;
+  return all;
+}
+
+kprof::Results results_of(const std::vector<Values>& configs, const std::string& mode = "kernel") {
+  kprof::SessionInfo session;
+  session.replay_mode = mode;
+  std::vector<kprof::Row> rows;
+  std::vector<kprof::Value> points;
+  for (std::size_t c = 0; c < configs.size(); ++c) {
+    points.push_back(static_cast<std::int64_t>(1024 << c));
+    for (const auto& [metric, mean] : configs[c]) {
+      kprof::Row row;
+      row.annotation = "k";
+      row.kernel = "kernel_" + std::to_string(c);
+      row.config = c;
+      row.metric = metric;
+      row.mean = mean;
+      rows.push_back(row);
+      if (c == 0) session.metrics.push_back(metric);
+    }
+  }
+  return kprof::Results(session, kprof::Sweep().axis("n", points), {}, {}, rows);
+}
+
+RegionAnalysis analyze_one(const Values& values) {
+  const std::vector<RegionAnalysis> a = kprof::analyze(results_of({region(values)}));
+  EXPECT_EQ(a.size(), 1u);
+  return a.at(0);
+}
+
+TEST(Analysis, MemoryBoundBelowEightyIsHighMemoryThroughputNamingTheBusiestUnit) {
+  const RegionAnalysis a = analyze_one({{kSm, 30}, {kMem, 72}, {kDram, 72}});
+  EXPECT_EQ(a.bound, "memory");
+  EXPECT_EQ(a.verdict, "High Memory Throughput");
+  EXPECT_EQ(a.limiting_unit, "DRAM");
+  EXPECT_DOUBLE_EQ(a.limiting_unit_pct, 72);
+  EXPECT_EQ(
+      a.advice.rfind("Memory-bound at 72% of peak (DRAM busiest at 72%): move fewer bytes", 0), 0u)
+      << a.advice;
+}
+
+TEST(Analysis, AtEightyPercentOrMoreEitherWayIsHighThroughputBoundByTheHigher) {
+  EXPECT_EQ(analyze_one({{kSm, 30}, {kMem, 86}}).verdict, "High Throughput");
+  EXPECT_EQ(analyze_one({{kSm, 30}, {kMem, 86}}).bound, "memory");
+  const RegionAnalysis compute = analyze_one({{kSm, 91}, {kMem, 85}});
+  EXPECT_EQ(compute.verdict, "High Throughput");
+  EXPECT_EQ(compute.bound, "compute");
+}
+
+TEST(Analysis, TenPointsApartIsBoundByTheHigherCloserIsBalanced) {
+  const RegionAnalysis compute = analyze_one({{kSm, 75}, {kMem, 40}});
+  EXPECT_EQ(compute.verdict, "High Compute Throughput");
+  EXPECT_EQ(compute.bound, "compute");
+  const RegionAnalysis balanced = analyze_one({{kSm, 70}, {kMem, 65}});
+  EXPECT_EQ(balanced.verdict, "Balanced Throughput");
+  EXPECT_EQ(balanced.bound, "compute");
+  EXPECT_NE(balanced.advice.find("memory is close behind at 65%"), std::string::npos);
+  // Exactly 10 points apart is no longer balanced, as in Nsight Compute.
+  EXPECT_EQ(analyze_one({{kSm, 65}, {kMem, 75}}).verdict, "High Memory Throughput");
+}
+
+TEST(Analysis, BothUnderSixtyIsLatencyASmallGridWhenUnderOneWave) {
+  const RegionAnalysis small = analyze_one({{kSm, 5}, {kMem, 3}, {kWaves, 0.4}});
+  EXPECT_EQ(small.bound, "latency");
+  EXPECT_EQ(small.verdict, "Small Grid");
+  EXPECT_NE(small.advice.find("0.4 waves per SM, the grid is too small for 132 SMs"),
+            std::string::npos)
+      << small.advice;
+  const RegionAnalysis latency = analyze_one({{kSm, 45}, {kMem, 59}, {kWaves, 3}});
+  EXPECT_EQ(latency.bound, "latency");
+  EXPECT_EQ(latency.verdict, "Latency Issue");
+}
+
+TEST(Analysis, TheSmallestOccupancyLimitNamesTheLimiterTiesNameBoth) {
+  const RegionAnalysis regs =
+      analyze_one({{"launch__occupancy_limit_registers", 2},
+                   {"sm__maximum_warps_per_active_cycle_pct", 25},
+                   {"sm__warps_active.avg.pct_of_peak_sustained_active", 24}});
+  EXPECT_EQ(regs.occupancy_limiter, "registers");
+  EXPECT_NE(regs.advice.find("Registers limit occupancy to 25% of the SM's warps."),
+            std::string::npos)
+      << regs.advice;
+  // region() puts registers and warps (block size) at 8 blocks each.
+  const RegionAnalysis tie = analyze_one({});
+  EXPECT_EQ(tie.occupancy_limiter, "registers and block size");
+  // At 80% or more theoretical occupancy, Nsight Compute says nothing of it; nor does kprof.
+  EXPECT_EQ(tie.advice.find("limit occupancy"), std::string::npos);
+}
+
+TEST(Analysis, AchievedOccupancyTenPointsUnderTheoreticalIsAFinding) {
+  const RegionAnalysis a = analyze_one({{"sm__warps_active.avg.pct_of_peak_sustained_active", 60}});
+  EXPECT_NE(a.advice.find("Achieved occupancy 60% is under the theoretical 100%"),
+            std::string::npos)
+      << a.advice;
+  const RegionAnalysis close =
+      analyze_one({{"sm__warps_active.avg.pct_of_peak_sustained_active", 91}});
+  EXPECT_EQ(close.advice.find("Achieved occupancy"), std::string::npos);
+}
+
+TEST(Analysis, RooflineCountsFmaTwiceAndBoundsByDramAtLowIntensity) {
+  const std::string p = "smsp__sass_thread_inst_executed_op_";
+  Values v = {
+      {p + "fadd_pred_on.sum.per_second", 1e12},
+      {p + "fmul_pred_on.sum.per_second", 1e12},
+      {p + "ffma_pred_on.sum.per_second", 1e12},
+      {"sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained_elapsed.per_second",
+       33.5e12},
+      {"dram__bytes.sum.per_second", 2e12},
+      {"dram__bytes.sum.peak_sustained_elapsed.per_second", 4.8e12}};
+  // No other precision ran.
+  for (const char* other : {"dadd", "dmul", "dfma", "hadd", "hmul", "hfma"})
+    v[p + other + "_pred_on.sum.per_second"] = 0;
+  for (const char* t : {"fp16", "bf16_dst_fp32", "tf32_dst_fp32"})
+    v[std::string("sm__ops_path_tensor_src_") + t + ".sum.per_second"] = 0;
+  const RegionAnalysis a = analyze_one(v);
+  EXPECT_EQ(a.precision, "fp32");
+  EXPECT_DOUBLE_EQ(a.fp32_tflops, 4);
+  EXPECT_DOUBLE_EQ(a.achieved_tflops, 4);
+  EXPECT_DOUBLE_EQ(a.peak_tflops, 67);
+  EXPECT_DOUBLE_EQ(a.dram_tbs, 2);
+  EXPECT_DOUBLE_EQ(a.arithmetic_intensity, 2);
+  EXPECT_DOUBLE_EQ(a.roofline_tflops, 9.6);  // 2 FLOP/B x 4.8 TB/s, under the 67 TFLOP/s roof
+  EXPECT_NE(a.advice.find("The fp32 work runs at 41.7% of the roofline at 2 FLOP/byte."),
+            std::string::npos)
+      << a.advice;
+}
+
+TEST(Analysis, TheMostFlopNamesThePrecisionHalfInstructionsWorkOnPairs) {
+  const std::string p = "smsp__sass_thread_inst_executed_op_";
+  const RegionAnalysis a =
+      analyze_one({{p + "hfma_pred_on.sum.per_second", 1e12},
+                   {"sm__ops_path_tensor_src_fp16.sum.per_second", 300e12},
+                   {"sm__ops_path_tensor_src_fp16.sum.peak_sustained_elapsed.per_second", 990e12}});
+  EXPECT_NEAR(a.fp16_tflops, 4, 1e-9);  // HFMA2: two lanes, two FLOP each
+  EXPECT_EQ(a.precision, "tensor");
+  EXPECT_DOUBLE_EQ(a.peak_tflops, 990);
+  EXPECT_DOUBLE_EQ(a.tensor_peak_tflops, 990);
+}
+
+TEST(Analysis, ResultsWithoutTheSetNameWhatIsMissing) {
+  kprof::Results durations = results_of({{{"gpu__time_duration.sum", 1000}}});
+  try {
+    kprof::analyze(durations);
+    FAIL() << "no error";
+  } catch (const kprof::OptionError& e) {
+    EXPECT_EQ(e.option(), "metrics");
+    EXPECT_NE(e.value().find(kSm), std::string::npos) << e.value();
+    EXPECT_NE(e.value().find(kWaves), std::string::npos) << e.value();
+    EXPECT_NE(e.valid().find("set:analysis"), std::string::npos);
+  }
+}
+
+TEST(Analysis, RangeReplayNeedsNoLaunchStatistics) {
+  Values counters;
+  for (const auto& [m, v] : region({{kSm, 20}, {kMem, 70}}))
+    if (!kprof::metrics::is_launch_metric(m)) counters[m] = v;
+  const auto a = kprof::analyze(results_of({counters}, "range"));
+  ASSERT_EQ(a.size(), 1u);
+  EXPECT_EQ(a[0].verdict, "High Memory Throughput");
+  EXPECT_TRUE(std::isnan(a[0].theoretical_occupancy_pct));
+  EXPECT_EQ(a[0].occupancy_limiter, "");
+  EXPECT_THROW(kprof::analyze(results_of({counters}, "kernel")), kprof::OptionError);
+}
+
+TEST(Analysis, NormalizedRowsAreRefused) {
+  kprof::Results r = results_of({region({})});
+  std::vector<kprof::Row> rows = r.rows();
+  rows[0].normalized_against = "baseline";
+  const kprof::Results normalized(r.session(), r.sweep(), {}, {}, rows);
+  EXPECT_THROW(kprof::analyze(normalized), kprof::OptionError);
+}
+
+TEST(Analysis, OneAnalysisPerConfigInRowOrderAndTheTextNamesEach) {
+  const kprof::Results r =
+      results_of({region({{kSm, 5}, {kMem, 3}, {kWaves, 0.2}}), region({{kSm, 30}, {kMem, 90}})});
+  const auto a = kprof::analyze(r);
+  ASSERT_EQ(a.size(), 2u);
+  EXPECT_EQ(a[0].config, 0u);
+  EXPECT_EQ(a[0].kernel, "kernel_0");
+  EXPECT_EQ(a[1].verdict, "High Throughput");
+  const std::string text = kprof::analysis_text(r, a);
+  EXPECT_NE(text.find("Bound"), std::string::npos) << text;
+  EXPECT_NE(text.find("k (n=1024): Small Grid\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("k (n=2048): High Throughput\n"), std::string::npos) << text;
+}
+
+TEST(Analysis, TheSetHoldsWhatTheAnalysisReads) {
+  EXPECT_EQ(kprof::metrics::expand({"set:analysis"}), kprof::analysis_metrics());
+}
+
+}  // namespace
