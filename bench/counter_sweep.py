@@ -6,6 +6,9 @@ several passes in application replay too:
   a  the seed sweep: fp32 matmul n = 512..4096, 10 runs; duration, SM % and DRAM % (8 passes)
   b  the same sweep with a 1-pass set: duration, DRAM bytes read and written
   c  1,000 regions of one small kernel (y = 2x over 4096 floats) with the 1-pass set
+  d  the seed sweep with set:analysis (what limits each kernel, 14 passes) in the default
+     replay mode, against ncu with the sections that answer the same question (SpeedOfLight,
+     Occupancy, LaunchStats, SpeedOfLight_RooflineChart)
 
 Added time = wall time of the profiled sweep - wall time of the same sweep unprofiled.
 ncu runs the unprofiled sweep in a child process with the same metrics and NVTX filter
@@ -46,10 +49,14 @@ THROUGHPUT = [
 ]
 BYTES = [DURATION, "dram__bytes_read.sum", "dram__bytes_write.sum"]
 SWEEPS = {"a": ("seed", THROUGHPUT), "b": ("seed", BYTES), "c": ("small", BYTES)}
+SWEEPS["d"] = ("seed", ["set:analysis"])
+# What ncu is given for a sweep: its metrics, or for d the sections of the same analysis.
+NCU_SECTIONS = {"d": ["SpeedOfLight", "Occupancy", "LaunchStats", "SpeedOfLight_RooflineChart"]}
 GOALS = {("a", "kernel"): 2.5, ("a", "range"): 2.5, ("b", "kernel"): 4, ("b", "range"): 8}
 GOALS.update({("a", "application"): 2.5, ("a", "auto"): 2.5, ("c", "range"): 30})
 # Sweep a also runs the default, replay_mode="auto", and prints the mode it chose.
-REPLAYS = {"a": ("auto", "kernel", "range", "application")}  # the others: kernel and range
+REPLAYS = {"a": ("auto", "kernel", "range", "application"), "d": ("auto",)}  # else kernel, range
+GOALS[("d", "auto")] = 2.5
 
 
 def make_inputs(torch):
@@ -118,22 +125,26 @@ def profiled(torch, inputs, which, metrics, replay, cache="all"):
 _NCU_CACHE: dict[tuple[str, tuple[str, ...]], float | None] = {}
 
 
-def ncu_added(which, metrics):
-    """ncu's added time for a sweep, measured once per sweep and metric set."""
-    key = (which, tuple(metrics))
+def ncu_added(which, metrics, sections=()):
+    """ncu's added time for a sweep, measured once per sweep and metric set (or sections)."""
+    key = (which, tuple(metrics) + tuple(sections))
     if key not in _NCU_CACHE:
-        _NCU_CACHE[key] = _ncu_added(which, metrics)
+        _NCU_CACHE[key] = _ncu_added(which, metrics, sections)
     return _NCU_CACHE[key]
 
 
-def _ncu_added(which, metrics):
+def _ncu_added(which, metrics, sections):
     ncu = shutil.which("ncu")
     if ncu is None:
         return None
     child = [sys.executable, __file__, "--child", which]
     base = min(child_wall(child) for _ in range(2))
     region = "matmul" if which == "seed" else "scale"
-    cmd = [ncu, "--nvtx", "--nvtx-include", f"kprof@{region}/", "--metrics", ",".join(metrics)]
+    cmd = [ncu, "--nvtx", "--nvtx-include", f"kprof@{region}/"]
+    if sections:
+        cmd += [arg for s in sections for arg in ("--section", s)]
+    else:
+        cmd += ["--metrics", ",".join(metrics)]
     cmd += ["--cache-control", "all", "--clock-control", "none", *child]
     # ncu's own time varies by up to 2x from run to run (docs/validation.md): its best of two.
     return min(child_wall(cmd) for _ in range(NCU_REPEATS)) - base
@@ -158,7 +169,8 @@ def measure(torch, inputs, key, replay, skip_ncu):
     which, metrics = SWEEPS[key]
     base = min(timed(plain, torch, inputs, which)[0] for _ in range(3))
     wall, results = timed(profiled, torch, inputs, which, metrics, replay)
-    kernels = len(results.records_dataframe()) // len(metrics)
+    records = results.records_dataframe()
+    kernels = int((records["Metric"] == DURATION).sum())  # every sweep measures the duration
     passes = int(results.session["passes"])
     added = wall - base
     used = results.session["replay_mode"]  # the mode "auto" chose
@@ -173,7 +185,7 @@ def measure(torch, inputs, key, replay, skip_ncu):
     row["no_flush_over_floor"] = row["kprof_added_no_flush_s"] / measured_floor_s(
         warm, warm.session["replay_mode"], passes, base
     )
-    ncu = None if skip_ncu else ncu_added(which, metrics)
+    ncu = None if skip_ncu else ncu_added(which, metrics, NCU_SECTIONS.get(key, ()))
     row["ncu_added_s"] = ncu
     row["ncu_over_kprof"] = None if ncu is None else ncu / max(added, 1e-9)
     row["goal_ncu_over_kprof"] = GOALS.get((key, replay))
@@ -184,7 +196,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", help="write the figures to this file")
     parser.add_argument("--skip-ncu", action="store_true")
-    parser.add_argument("--only", default="a,b,c", help="sweeps to run, of a, b, c")
+    parser.add_argument("--only", default="a,b,c", help="sweeps to run, of a, b, c, d")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
 

@@ -129,6 +129,7 @@ Options demo_options(const ParsedArgs& args) {
   options.cache_control = CacheControl::all;
   try {
     options.metrics = demo_metrics(args.get("--metrics"));
+    if (args.has("--explain")) options.metrics.emplace_back("set:analysis");
     if (const auto mode = args.get("--replay-mode")) set_option(options, "replay_mode", *mode);
     options.validate();  // unknown sets, and with a GPU unknown names, before any GPU work
   } catch (const OptionError& e) {
@@ -190,6 +191,7 @@ int command_demo(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   if (!table.empty() && table.back() != '\n') out << "\n";
   out << "\n";
   print_demo_summary(results, out);
+  if (args.has("--explain")) out << "\n" << explanation("--explain", results);
   for (const std::string& path : write_outputs(results, args)) out << "wrote " << path << "\n";
   return kExitOk;
 }

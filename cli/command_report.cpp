@@ -3,6 +3,7 @@
 
 #include "cli/cli.hpp"
 #include "cli/commands.hpp"
+#include "kprof/analysis.hpp"
 #include "kprof/errors.hpp"
 
 namespace kprof::cli {
@@ -22,20 +23,31 @@ std::vector<std::vector<std::string>> session_context(const SessionInfo& s) {
   return rows;
 }
 
+std::string explanation(const std::string& flag, const Results& results) {
+  try {
+    return analysis_text(results, analyze(results));
+  } catch (const OptionError& e) {
+    throw UsageError(flag + ": " + e.what());
+  }
+}
+
 int command_report(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   // Plots and HTML are drawn by the Python package (kprof.report), which intercepts these
   // options before the command reaches C++; this executable has no plotting library.
-  if (args.has("--plot") || args.has("--html")) {
-    err << "kprof report: --plot/--html need the Python package: run `python3 -m kprof.cli "
-           "report ...`\n";
+  if (args.has("--plot") || args.has("--html") || args.has("--roofline")) {
+    err << "kprof report: --plot/--html/--roofline need the Python package: run `python3 -m "
+           "kprof.cli report ...`\n";
     return kExitUsage;
   }
   const std::string& path = args.positionals().at(0);
   const Results results = read_results_arg("FILE", path);
+  // Checked before anything is printed: a file without set:analysis is a wrong command line.
+  const std::string explained = args.has("--explain") ? explanation("--explain", results) : "";
   std::vector<std::vector<std::string>> context = session_context(results.session());
   context.insert(context.begin(), {"file", path});
   print_columns(out, context);
   out << "\n" << results.table();
+  if (!explained.empty()) out << "\n" << explained;
   return kExitOk;
 }
 

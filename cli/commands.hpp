@@ -193,6 +193,9 @@ Results read_results_arg(const std::string& what, const std::string& path);
 // kprof::context_rows (GPU, host, date, backend, cache and clock control, runs, versions), for
 // print_columns.
 std::vector<std::vector<std::string>> session_context(const SessionInfo& s);
+// What limits each region (kprof::analysis_text) for --explain; results without set:analysis
+// are a UsageError naming `flag` and the metrics they lack.
+std::string explanation(const std::string& flag, const Results& results);
 
 // --- the commands --------------------------------------------------------------------------
 

@@ -64,7 +64,9 @@ std::vector<Command> machine_commands() {
          "hardware counters to measure too, comma-separated names or sets (set:memory); "
          "`kprof metrics --sets` lists the sets"},
         {"--replay-mode", "MODE",
-         "with --metrics: " + option_choices("replay_mode") + " (docs/metrics.md)"}},
+         "with --metrics: " + option_choices("replay_mode") + " (docs/metrics.md)"},
+        {"--explain", "",
+         "also measure set:analysis and say what limits each kernel (docs/analysis.md)"}},
        command_demo},
       {"metrics",
        "the hardware counters of a chip: search, describe, metric sets, pass counts (no GPU "
@@ -95,11 +97,16 @@ std::vector<Command> results_commands() {
        "Reads a results file (JSON, as written by ProfileResults.save, Results::write_json or\n"
        "`kprof demo --json`) and prints where, when and how it was measured (GPU, host, date,\n"
        "backend, cache and clock control, runs, versions), then the results table with values\n"
-       "scaled to readable units. --plot and --html need the Python package:\n"
+       "scaled to readable units. --explain adds what limits each region (Nsight Compute's\n"
+       "Speed-of-Light verdict, occupancy, the roofline and advice) for results that measured\n"
+       "set:analysis. --plot, --html and --roofline need the Python package:\n"
        "`python3 -m kprof.cli report FILE --plot out.png`.\n"
-       "Exit code 0 when the file was read, 2 when it cannot be read or the command line is wrong.",
-       {{"--plot", "PATH", "draw the results to an image (Python package only)"},
-        {"--html", "PATH", "write an HTML report (Python package only)"}},
+       "Exit code 0 when the file was read, 2 when it cannot be read, lacks what --explain\n"
+       "needs, or the command line is wrong.",
+       {{"--explain", "", "say what limits each region (results of set:analysis)"},
+        {"--plot", "PATH", "draw the results to an image (Python package only)"},
+        {"--html", "PATH", "write an HTML report (Python package only)"},
+        {"--roofline", "PATH", "draw the roofline of set:analysis results (Python package only)"}},
        command_report,
        {"FILE"}},
       {"compare",

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common.hpp"
+#include "kprof/analysis.hpp"
 #include "kprof/export.hpp"
 #include "kprof/options.hpp"
 #include "kprof/result_fields.hpp"
@@ -340,6 +341,15 @@ void bind_results(nb::module_& m) {
       .def("throttle_note", &kprof::Results::throttle_note,
            "'3 of 40 runs ran with the SM clock below 75% of the rated 1980 MHz', or ''.")
       .def("to_json", &kprof::Results::to_json)
+      .def(
+          "analysis_columns",
+          [](const kprof::Results& r) { return columns(kprof::analyze(r), analysis_fields); },
+          "What limits each region (kprof/analysis.hpp) as {column: list}, the fields of "
+          "kprof::RegionAnalysis.")
+      .def(
+          "analysis_text",
+          [](const kprof::Results& r) { return kprof::analysis_text(r, kprof::analyze(r)); },
+          "The analysis as `kprof report --explain` prints it.")
       .def(
           "to_google_benchmark_json",
           [](const kprof::Results& r, const std::string& unit) {

@@ -341,6 +341,43 @@ class ResultsData:
         ``Run``, ``Metric``, ``Value``, ``Unit``, then the parameter columns."""
         return self._frame("records", self._core.records_columns())
 
+    # --- analysis -------------------------------------------------------------------------------
+
+    def analysis(self) -> pd.DataFrame:
+        """What limits each region: one row per (annotation, config), and per kernel with
+        ``per_kernel=True``, from results that measured ``metrics=["set:analysis"]``.
+
+        The verdict is Nsight Compute's Speed-of-Light rule on the same counters, so both tools
+        say the same of a kernel: SM and memory throughput both under 60% of peak is
+        ``"latency"`` (``Verdict`` ``"Small Grid"`` under one wave per SM, else ``"Latency
+        Issue"``); otherwise the higher one bounds the kernel (``"High Compute Throughput"``,
+        ``"High Memory Throughput"`` 10 points or more apart, ``"Balanced Throughput"`` closer,
+        ``"High Throughput"`` at 80% or more).
+
+        Columns: ``Annotation``, ``Kernel``, ``KernelIndex`` (per kernel only), ``Bound``
+        (``"compute"``, ``"memory"`` or ``"latency"``), ``Verdict``, ``SMThroughputPct``,
+        ``MemoryThroughputPct``, ``DRAMThroughputPct``, ``LimitingUnit`` and
+        ``LimitingUnitPct`` (the busiest of DRAM, L2, L1/TEX and the FMA, ALU, FP64, tensor and
+        load/store pipes), ``AchievedOccupancyPct``, ``TheoreticalOccupancyPct`` and
+        ``OccupancyLimiter`` (registers, shared memory, block size or blocks per SM),
+        ``WavesPerSM``, ``ArithmeticIntensity`` (FLOP per DRAM byte), ``Precision`` (the one
+        with the most FLOP), ``AchievedTFLOPs``, ``PeakTFLOPs`` (of that precision, at the
+        measured clock), ``RooflineTFLOPs`` (the roofline at that intensity), the TFLOP/s and
+        peak of each precision (``FP32TFLOPs``, ``FP64TFLOPs``, ``FP16TFLOPs``,
+        ``TensorTFLOPs``, ``...PeakTFLOPs``), ``DRAMTBs`` and ``DRAMPeakTBs``, ``Advice`` (a
+        sentence per finding), and the parameter columns.
+
+        Raises:
+            kprof.errors.OptionError: The results lack metrics of set:analysis (the message
+                names them), or were normalized.
+        """
+        return self._frame("analysis", self._core.analysis_columns())
+
+    def explain(self) -> str:
+        """:meth:`analysis` as text: a table and the advice for each region, as ``kprof
+        report FILE --explain`` prints it."""
+        return str(self._core.analysis_text())
+
     # --- text -----------------------------------------------------------------------------------
 
     def table(self) -> str:

@@ -7,6 +7,7 @@
 #include <cctype>
 #include <cmath>
 #include <map>
+#include <set>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -139,16 +140,25 @@ struct RegionValues {
 
 bool range_replay(const Results& r) { return r.session().replay_mode == "range"; }
 
+// What the rows hold, not what the session asked for: the session keeps the list as given
+// ("set:analysis"), and a file may have been cut down since.
 void require_metrics(const Results& results) {
+  std::set<std::string> measured;
+  for (const Row& row : results.rows()) measured.insert(row.metric);
   std::vector<std::string> missing;
-  const auto& measured = results.session().metrics;
   for (const std::string& m : analysis_metrics()) {
     if (range_replay(results) && metrics::is_launch_metric(m)) continue;
-    if (std::find(measured.begin(), measured.end(), m) == measured.end()) missing.push_back(m);
+    if (!measured.count(m)) missing.push_back(m);
   }
   if (missing.empty()) return;
+  // Name a few: a profile of durations alone lacks all 36.
+  constexpr std::size_t kNamed = 3;
   std::string list;
-  for (const std::string& m : missing) list += (list.empty() ? "" : ", ") + m;
+  for (std::size_t i = 0; i < missing.size() && i < kNamed; ++i)
+    list += (i ? ", " : "") + missing[i];
+  if (missing.size() > kNamed)
+    list += " and " + std::to_string(missing.size() - kNamed) + " more of its " +
+            std::to_string(analysis_metrics().size()) + " metrics";
   throw OptionError("metrics", "a profile without " + list,
                     "a profile that measured set:analysis (metrics=[\"set:analysis\"])");
 }

@@ -52,6 +52,14 @@ void check_thermal_window(const Options& o) {
                         " (the default; set thermal_cont too)");
 }
 
+// A set of launch statistics alone (set:launch): in range replay it would measure nothing.
+bool launch_set(const std::string& name) {
+  if (name.rfind(metrics::kSetPrefix, 0) != 0) return false;
+  for (const std::string& m : metrics::find_set(name).metrics)
+    if (m != kDurationMetric && !metrics::is_launch_metric(m)) return false;
+  return true;
+}
+
 // Range and application replay run every (config, run) once per pass, pass-major.
 void check_replay(const Options& o) {
   // A range's counters include every kernel in it: none can be left out afterwards.
@@ -61,10 +69,11 @@ void check_replay(const Options& o) {
                           " kernel name(s) with replay_mode='range'",
                       "an empty list with replay_mode='range' (a range's counters include "
                       "every kernel launched in it), or replay_mode='kernel'");
-  // Launch statistics belong to a kernel; a range is a region's kernels as one.
+  // Launch statistics belong to a kernel; a range is a region's kernels as one. Those a set
+  // brings (set:analysis) are left out in range replay, so that the set works in every mode.
   if (o.replay_mode == ReplayMode::range) {
-    for (const std::string& m : metrics::expand(o.metrics))
-      if (metrics::is_launch_metric(m))
+    for (const std::string& m : o.metrics)
+      if (metrics::is_launch_metric(m) || launch_set(m))
         throw OptionError("metrics", "'" + m + "' with replay_mode='range'",
                           "counters alone with replay_mode='range' (a launch statistic describes "
                           "one kernel, a range all of a region's kernels together), or "

@@ -109,7 +109,9 @@ void CounterSession::start(const Options& options, const Setup& setup) {
       reported_.push_back(std::find(wanted.begin(), wanted.end(), metrics_[i]) != wanted.end());
       if (metrics_[i] == kClockMetric) clock_index_ = static_cast<int>(i);
     }
-    launch_wanted_ = metrics::launch_metrics_in(wanted);
+    // A range has no launch of its own: range replay leaves out the launch statistics of a set.
+    launch_wanted_ = options.replay_mode == ReplayMode::range ? std::vector<std::string>{}
+                                                              : metrics::launch_metrics_in(wanted);
     if (!launch_wanted_.empty()) start_launch_records();
     attribution_->log_launches(true);
   } catch (...) {

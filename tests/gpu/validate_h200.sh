@@ -10,11 +10,13 @@
 #      bench/seed_sweep.py (kprof vs CUDA events vs ncu)
 # Everything lands in $OUT/validation.tar.gz (logs, figures, recordings); a summary is printed.
 #
-#   bash tests/gpu/validate_h200.sh [all|cpp|python|examples|bench|hot|launch|newer-cupti]
+#   bash tests/gpu/validate_h200.sh [all|cpp|python|examples|bench|hot|launch|analysis|newer-cupti]
 # "cpp" runs step 1; "python" the Python GPU tests but the examples; "examples" the examples and
 # tutorial steps (tests/python/test_gpu_examples.py) and step 3; "bench" step 4; "launch" (not
 # in "all") the launch-statistics tests alone, with Nsight Compute's LaunchStats and Occupancy
-# sections of a torch softmax as ncu names them; "hot" (not in
+# sections of a torch softmax as ncu names them; "analysis" (not in "all") what limits each
+# kernel against Nsight Compute, `kprof demo --explain`, the report's --explain and --roofline
+# and the cost of set:analysis on the seed sweep; "hot" (not in
 # "all") the hot-path benchmarks (bench/hot_path.cpp and .py) and the seed sweep. Each fits one
 # device call of 10 minutes. "newer-cupti" (not in "all") runs the counter tests with the CUPTI
 # of PyPI's nvidia-cuda-cupti wheel instead of the toolkit's (13.4 and later reset the L2
@@ -125,6 +127,24 @@ timeout 60 kprof devices >"$work/devices.log" 2>&1
 timeout 120 kprof doctor 2>&1 | tee "$work/doctor.log"
 timeout 240 kprof demo --runs 3 --metrics dram__bytes_read.sum,dram__bytes_write.sum 2>&1 |
   tee "$work/demo-counters.log"
+fi
+
+if [ "$parts" = analysis ]; then
+step "analysis: against Nsight Compute, demo and report --explain, its cost"
+  KPROF_VALIDATION_DIR=$work/figures timeout 360 python3 -m pytest -m gpu -q -s -rfE \
+    -p no:cacheprovider tests/python/test_gpu_analysis.py >"$work/pytest-analysis.log" 2>&1
+  grep -E "^(FAILED|ERROR) |RESULT" "$work/pytest-analysis.log" | cut -c1-300 | head -40
+  tail -3 "$work/pytest-analysis.log"
+  cp "$work"/figures/recordings/*.json "$work/recordings/" 2>/dev/null
+  timeout 240 kprof demo --runs 3 --explain >"$work/demo-explain.log" 2>&1
+  tail -32 "$work/demo-explain.log"
+  for f in "$work"/recordings/h200-analysis-*.json; do
+    timeout 60 kprof report "$f" --explain >"$work/report-explain.log" 2>&1
+    timeout 60 kprof report "$f" --roofline "$work/figures/roofline.png" 2>&1 | tail -3
+  done
+  COUNTER_BENCH_TIMEOUT=${COUNTER_BENCH_TIMEOUT:-240}
+  timeout "$COUNTER_BENCH_TIMEOUT" python3 bench/counter_sweep.py --only d \
+    --json "$work/figures/counter_sweep_analysis.json" 2>&1 | tee "$work/bench-analysis.log"
 fi
 
 if [ "$parts" = newer-cupti ]; then

@@ -180,10 +180,11 @@ TEST(Cli, UnknownOptionNamesItTheClosestAndTheValidOnes) {
   ASSERT_EQ(l.size(), 2u) << o.err;
   EXPECT_EQ(l[0],
             "kprof demo: unknown option '--runz' (did you mean '--runs'?); valid options: "
-            "--runs N, --csv PREFIX, --json PATH, --metrics LIST, --replay-mode MODE, --help");
+            "--runs N, --csv PREFIX, --json PATH, --metrics LIST, --replay-mode MODE, --explain, "
+            "--help");
   EXPECT_EQ(l[1],
             "usage: kprof demo [--runs N] [--csv PREFIX] [--json PATH] [--metrics LIST] "
-            "[--replay-mode MODE]");
+            "[--replay-mode MODE] [--explain]");
 }
 
 TEST(Cli, CommandsWithoutOptionsRejectAny) {

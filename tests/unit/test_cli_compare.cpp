@@ -183,15 +183,24 @@ TEST(CliReport, SessionContextLeavesOutUnknownFacts) {
   EXPECT_EQ(context[0], (std::vector<std::string>{"GPU", "NVIDIA H200"}));
 }
 
-TEST(CliReport, PlotAndHtmlNeedPython) {
-  for (const char* option : {"--plot", "--html"}) {
+TEST(CliReport, PlotHtmlAndRooflineNeedPython) {
+  for (const char* option : {"--plot", "--html", "--roofline"}) {
     const Outcome o = kprof_cli({"report", kDemo, option, "out.x"});
     EXPECT_EQ(o.code, cli::kExitUsage);
     EXPECT_EQ(o.err,
-              "kprof report: --plot/--html need the Python package: run `python3 -m kprof.cli "
-              "report ...`\n");
+              "kprof report: --plot/--html/--roofline need the Python package: run `python3 -m "
+              "kprof.cli report ...`\n");
     EXPECT_EQ(o.out, "");
   }
+}
+
+TEST(CliReport, ExplainWithoutTheAnalysisSetIsAUsageErrorBeforeAnyOutput) {
+  const Outcome o = kprof_cli({"report", kDemo, "--explain"});
+  EXPECT_EQ(o.code, cli::kExitUsage);
+  EXPECT_EQ(o.out, "");
+  EXPECT_TRUE(contains(o.err, "--explain: ")) << o.err;
+  EXPECT_TRUE(contains(o.err, "sm__throughput.avg.pct_of_peak_sustained_elapsed")) << o.err;
+  EXPECT_TRUE(contains(o.err, "set:analysis")) << o.err;
 }
 
 TEST(CliReport, UnreadableFileExitsTwo) {

@@ -47,6 +47,13 @@ TEST(LaunchMetrics, RangeReplayRefusesThemNamingTheModesThatGiveThem) {
   }
   o.replay_mode = ReplayMode::application;
   EXPECT_NO_THROW(o.validate());
+  // A set of launch statistics alone would measure nothing in range replay; set:analysis
+  // measures its counters there, without the launch statistics it holds.
+  o.replay_mode = ReplayMode::range;
+  o.metrics = {"set:launch"};
+  EXPECT_THROW(o.validate(), OptionError);
+  o.metrics = {"set:analysis"};
+  EXPECT_NO_THROW(o.validate());
 }
 
 TEST(LaunchMetrics, ActivityRecordsMeasureTheDurationWithLaunchStatisticsInKernelReplay) {
