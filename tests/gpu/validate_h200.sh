@@ -136,6 +136,8 @@ step "analysis: against Nsight Compute, demo and report --explain, its cost"
   grep -E "^(FAILED|ERROR) |RESULT" "$work/pytest-analysis.log" | cut -c1-300 | head -40
   tail -3 "$work/pytest-analysis.log"
   cp "$work"/figures/recordings/*.json "$work/recordings/" 2>/dev/null
+  timeout 120 python3 examples/python/tutorial/step5_boundness.py >"$work/step5.log" 2>&1
+  tail -8 "$work/step5.log"
   timeout 240 kprof demo --runs 3 --explain >"$work/demo-explain.log" 2>&1
   tail -32 "$work/demo-explain.log"
   for f in "$work"/recordings/h200-analysis-*.json; do

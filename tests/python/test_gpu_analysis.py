@@ -79,9 +79,12 @@ def ncu_verdicts(names):
 
 
 @pytest.fixture(scope="module")
-def ours():
-    ops = make_ops(torch)
+def ops():
+    return make_ops(torch)
 
+
+@pytest.fixture(scope="module")
+def ours(ops):
     @kprof.analyze.kernel(metrics=["set:analysis"], runs=RUNS, thermal_mode="off")
     def analysis():
         for name in NAMES:
@@ -183,3 +186,17 @@ def test_explain_and_the_roofline_from_the_recording(ours, tmp_path):
     png = tmp_path / "roofline.png"
     results.plot_roofline(png)
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_range_replay_analyses_without_launch_statistics(ops):
+    @kprof.analyze.kernel(metrics=["set:analysis"], runs=1, replay_mode="range", thermal_mode="off")
+    def ranged():
+        for name in ("matmul16", "scale"):
+            with kprof.annotate(name):
+                ops[name]()
+
+    a = ranged().analysis().set_index("Annotation")
+    assert a.loc["matmul16", "Bound"] == "compute"
+    assert a.loc["scale", "Bound"] == "memory"
+    assert a["TheoreticalOccupancyPct"].isna().all()
+    assert a["OccupancyLimiter"].isna().all()

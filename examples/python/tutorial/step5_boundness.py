@@ -6,6 +6,10 @@ this process; sm__throughput needs 8 passes. For such a set kprof's default repl
 takes application replay: the function runs once per pass and the L2 is flushed before every
 kernel in every pass, as Nsight Compute does, which CUPTI 13.0's kernel replay cannot do between
 its passes: it matters for the 20 us softmax.
+
+The rule "the higher of the two" is a first reading. kprof answers the question as Nsight Compute
+does, from set:analysis (14 passes): results.analysis() gives Nsight Compute's verdict (latency
+when both are under 60% of peak), the busiest unit, occupancy, the roofline and advice.
 """
 
 import kprof as nsight
@@ -41,3 +45,17 @@ table["bound by"] = [
 table = table.rename(columns={"gpu__time_duration.sum": "us", SM: "SM %", DRAM: "DRAM %"})
 table["us"] /= 1e3
 print(table.round(1).to_string())
+
+
+@nsight.analyze.kernel(metrics=["set:analysis"], runs=3)
+def what_limits():
+    for name, op in ops.items():
+        with nsight.annotate(name):
+            op()
+
+
+analysis = what_limits().analysis().set_index("Annotation")
+columns = ["Bound", "Verdict", "SMThroughputPct", "MemoryThroughputPct", "LimitingUnit"]
+print(analysis[columns + ["AchievedTFLOPs"]].round(1).to_string())
+for name, advice in analysis["Advice"].items():
+    print(f"{name}: {advice}")
