@@ -3,12 +3,12 @@ test, saved, compared with a saved run, and a planted slowdown failing the sessi
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+import planted
 import pytest
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -46,19 +46,7 @@ def run_suite(tmp_path: Path, recording: Path, *options: str) -> subprocess.Comp
 
 def slower_copy(tmp_path: Path, factor: float) -> Path:
     """The recording with every duration `factor` times longer, statistics included."""
-    doc = json.loads(RECORDING.read_text())
-    for table, columns in (
-        ("samples", ["value"]),
-        ("records", ["value"]),
-        ("rows", ["mean", "stddev", "min", "max", "median", "ci95_lower", "ci95_upper"]),
-    ):
-        for c in columns:
-            doc[table][c] = [
-                v * factor if isinstance(v, (int, float)) else v for v in doc[table][c]
-            ]
-    path = tmp_path / "slower.json"
-    path.write_text(json.dumps(doc))
-    return path
+    return planted.slower_copy(RECORDING, tmp_path, factor)
 
 
 def test_the_plugin_is_inert_unless_used(tmp_path):
