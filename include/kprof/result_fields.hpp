@@ -70,6 +70,8 @@ inline constexpr auto record_fields = [](auto& r, auto&& f) {
   f("start_ns", r.start_ns);
   f("end_ns", r.end_ns);
   f("stream", r.stream);
+  f("kind", r.kind);
+  f("bytes", r.bytes);
 };
 
 inline constexpr auto sample_fields = [](auto& s, auto&& f) {

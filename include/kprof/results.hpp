@@ -75,7 +75,16 @@ struct Record {
   std::int64_t start_ns = -1;
   std::int64_t end_ns = -1;
   std::int64_t stream = -1;
+  // What ran: "kernel", a copy with its direction ("memcpy HtoD", "memcpy DtoH", "memcpy DtoD",
+  // "memcpy HtoH", "memcpy PtoP"), or "memset" (durations only, from CUPTI's memcpy and memset
+  // records). A region's values are its kernels'; a region that launched none but copies or
+  // memsets is measured by those (kprof::kKernelKind, is_copy_or_memset).
+  std::string kind = "kernel";
+  std::int64_t bytes = -1;  // bytes a copy or memset moved; -1 for a kernel
 };
+
+// The Record::kind of a kernel.
+inline constexpr const char* kKernelKind = "kernel";
 
 // One value per (annotation, config, run, metric) after kernels were combined and metrics
 // derived; in per-kernel mode, one per kernel. nsight-python's profiled_data rows.

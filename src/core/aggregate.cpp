@@ -7,6 +7,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -122,9 +123,21 @@ double combine(const Kernels& kernels, const Options& options) {
 
 }  // namespace
 
+std::vector<Record> value_records(std::span<const Record> records) {
+  std::set<std::tuple<std::size_t, int, std::string>> with_kernels;
+  for (const Record& r : records)
+    if (r.kind == kKernelKind) with_kernels.emplace(r.config, r.run, r.annotation);
+  std::vector<Record> out;
+  for (const Record& r : records)
+    if (r.kind == kKernelKind || !with_kernels.contains({r.config, r.run, r.annotation}))
+      out.push_back(r);
+  return out;
+}
+
 void require_one_kernel_per_region(std::span<const Record> records, const Options& options) {
   if (options.combine != CombineKind::none || options.per_kernel) return;
-  const auto regions = group_by(records, region_run_metric);
+  const std::vector<Record> values = value_records(records);
+  const auto regions = group_by(values, region_run_metric);
   for (const auto& kernels : regions)
     if (kernels.size() > 1) throw_several_kernels(kernels);
 }
@@ -164,7 +177,8 @@ Sample kernel_sample(const Record& r) {
           .kernel_index = r.kernel_index};
 }
 
-std::vector<Sample> measured_samples(const std::vector<Record>& records, const Options& options) {
+std::vector<Sample> measured_samples(const std::vector<Record>& all, const Options& options) {
+  const std::vector<Record> records = value_records(all);
   std::vector<Sample> samples;
   if (options.per_kernel) {
     std::transform(records.begin(), records.end(), std::back_inserter(samples), kernel_sample);

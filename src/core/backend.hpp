@@ -41,6 +41,8 @@ struct Measurement {
   std::int64_t start_ns = -1;
   std::int64_t end_ns = -1;
   std::int64_t stream = -1;
+  std::string kind = kKernelKind;  // Record::kind: a kernel, a copy or a memset
+  std::int64_t bytes = -1;         // bytes a copy or memset moved
 };
 
 class Backend {

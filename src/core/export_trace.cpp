@@ -67,8 +67,8 @@ std::string config_text(const Results& results, std::size_t config) {
   return describe_run(config, sweep.size(), sweep.config(config).to_string(), -1, 0);
 }
 
-Json slice(std::string name, const char* category, int tid, const Span& span, std::int64_t t0,
-           Json args) {
+Json slice(std::string name, const std::string& category, int tid, const Span& span,
+           std::int64_t t0, Json args) {
   return Json{{"name", std::move(name)},
               {"cat", category},
               {"ph", "X"},
@@ -117,12 +117,14 @@ std::string to_chrome_trace_json(const Results& results) {
     streams[r->stream] = true;
     Span span;
     span.add(*r);
-    events.push_back(slice(r->kernel, "kernel", kStreamTrack + static_cast<int>(r->stream), span,
-                           t0,
-                           {{"annotation", r->annotation},
-                            {"config", config_text(results, r->config)},
-                            {"run", r->run},
-                            {"kernel_index", r->kernel_index}}));
+    Json args = {{"annotation", r->annotation},
+                 {"config", config_text(results, r->config)},
+                 {"run", r->run},
+                 {"kernel_index", r->kernel_index}};
+    if (r->bytes >= 0) args["bytes"] = r->bytes;
+    // A copy's or memset's category is its kind ("memcpy HtoD", "memset").
+    events.push_back(
+        slice(r->kernel, r->kind, kStreamTrack + static_cast<int>(r->stream), span, t0, args));
   }
   for (const auto& [config, span] : configs)
     events.push_back(slice(config_text(results, config), "config", kSweepTrack, span, t0, {}));

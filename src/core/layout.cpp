@@ -117,6 +117,8 @@ constexpr auto kRecords = std::to_array<ResultColumn>({
     {"GpuStart", K::optional_integer, S::item, "start_ns", "ns", W::always, true},
     {"GpuEnd", K::optional_integer, S::item, "end_ns", "ns", W::always, true},
     {"Stream", K::optional_integer, S::item, "stream", "", W::always, true},
+    {"Kind", K::text, S::item, "kind", "", W::always, true},
+    {"Bytes", K::optional_integer, S::item, "bytes", "B", W::always, true},
     {"", K::parameters, S::item, "config"},
 });
 
@@ -134,6 +136,8 @@ constexpr auto kRecordsFile = std::to_array<ResultColumn>({
     {"GpuStart", K::optional_integer, S::item, "start_ns", "ns", W::always, true},
     {"GpuEnd", K::optional_integer, S::item, "end_ns", "ns", W::always, true},
     {"Stream", K::optional_integer, S::item, "stream", "", W::always, true},
+    {"Kind", K::text, S::item, "kind", "", W::always, true},
+    {"Bytes", K::optional_integer, S::item, "bytes", "B", W::always, true},
 });
 
 constexpr auto kRuns = std::to_array<ResultColumn>({

@@ -100,12 +100,15 @@ void RecordBuilder::emit(const RegionRun& region, std::vector<Record>& out) cons
   std::vector<const Measurement*> kernels = it->second;
   std::stable_sort(kernels.begin(), kernels.end(),
                    [](const Measurement* a, const Measurement* b) { return a->order < b->order; });
-  for (std::size_t k = 0; k < kernels.size(); ++k) {
-    const Measurement& m = *kernels[k];
-    for (const auto& v : m.values)
-      out.push_back({region.config, region.run, region.path, m.kernel, static_cast<int>(k),
-                     v.metric, region.failed ? nan : v.value, v.unit, m.start_ns, m.end_ns,
-                     m.stream});
+  // Kernels and copies are counted apart: a region's KernelIndex counts its kernels alone, as
+  // Nsight Compute (which sees no copy) counts them.
+  int kernels_seen = 0, copies_seen = 0;
+  for (const Measurement* m : kernels) {
+    const int index = m->kind == kKernelKind ? kernels_seen++ : copies_seen++;
+    for (const auto& v : m->values)
+      out.push_back({region.config, region.run, region.path, m->kernel, index, v.metric,
+                     region.failed ? nan : v.value, v.unit, m->start_ns, m->end_ns, m->stream,
+                     m->kind, m->bytes});
   }
 }
 
@@ -121,7 +124,8 @@ void RecordBuilder::flush(std::vector<Record>& out, bool require_kernels) {
             "), run " + std::to_string(region.run) +
             ". Kernels are measured when they are launched while the annotation is open; check "
             "that the work runs on the GPU inside it and that ignore_kernel_list does not "
-            "remove all of its kernels.");
+            "remove all of its kernels. Copies and memsets count as a region's work when "
+            "durations are measured alone; hardware counters measure kernels only.");
   for (const auto& region : regions_) {
     emit(region, out);
     last_flushed_ = std::max(last_flushed_, region.id);

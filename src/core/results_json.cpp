@@ -33,7 +33,7 @@ bool added_later(std::string_view where, std::string_view name) {
   const List rows{"runs_done",      "stopped_by", "measured_clock_khz", "temperature_c",
                   "throttled_runs", "info",       "overhead_seconds"};
   const List configs{"unprofiled_seconds"};
-  const List records{"start_ns", "end_ns", "stream"};
+  const List records{"start_ns", "end_ns", "stream", "kind", "bytes"};
   const List document{"configs", "runs", "info"};
   const List none{};
   const List& names = where == "rows"       ? rows

@@ -83,6 +83,40 @@ LaunchShape launch_shape(const CUpti_ActivityKernel10& k) {
   return l;
 }
 
+// Record::kind of a copy, by CUPTI's copy kind.
+std::string copy_kind(std::uint8_t kind) {
+  switch (kind) {
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD:
+      return "memcpy HtoD";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH:
+      return "memcpy DtoH";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD:
+      return "memcpy DtoD";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH:
+      return "memcpy HtoH";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP:
+      return "memcpy PtoP";
+    default:
+      return "memcpy";  // to and from CUDA arrays
+  }
+}
+
+// A copy or memset as a KernelRecord, its name in brackets as Nsight Systems shows them.
+KernelRecord copy_record(std::uint32_t correlation, RegionId region, std::uint64_t start,
+                         std::uint64_t end, std::uint32_t stream, std::string kind,
+                         std::uint64_t bytes) {
+  KernelRecord r;
+  r.correlation = correlation;
+  r.region = region;
+  r.start_ns = start;
+  r.end_ns = end;
+  r.name = "[" + kind + "]";
+  r.stream = stream;
+  r.kind = std::move(kind);
+  r.bytes = static_cast<std::int64_t>(bytes);
+  return r;
+}
+
 std::mutex g_sink_mutex;
 ActivitySink* g_sink = nullptr;  // guarded by g_sink_mutex
 
@@ -154,6 +188,10 @@ void ActivitySink::consume(std::uint8_t* buffer, std::size_t valid_bytes) {
   std::vector<KernelRecord> fresh;
   CUpti_Activity* record = nullptr;
   while (cuptiActivityGetNextRecord(buffer, valid_bytes, &record) == CUPTI_SUCCESS) {
+    if (record->kind == CUPTI_ACTIVITY_KIND_MEMCPY || record->kind == CUPTI_ACTIVITY_KIND_MEMSET) {
+      consume_copy(*record, fresh);
+      continue;
+    }
     if (record->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL &&
         record->kind != CUPTI_ACTIVITY_KIND_KERNEL) {
       continue;
@@ -172,6 +210,24 @@ void ActivitySink::consume(std::uint8_t* buffer, std::size_t valid_bytes) {
   std::lock_guard<std::mutex> lock(mutex_);
   records_.insert(records_.end(), std::make_move_iterator(fresh.begin()),
                   std::make_move_iterator(fresh.end()));
+}
+
+// CUDA 13.0's memcpy and memset record layouts. A copy's correlationId is its driver call's, the
+// one kprof attributed.
+void ActivitySink::consume_copy(const CUpti_Activity& record, std::vector<KernelRecord>& out) {
+  if (record.kind == CUPTI_ACTIVITY_KIND_MEMCPY) {
+    const auto& c = reinterpret_cast<const CUpti_ActivityMemcpy6&>(record);
+    const RegionId region = correlations_.find(c.correlationId);
+    if (region == kNoRegion) return;
+    out.push_back(copy_record(c.correlationId, region, c.start, c.end, c.streamId,
+                              copy_kind(c.copyKind), c.bytes));
+    return;
+  }
+  const auto& m = reinterpret_cast<const CUpti_ActivityMemset4&>(record);
+  const RegionId region = correlations_.find(m.correlationId);
+  if (region == kNoRegion) return;
+  out.push_back(
+      copy_record(m.correlationId, region, m.start, m.end, m.streamId, "memset", m.bytes));
 }
 
 std::vector<KernelRecord> ActivitySink::take() {

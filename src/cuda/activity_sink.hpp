@@ -7,6 +7,8 @@
 // waits on the GPU and never calls into Python.
 #pragma once
 
+#include <cupti.h>
+
 #include <cstdint>
 #include <mutex>
 #include <string>
@@ -25,6 +27,8 @@ struct KernelRecord {
   std::string name;  // as the driver knows it (mangled)
   LaunchShape launch;
   std::uint32_t stream = 0;
+  std::string kind = "kernel";  // Record::kind: "kernel", "memcpy HtoD", ..., "memset"
+  std::int64_t bytes = -1;      // a copy's or memset's bytes
 };
 
 class ActivitySink {
@@ -47,6 +51,7 @@ class ActivitySink {
 
  private:
   void consume(std::uint8_t* buffer, std::size_t valid_bytes);
+  void consume_copy(const CUpti_Activity& record, std::vector<KernelRecord>& out);
 
   const CorrelationMap& correlations_;
   std::mutex mutex_;  // guards the fields below

@@ -8,6 +8,7 @@
 
 #include "core/run_conditions.hpp"
 #include "core/sweep_runs.hpp"
+#include "cuda/copy_apis.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/cupti_check.hpp"
 #include "cuda/device_facts.hpp"
@@ -45,6 +46,7 @@ void ActivityTiming::start(const Options& options) {
     check_cupti(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL),
                 "cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)");
     activity_enabled_ = true;
+    if (duration_wanted_) enable_copies();
   } catch (...) {
     stop();
     throw;
@@ -70,6 +72,17 @@ void ActivityTiming::measure(SweepRuns& runs) {
 void ActivityTiming::enable_launch_callbacks() {
   subscriber_.enable(CUPTI_CB_DOMAIN_RUNTIME_API, runtime_launch_cbids());
   subscriber_.enable(CUPTI_CB_DOMAIN_DRIVER_API, driver_launch_cbids());
+}
+
+// Copies and memsets have durations too: a region of copies alone is measured by them. Counter
+// backends leave them out (the range profiler measures kernels).
+void ActivityTiming::enable_copies() {
+  subscriber_.enable(CUPTI_CB_DOMAIN_DRIVER_API, driver_copy_cbids());
+  check_cupti(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY),
+              "cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY)");
+  check_cupti(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET),
+              "cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET)");
+  copies_enabled_ = true;
 }
 
 std::vector<Measurement> ActivityTiming::collect() {
@@ -114,8 +127,10 @@ std::vector<Measurement> ActivityTiming::measurements_from(std::vector<KernelRec
     }
     Measurement m;
     m.region = r.region;
-    m.kernel = names_.demangled(r.name);
+    m.kernel = r.kind == kKernelKind ? names_.demangled(r.name) : r.name;
     m.mangled = std::move(r.name);
+    m.kind = std::move(r.kind);
+    m.bytes = r.bytes;
     m.order = r.start_ns;
     m.start_ns = static_cast<std::int64_t>(r.start_ns);
     m.end_ns = static_cast<std::int64_t>(r.end_ns);
@@ -123,7 +138,7 @@ std::vector<Measurement> ActivityTiming::measurements_from(std::vector<KernelRec
     if (duration_wanted_)
       m.values.push_back(MetricValue{std::string(kDurationMetric),
                                      static_cast<double>(r.end_ns - r.start_ns), "ns"});
-    add_launch_values(m.values, r.launch, launch_wanted_);
+    if (m.kind == kKernelKind) add_launch_values(m.values, r.launch, launch_wanted_);
     out.push_back(std::move(m));
     consumed.push_back(r.correlation);  // a graph's kernels share one id: erase after the loop
   }
@@ -147,6 +162,11 @@ void ActivityTiming::warn_if_graph_kernels_shared_a_flush(std::vector<std::uint3
 void ActivityTiming::stop() noexcept {
   if (activity_enabled_) {
     (void)cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    if (copies_enabled_) {
+      (void)cuptiActivityDisable(CUPTI_ACTIVITY_KIND_MEMCPY);
+      (void)cuptiActivityDisable(CUPTI_ACTIVITY_KIND_MEMSET);
+      copies_enabled_ = false;
+    }
     // Hand back every buffer CUPTI still holds, so none lands in a later session.
     (void)cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     activity_enabled_ = false;

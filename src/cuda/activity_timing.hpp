@@ -34,6 +34,7 @@ class ActivityTiming final : public Backend {
   std::vector<Measurement> collect();
   std::vector<Measurement> collect_completed();
   void enable_launch_callbacks();
+  void enable_copies();
   std::vector<Measurement> measurements_from(std::vector<KernelRecord> records);
   void warn_if_graph_kernels_shared_a_flush(std::vector<std::uint32_t> correlation_ids);
 
@@ -48,6 +49,7 @@ class ActivityTiming final : public Backend {
   std::unique_ptr<ActivitySink> sink_;
   KernelNames names_;
   bool activity_enabled_ = false;
+  bool copies_enabled_ = false;
   bool warned_graph_flush_ = false;  // said once per backend
   double last_collect_ = 0;          // steady seconds when the last collection ended
   double collect_cost_ = 1e-3;       // seconds the last collection took

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "core/region_tracker.hpp"
+#include "cuda/copy_apis.hpp"
 #include "cuda/driver_api.hpp"
 #include "cuda/launch_apis.hpp"
 #include "kprof/errors.hpp"
@@ -79,7 +80,10 @@ void LaunchAttribution::on_enter(CUpti_CallbackDomain domain, CUpti_CallbackId c
     t.region = RegionTracker::instance().attribute_launch();
     if (t.region != kNoRegion && !on_profiled_device(cb.context, cb)) t.region = kNoRegion;
     t.flush_handled = false;
-    t.flush_wanted = flush_ != nullptr && flushing_.load(std::memory_order_acquire);
+    // A copy or memset runs on the copy engines or as the driver's own work: cache control
+    // flushes before kernels.
+    t.flush_wanted = flush_ != nullptr && flushing_.load(std::memory_order_acquire) &&
+                     !is_copy_api(domain, cbid);
     t.logged = logging_.load(std::memory_order_acquire) ? log_launch(t.region, domain, cbid, cb)
                                                         : static_cast<std::size_t>(-1);
     if (t.region == kNoRegion) return;  // outside every region: not measured, not flushed

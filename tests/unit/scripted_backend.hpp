@@ -68,6 +68,19 @@ class ScriptedBackend : public detail::Backend {
     pending_.push_back(std::move(m));
   }
 
+  // What CUPTI's memcpy and memset records give: a copy's kind ("memcpy DtoD", "memset"),
+  // bytes and duration, attributed as launches are.
+  void copy(const std::string& kind, std::int64_t bytes, double ns) {
+    auto region = detail::RegionTracker::instance().attribute_launch();
+    if (region == detail::kNoRegion) return;
+    detail::Measurement m{
+        region, "[" + kind + "]", "", ++clock_, {{"gpu__time_duration.sum", ns, "ns"}}};
+    m.kind = kind;
+    m.bytes = bytes;
+    std::lock_guard lock(mutex_);
+    pending_.push_back(std::move(m));
+  }
+
   int starts = 0, stops = 0, collects = 0;
   bool running = false;
   // As the counter backends: the benchmark is called once per config, unmeasured, before the

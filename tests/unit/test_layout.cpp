@@ -121,6 +121,8 @@ TEST(Layout, ReservedNamesAreEveryColumnOfTheTables) {
                                        "GpuStart",
                                        "GpuEnd",
                                        "Stream",
+                                       "Kind",
+                                       "Bytes",
                                        "ProfilingOverhead"};
   const auto& reserved = reserved_column_names();
   EXPECT_EQ(std::set<std::string>(reserved.begin(), reserved.end()), expected);

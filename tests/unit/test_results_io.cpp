@@ -488,7 +488,7 @@ TEST_F(ResultsIoFiles, CsvColumnsFollowNsightPython) {
             "ThrottledRuns,ProfilingOverhead");
   EXPECT_EQ(first_line(paths[2]),
             "Config,Run,Annotation,Kernel,KernelIndex,Metric,Value,Unit,n,"
-            "scale,dtype,GpuStart,GpuEnd,Stream");
+            "scale,dtype,GpuStart,GpuEnd,Stream,Kind,Bytes");
 }
 
 TEST_F(ResultsIoFiles, CsvCellsAreQuotedAndSpelledAsPandasReadsThem) {
