@@ -2,8 +2,9 @@
 
 The commands live in C++ (``cli/``) and are reached through ``kprof._core.cli_main``; this
 module only loads the extension and passes the exit code on. When the extension cannot be loaded
-it says so on one line, without a traceback. One exception: ``report`` with ``--plot`` or
-``--html`` draws with Python libraries, so it goes to ``kprof.report.main`` instead.
+it says so on one line, without a traceback. One exception: ``report`` with ``--plot``,
+``--html`` or ``--roofline`` draws with Python libraries, so it goes to ``kprof.report.main``
+instead.
 
 Run as ``kprof <command>`` (the console script) or ``python -m kprof.cli <command>``.
 """
@@ -22,7 +23,7 @@ EXIT_USAGE = 2
 
 # The options of `kprof report` that Python draws (kprof.report), and --metric, which picks what
 # they draw; the C++ command rejects them.
-_PYTHON_REPORT_OPTIONS = ("--plot", "--html", "--metric")
+_PYTHON_REPORT_OPTIONS = ("--plot", "--html", "--roofline", "--metric")
 
 
 def _one_line(error: BaseException) -> str:
@@ -31,8 +32,8 @@ def _one_line(error: BaseException) -> str:
 
 
 def _is_python_report(argv: list[str]) -> bool:
-    """``kprof report ... --plot PATH``, ``--html PATH`` or ``--metric NAMES`` (also
-    ``--plot=PATH``)."""
+    """``kprof report ... --plot PATH``, ``--html PATH``, ``--roofline PATH`` or ``--metric
+    NAMES`` (also ``--plot=PATH``)."""
     if len(argv) < 2 or argv[1] != "report":
         return False
     return any(arg.split("=", 1)[0] in _PYTHON_REPORT_OPTIONS for arg in argv[2:])

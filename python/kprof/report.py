@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Results people look at and share: ``kprof report FILE --plot out.png --html out.html``,
-one self-contained HTML page (:func:`write_html`), and the notebook view of
-:class:`kprof.ProfileResults` (:func:`results_html`).
+"""Results people look at and share: ``kprof report FILE --plot out.png --html out.html
+--roofline roofline.png``, one self-contained HTML page (:func:`write_html`), and the notebook
+view of :class:`kprof.ProfileResults` (:func:`results_html`).
 
 Every number shown is the core's: the statistics come from the results, and each row is scaled
 to a readable unit by the rule the text table uses (``kprof._core._display_unit``, 4
@@ -23,16 +23,21 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from kprof import _saving
+from kprof._analysis_html import analysis_section
 from kprof._files import write_atomic
 from kprof._native import core as _core
 from kprof._results_data import ResultsData
 from kprof._version import version
 from kprof.errors import FormatError, KprofError, OptionError
+from kprof.roofline import plot_roofline
 from kprof.visualization import context_line, plot_results, require_matplotlib
 
 __all__ = ["main", "write_html", "results_html", "context_rows", "USAGE"]
 
-USAGE = "usage: kprof report FILE [--plot PATH] [--html PATH] [--metric NAME[,NAME...]]"
+USAGE = (
+    "usage: kprof report FILE [--plot PATH] [--html PATH] [--roofline PATH] "
+    "[--metric NAME[,NAME...]]"
+)
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 NOTEBOOK_MAX_ROWS = 200
 SAMPLES_MAX = 5000
@@ -50,6 +55,7 @@ th{background:#f3f5f0;text-align:left}
 td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 td.kernel{white-space:nowrap;font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.8rem}
 td.unstable{color:#b35c00;font-weight:600}
+td.advice{min-width:24rem}
 table.context th{background:none;font-weight:600;white-space:nowrap}
 figure{margin:1rem 0}figure img{max-width:100%;height:auto;border:1px solid #eee}
 figcaption{color:#555;font-size:.85rem}
@@ -290,6 +296,9 @@ def render_html(
             table = _table(results, rows, with_metric=False, caption=m)
             out.append(f'<div class="scroll">{table}</div>')
     out.append("</section>")
+    analysis = analysis_section(results, png=_png_base64 if plots else None)
+    if analysis:
+        out.append(analysis)
 
     if plots and chosen:
         out.append(_plots_section(results, chosen, plot_options))
@@ -352,8 +361,11 @@ def write_html(
 ) -> str:
     """Writes one self-contained HTML page about ``results``: the run's context (GPU, host,
     backend, cache and clock control, versions, date), the results table of each metric
-    (values scaled as in :meth:`kprof.ProfileResults.table`), one plot per metric (base64
-    PNG), and the per-run values (folded). Inline CSS, no script, nothing fetched.
+    (values scaled as in :meth:`kprof.ProfileResults.table`), for results that measured
+    ``set:analysis`` what limits each region (:meth:`kprof.ProfileResults.analysis`: verdict,
+    throughputs, busiest unit, occupancy, FLOP per byte, TFLOP/s, advice) and its roofline, one
+    plot per metric (base64 PNG), and the per-run values (folded). Inline CSS, no script,
+    nothing fetched.
 
     Args:
         results: What to show.
@@ -401,25 +413,41 @@ def _parser() -> _Parser:
     p = _Parser(
         prog="kprof report",
         add_help=False,
-        description="Print a saved result's table; draw it to an image and write an HTML page.",
+        description="Print a saved result's table; draw it to an image, draw its roofline and "
+        "write an HTML page.",
     )
     p.add_argument("file", metavar="FILE")
     p.add_argument("--plot", metavar="PATH", help="draw the results to an image (png, svg, pdf)")
     p.add_argument("--html", metavar="PATH", help="write a self-contained HTML report")
+    p.add_argument("--roofline", metavar="PATH", help="draw the roofline (results of set:analysis)")
     p.add_argument("--metric", metavar="NAME", help="only these metrics (comma-separated)")
     p.add_argument("-h", "--help", action="store_true", help="show this text")
     return p
 
 
+def _has_analysis(results: ResultsData) -> bool:
+    """Whether ``--roofline`` has something to draw; if not, says what the results lack (the
+    core's message names the metrics)."""
+    try:
+        results.analysis()
+    except OptionError as e:
+        print(f"kprof report: --roofline: {e}\n{USAGE}", file=sys.stderr)
+        return False
+    return True
+
+
 def main(argv: Sequence[str]) -> int:
-    """``kprof report FILE [--plot PATH] [--html PATH] [--metric NAMES]``.
+    """``kprof report FILE [--plot PATH] [--html PATH] [--roofline PATH] [--metric NAMES]``.
 
     ``argv`` starts with the command's name (``["report", "results.json", "--plot",
     "x.png"]``). Prints the results table (the core's :meth:`~kprof.ProfileResults.table`),
-    then writes the plot and the HTML page when asked, naming each file written. Errors are
-    one line on stderr, ``kprof report: <message>``. Exit codes as the other commands: 0 done,
-    1 an output could not be written (matplotlib missing, a folder not writable), 2 a wrong
-    command line or a file that cannot be read.
+    then writes the plot, the HTML page and the roofline
+    (:meth:`~kprof.ProfileResults.plot_roofline`) when asked, naming each file written. Errors
+    are one line on stderr, ``kprof report: <message>``. Exit codes as the other commands: 0
+    done, 1 an output could not be written (matplotlib missing, a folder not writable, no
+    region with FLOP and DRAM bytes for the roofline), 2 a wrong command line, a file that
+    cannot be read, or ``--roofline`` for results without the metrics of set:analysis (before
+    anything is printed, as ``--explain``).
     """
     args_in = list(argv)
     if args_in and args_in[0] == "report" and not os.path.exists("report"):
@@ -452,6 +480,8 @@ def main(argv: Sequence[str]) -> int:
                 file=sys.stderr,
             )
             return EXIT_USAGE
+    if args.roofline and not _has_analysis(results):
+        return EXIT_USAGE
     print(_context_text(args.file, results.session) + "\n" + results.table(), end="", flush=True)
     try:
         if args.plot:
@@ -460,6 +490,9 @@ def main(argv: Sequence[str]) -> int:
         if args.html:
             write_html(results, args.html, metrics=metrics, source=args.file)
             print(f"wrote {args.html}")
+        if args.roofline:
+            plot_roofline(results, args.roofline, title=os.path.basename(args.file))
+            print(f"wrote {args.roofline}")
     except (ImportError, OSError, KprofError) as e:
         print(f"kprof report: {e}", file=sys.stderr)
         return EXIT_FAILED

@@ -2,8 +2,9 @@
 """``ProfileResults``: what a profile returns, with its plots, reports and files.
 
 The data (DataFrames, text, JSON and CSV) is :class:`kprof._results_data.ResultsData`'s; this
-module sits above the modules that draw (:mod:`kprof.visualization`), render
-(:mod:`kprof.report`) and save (:mod:`kprof._saving`) results and gives them their methods.
+module sits above the modules that draw (:mod:`kprof.visualization`, :mod:`kprof.roofline`),
+render (:mod:`kprof.report`) and save (:mod:`kprof._saving`) results and gives them their
+methods.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from kprof import _saving, report, visualization
+from kprof import _saving, report, roofline, visualization
 from kprof._results_data import ResultsData
 
 __all__ = ["ProfileResults", "load"]
@@ -61,6 +62,31 @@ class ProfileResults(ResultsData):
         """
         options.setdefault("title", "")
         return visualization.plot_results(self, filename, **options)
+
+    def plot_roofline(self, filename: str | os.PathLike[str] | None = None, **options: Any) -> Any:
+        """Draws the roofline of results that measured ``metrics=["set:analysis"]`` and
+        returns the matplotlib ``Figure``; writes it to ``filename`` (png, svg, pdf... by
+        extension) when given.
+
+        Log-log axes: FLOP per DRAM byte across, TFLOP/s up. Each precision the kernels used
+        (fp32, fp64, fp16, tensor) has its roof, min(peak, intensity x DRAM peak), labelled
+        with its peak; the DRAM slope is labelled with its bandwidth. Each region (annotation
+        and config, and kernel with ``per_kernel=True``) is a point named as :meth:`explain`
+        names it. Regions without FLOP or without DRAM bytes have no place on the chart; a
+        note in the figure names them. Every value is a column of :meth:`analysis`, computed
+        by the core. ``kprof report FILE --roofline PATH`` draws the same.
+
+        Options: ``title`` (the first line of the title; ``"Roofline"`` by default, ``""``
+        for none). Needs matplotlib (``pip install 'kprof[plot]'``); no display is needed. In
+        a notebook the returned figure shows itself.
+
+        Raises:
+            kprof.errors.OptionError: The results lack the metrics of set:analysis (option
+                ``"metrics"``), or no region has both FLOP and DRAM bytes (option
+                ``"results"``).
+            ImportError: matplotlib is not installed.
+        """
+        return roofline.plot_roofline(self, filename, **options)
 
     # --- files ----------------------------------------------------------------------------------
 
