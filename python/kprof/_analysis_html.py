@@ -1,0 +1,156 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The "Analysis" section of the HTML report (:mod:`kprof.report`): what limits each region,
+for results that measured ``set:analysis``.
+
+The table shows the columns of :meth:`kprof.ProfileResults.analysis` as the core computed them;
+whether the results hold the analysis at all is the core's answer too (``analysis()`` raises
+:class:`kprof.errors.OptionError` otherwise), so no list of metrics is kept here.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import pandas as pd
+
+from kprof._native import core as _core
+from kprof._plot_plan import value_text
+from kprof.errors import OptionError
+from kprof.roofline import draw_roofline
+
+__all__ = ["analysis_frame", "analysis_section"]
+
+# The table's headings after the annotation and the parameters.
+_HEADINGS = (
+    "Bound",
+    "Verdict",
+    "SM %",
+    "Memory %",
+    "Busiest unit",
+    "Occupancy achieved / theoretical",
+    "Waves per SM",
+    "FLOP/byte",
+    "TFLOP/s",
+    "Advice",
+)
+
+
+def analysis_frame(results: Any) -> pd.DataFrame | None:
+    """``results.analysis()``, or None when the results lack the metrics of set:analysis (or
+    were normalized): the core decides, through the ``OptionError`` it raises."""
+    try:
+        return results.analysis()
+    except OptionError:
+        return None
+
+
+def _num(value: Any, significant: int = 4) -> str:
+    """A number as the core prints it (``-`` when missing)."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        return "-"
+    return str(_core._format_number(v, significant))
+
+
+def _pct(value: Any) -> str:
+    """A percentage as ``results.explain()`` prints it: 3 significant digits."""
+    text = _num(value, 3)
+    return text if text == "-" else text + "%"
+
+
+def _text(value: Any) -> str:
+    return "" if value is None or (isinstance(value, float) and pd.isna(value)) else str(value)
+
+
+def _annotation_cell(row: Mapping[str, Any]) -> str:
+    """The annotation, its kernel index per kernel, and the kernel's full name on hover."""
+    e = html.escape
+    text = _text(row["Annotation"])
+    index = row.get("KernelIndex")
+    if index is not None and pd.notna(index):
+        text += f" [{int(index)}]"
+    return f'<td title="{e(_text(row["Kernel"]))}">{e(text)}</td>'
+
+
+def _occupancy(row: Mapping[str, Any]) -> str:
+    text = f"{_pct(row['AchievedOccupancyPct'])} / {_pct(row['TheoreticalOccupancyPct'])}"
+    limiter = _text(row["OccupancyLimiter"])
+    return f"{text} ({limiter})" if limiter else text
+
+
+def _tflops(row: Mapping[str, Any]) -> str:
+    text = _num(row["AchievedTFLOPs"])
+    precision = _text(row["Precision"])
+    return f"{text} {precision}" if precision and text != "-" else text
+
+
+def _row_html(row: Mapping[str, Any], parameters: Sequence[str]) -> str:
+    """One region's line of the table."""
+    e = html.escape
+    busiest = f"{_text(row['LimitingUnit'])} {_pct(row['LimitingUnitPct'])}".strip()
+    cells = [_annotation_cell(row)]
+    cells += [f"<td>{e(value_text(row[p]))}</td>" for p in parameters]
+    cells += [f"<td>{e(_text(row['Bound']))}</td>", f"<td>{e(_text(row['Verdict']))}</td>"]
+    numbers = [_pct(row["SMThroughputPct"]), _pct(row["MemoryThroughputPct"])]
+    cells += [f'<td class="num">{e(t)}</td>' for t in numbers]
+    cells += [f"<td>{e(busiest)}</td>", f'<td class="num">{e(_occupancy(row))}</td>']
+    numbers = [_num(row["WavesPerSM"]), _num(row["ArithmeticIntensity"]), _tflops(row)]
+    cells += [f'<td class="num">{e(t)}</td>' for t in numbers]
+    cells.append(f'<td class="advice">{e(_text(row["Advice"]))}</td>')
+    return "<tr>" + "".join(cells) + "</tr>"
+
+
+def _table(frame: pd.DataFrame, parameters: Sequence[str]) -> str:
+    e = html.escape
+    heads = ["Annotation", *parameters, *_HEADINGS]
+    parts = ['<table class="analysis"><thead><tr>']
+    parts += [f"<th>{e(h)}</th>" for h in heads]
+    parts.append("</tr></thead><tbody>")
+    parts += [_row_html(row, parameters) for _, row in frame.iterrows()]
+    parts.append("</tbody></table>")
+    return "".join(parts)
+
+
+def _roofline_figure(
+    frame: pd.DataFrame, parameters: Sequence[str], png: Callable[[Any], str]
+) -> str:
+    """The roofline as an embedded PNG; empty when no region has a place on it."""
+    try:
+        fig = draw_roofline(frame, parameters, title="")
+    except OptionError:  # no region with both FLOP and DRAM bytes: the table says enough
+        return ""
+    alt = "Roofline: each region's TFLOP/s against its FLOP per DRAM byte, under its roofs"
+    return (
+        f'<figure><img alt="{html.escape(alt)}" src="data:image/png;base64,{png(fig)}">'
+        "<figcaption>Roofline</figcaption></figure>"
+    )
+
+
+def analysis_section(results: Any, *, png: Callable[[Any], str] | None = None) -> str:
+    """The report's "Analysis" section: a line per region (annotation and config, and kernel
+    per kernel) with its parameters, Nsight Compute's verdict and the bound it names, SM and
+    memory throughput, the busiest unit, achieved and theoretical occupancy (and what limits
+    it), waves per SM, FLOP per DRAM byte, TFLOP/s and the advice; then the roofline when
+    ``png`` (a function that turns a Figure into base64 PNG) is given.
+
+    Returns an empty string when the results lack the metrics of set:analysis, so the page
+    shows the section only where it has something to say. Text is HTML-escaped.
+    """
+    frame = analysis_frame(results)
+    if frame is None:
+        return ""
+    parameters = list(results.parameters)
+    out = ['<section id="analysis"><h2>Analysis</h2>']
+    out.append(
+        '<p class="note">What limits each region: the Speed-of-Light verdict of Nsight '
+        "Compute's rule on the same counters (SM and memory throughput in % of peak), the "
+        "busiest unit, occupancy, and where it sits on the roofline (means over the runs).</p>"
+    )
+    out.append(f'<div class="scroll">{_table(frame, parameters)}</div>')
+    if png is not None:
+        out.append(_roofline_figure(frame, parameters, png))
+    out.append("</section>")
+    return "\n".join(part for part in out if part)
