@@ -35,7 +35,7 @@ from kprof.visualization import context_line, plot_results, require_matplotlib
 __all__ = ["main", "write_html", "results_html", "context_rows", "USAGE"]
 
 USAGE = (
-    "usage: kprof report FILE [--plot PATH] [--html PATH] [--roofline PATH] "
+    "usage: kprof report FILE [--explain] [--plot PATH] [--html PATH] [--roofline PATH] "
     "[--metric NAME[,NAME...]]"
 )
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -417,6 +417,7 @@ def _parser() -> _Parser:
         "write an HTML page.",
     )
     p.add_argument("file", metavar="FILE")
+    p.add_argument("--explain", action="store_true", help="say what limits each region")
     p.add_argument("--plot", metavar="PATH", help="draw the results to an image (png, svg, pdf)")
     p.add_argument("--html", metavar="PATH", help="write a self-contained HTML report")
     p.add_argument("--roofline", metavar="PATH", help="draw the roofline (results of set:analysis)")
@@ -425,19 +426,20 @@ def _parser() -> _Parser:
     return p
 
 
-def _has_analysis(results: ResultsData) -> bool:
-    """Whether ``--roofline`` has something to draw; if not, says what the results lack (the
-    core's message names the metrics)."""
+def _has_analysis(results: ResultsData, flag: str) -> bool:
+    """Whether ``--explain`` and ``--roofline`` have something to show; if not, says what the
+    results lack (the core's message names the metrics)."""
     try:
         results.analysis()
     except OptionError as e:
-        print(f"kprof report: --roofline: {e}\n{USAGE}", file=sys.stderr)
+        print(f"kprof report: {flag}: {e}\n{USAGE}", file=sys.stderr)
         return False
     return True
 
 
 def main(argv: Sequence[str]) -> int:
-    """``kprof report FILE [--plot PATH] [--html PATH] [--roofline PATH] [--metric NAMES]``.
+    """``kprof report FILE [--explain] [--plot PATH] [--html PATH] [--roofline PATH] [--metric
+    NAMES]``.
 
     ``argv`` starts with the command's name (``["report", "results.json", "--plot",
     "x.png"]``). Prints the results table (the core's :meth:`~kprof.ProfileResults.table`),
@@ -480,9 +482,12 @@ def main(argv: Sequence[str]) -> int:
                 file=sys.stderr,
             )
             return EXIT_USAGE
-    if args.roofline and not _has_analysis(results):
+    flag = "--explain" if args.explain else "--roofline"
+    if (args.explain or args.roofline) and not _has_analysis(results, flag):
         return EXIT_USAGE
     print(_context_text(args.file, results.session) + "\n" + results.table(), end="", flush=True)
+    if args.explain:
+        print("\n" + results.explain(), end="", flush=True)
     try:
         if args.plot:
             plot_results(results, args.plot, metric=metrics, title=os.path.basename(args.file))

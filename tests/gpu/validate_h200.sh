@@ -10,13 +10,15 @@
 #      bench/seed_sweep.py (kprof vs CUDA events vs ncu)
 # Everything lands in $OUT/validation.tar.gz (logs, figures, recordings); a summary is printed.
 #
-#   bash tests/gpu/validate_h200.sh [all|cpp|python|examples|bench|hot|launch|analysis|newer-cupti]
+#   bash tests/gpu/validate_h200.sh [all|cpp|python|examples|bench|hot|launch|analysis|analysis-cost|newer-cupti]
 # "cpp" runs step 1; "python" the Python GPU tests but the examples; "examples" the examples and
 # tutorial steps (tests/python/test_gpu_examples.py) and step 3; "bench" step 4; "launch" (not
 # in "all") the launch-statistics tests alone, with Nsight Compute's LaunchStats and Occupancy
 # sections of a torch softmax as ncu names them; "analysis" (not in "all") what limits each
-# kernel against Nsight Compute, `kprof demo --explain`, the report's --explain and --roofline
-# and the cost of set:analysis on the seed sweep; "hot" (not in
+# kernel against Nsight Compute, copies against torch.profiler, tutorial step 5 and `kprof demo
+# --explain`; "analysis-cost" (not in "all") the report's --explain and --roofline on the
+# analysis recording, a timed seed sweep recording, the cost of set:analysis on the seed sweep
+# and the C++ copies test; "hot" (not in
 # "all") the hot-path benchmarks (bench/hot_path.cpp and .py) and the seed sweep. Each fits one
 # device call of 10 minutes. "newer-cupti" (not in "all") runs the counter tests with the CUPTI
 # of PyPI's nvidia-cuda-cupti wheel instead of the toolkit's (13.4 and later reset the L2
@@ -130,23 +132,54 @@ timeout 240 kprof demo --runs 3 --metrics dram__bytes_read.sum,dram__bytes_write
 fi
 
 if [ "$parts" = analysis ]; then
-step "analysis: against Nsight Compute, demo and report --explain, its cost"
-  KPROF_VALIDATION_DIR=$work/figures timeout 360 python3 -m pytest -m gpu -q -s -rfE \
-    -p no:cacheprovider tests/python/test_gpu_analysis.py >"$work/pytest-analysis.log" 2>&1
+step "analysis and copies: against Nsight Compute, torch.profiler and CUDA events"
+  KPROF_VALIDATION_DIR=$work/figures timeout 300 python3 -m pytest -m gpu -q -s -rfE \
+    -p no:cacheprovider tests/python/test_gpu_analysis.py tests/python/test_gpu_copies.py \
+    >"$work/pytest-analysis.log" 2>&1
   grep -E "^(FAILED|ERROR) |RESULT" "$work/pytest-analysis.log" | cut -c1-300 | head -40
   tail -3 "$work/pytest-analysis.log"
   cp "$work"/figures/recordings/*.json "$work/recordings/" 2>/dev/null
   timeout 120 python3 examples/python/tutorial/step5_boundness.py >"$work/step5.log" 2>&1
   tail -8 "$work/step5.log"
-  timeout 240 kprof demo --runs 3 --explain >"$work/demo-explain.log" 2>&1
-  tail -32 "$work/demo-explain.log"
-  for f in "$work"/recordings/h200-analysis-*.json; do
+  timeout 150 kprof demo --runs 3 --explain >"$work/demo-explain.log" 2>&1
+  tail -24 "$work/demo-explain.log"
+fi
+
+if [ "$parts" = analysis-cost ]; then
+step "analysis: the report's --explain and --roofline, a seed sweep recording, the cost"
+  for f in tests/data/h200-analysis-*.json; do
     timeout 60 kprof report "$f" --explain >"$work/report-explain.log" 2>&1
-    timeout 60 kprof report "$f" --roofline "$work/figures/roofline.png" 2>&1 | tail -3
+    timeout 60 kprof report "$f" --roofline "$work/figures/roofline.png" 2>&1 | tail -1
   done
-  COUNTER_BENCH_TIMEOUT=${COUNTER_BENCH_TIMEOUT:-240}
-  timeout "$COUNTER_BENCH_TIMEOUT" python3 bench/counter_sweep.py --only d \
+  # The seed sweep (fp32 matmul n = 512..4096, 10 runs, cold L2), timed: a recording whose
+  # trace the CPU tests check.
+  timeout 120 python3 - "$work/recordings/h200-seed-sweep-timed-2026-12-03.json" <<'PY' 2>&1 | tail -3
+import sys
+import kprof
+import torch
+
+SIZES = (512, 1024, 2048, 4096)
+ab = {n: (torch.randn(n, n, device="cuda"), torch.randn(n, n, device="cuda")) for n in SIZES}
+
+
+@kprof.analyze.kernel(configs=SIZES, runs=10, combine_kernel_metrics="sum", warmup=1)
+def matmul(n):
+    a, b = ab[n]
+    with kprof.annotate("matmul"):
+        torch.matmul(a, b)
+
+
+matmul().save(sys.argv[1], overwrite=True)
+print("saved", sys.argv[1])
+PY
+  timeout "${COUNTER_BENCH_TIMEOUT:-300}" python3 bench/counter_sweep.py --only d \
     --json "$work/figures/counter_sweep_analysis.json" 2>&1 | tee "$work/bench-analysis.log"
+  step "C++: copies and memsets"
+  (cmake --preset default -B build/h200 -DCMAKE_CUDA_ARCHITECTURES=90 >"$work/cmake.log" 2>&1 &&
+     cmake --build build/h200 -j16 --target kprof_gpu_tests >>"$work/cmake.log" 2>&1 &&
+     timeout 120 build/h200/tests/kprof_gpu_tests --gtest_filter='Copies.*' \
+       >"$work/ctest-copies.log" 2>&1; grep -E "RESULT|OK \]|FAILED|Failure" -A3 \
+       "$work/ctest-copies.log" | head -20) || tail -20 "$work/cmake.log"
 fi
 
 if [ "$parts" = newer-cupti ]; then
