@@ -11,10 +11,11 @@
 //                                        "High Memory Throughput")
 //   both below 80%, closer than 10 points     "Balanced Throughput", bound by the higher
 //   either at 80% or more                "High Throughput", bound by the higher
-// The roofline follows Nsight Compute's roofline chart: FLOP per second from the SASS
-// instruction counters (FFMA, DFMA twice, HFMA four times, HADD and HMUL twice), tensor math ops
-// from the tensor path counters, each precision against its own peak (the counters'
-// peak_sustained at the measured clock), and DRAM bytes per second against DRAM's peak.
+// The roofline follows Nsight Compute's tensor roofline: the tensor path's math ops per second
+// against their peak (the counter's peak_sustained at the measured clock), and DRAM bytes per
+// second against DRAM's peak. FLOP outside the tensor cores are counted by SASS instruction
+// counters, which need the code instrumented (Nsight Compute does so) and which CUPTI's range
+// profiler reads as 0: they are not measured, and such kernels have no roofline point.
 #pragma once
 
 #include <cstddef>
@@ -47,13 +48,11 @@ struct RegionAnalysis {
   std::string occupancy_limiter;  // "registers", "shared memory", "block size", "blocks per SM"
   double waves_per_sm = nan;
   double sm_count = nan;
-  // FLOP per second of each precision (tensor: math ops of the tensor path), and the peak of
-  // each at the measured clock.
-  double fp32_tflops = 0, fp64_tflops = 0, fp16_tflops = 0, tensor_tflops = 0;
-  double fp32_peak_tflops = nan, fp64_peak_tflops = nan, fp16_peak_tflops = nan,
-         tensor_peak_tflops = nan;
-  std::string precision;       // the precision with the most FLOP; "" when none ran
-  double achieved_tflops = 0;  // over every precision
+  // The tensor cores' math ops per second, and their peak at the measured clock.
+  double tensor_tflops = 0;
+  double tensor_peak_tflops = nan;
+  std::string precision;       // "tensor" when the tensor cores worked; "" otherwise
+  double achieved_tflops = 0;  // the work counted: the tensor cores'
   double peak_tflops = nan;    // of `precision`
   double dram_tbs = nan;
   double dram_peak_tbs = nan;

@@ -171,13 +171,7 @@ inline constexpr auto analysis_fields = [](auto& a, auto&& f) {
   f("occupancy_limiter", a.occupancy_limiter);
   f("waves_per_sm", a.waves_per_sm);
   f("sm_count", a.sm_count);
-  f("fp32_tflops", a.fp32_tflops);
-  f("fp64_tflops", a.fp64_tflops);
-  f("fp16_tflops", a.fp16_tflops);
   f("tensor_tflops", a.tensor_tflops);
-  f("fp32_peak_tflops", a.fp32_peak_tflops);
-  f("fp64_peak_tflops", a.fp64_peak_tflops);
-  f("fp16_peak_tflops", a.fp16_peak_tflops);
   f("tensor_peak_tflops", a.tensor_peak_tflops);
   f("precision", a.precision);
   f("achieved_tflops", a.achieved_tflops);

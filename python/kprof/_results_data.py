@@ -360,12 +360,13 @@ class ResultsData:
         ``LimitingUnitPct`` (the busiest of DRAM, L2, L1/TEX and the FMA, ALU, FP64, tensor and
         load/store pipes), ``AchievedOccupancyPct``, ``TheoreticalOccupancyPct`` and
         ``OccupancyLimiter`` (registers, shared memory, block size or blocks per SM),
-        ``WavesPerSM``, ``ArithmeticIntensity`` (FLOP per DRAM byte), ``Precision`` (the one
-        with the most FLOP), ``AchievedTFLOPs``, ``PeakTFLOPs`` (of that precision, at the
-        measured clock), ``RooflineTFLOPs`` (the roofline at that intensity), the TFLOP/s and
-        peak of each precision (``FP32TFLOPs``, ``FP64TFLOPs``, ``FP16TFLOPs``,
-        ``TensorTFLOPs``, ``...PeakTFLOPs``), ``DRAMTBs`` and ``DRAMPeakTBs``, ``Advice`` (a
-        sentence per finding), and the parameter columns.
+        ``WavesPerSM``, ``ArithmeticIntensity`` (FLOP per DRAM byte), ``Precision``
+        (``"tensor"`` when the tensor cores worked), ``AchievedTFLOPs``, ``PeakTFLOPs`` (at the
+        measured clock), ``RooflineTFLOPs`` (the roofline at that intensity), ``TensorTFLOPs``
+        and ``TensorPeakTFLOPs``, ``DRAMTBs`` and ``DRAMPeakTBs``, ``Advice`` (a sentence per
+        finding), and the parameter columns. FLOP are the tensor cores' math ops: FLOP outside
+        them come from SASS instruction counters that need the code instrumented, which CUPTI's
+        range profiler reads as 0 (docs/analysis.md).
 
         Raises:
             kprof.errors.OptionError: The results lack metrics of set:analysis (the message

@@ -75,6 +75,8 @@ def _roofs(frame: pd.DataFrame) -> list[tuple[str, float]]:
     a measured peak has no roof to draw."""
     roofs = []
     for name, prefix in PRECISIONS:
+        if f"{prefix}TFLOPs" not in frame:  # a precision the core does not measure
+            continue
         if not (frame[f"{prefix}TFLOPs"].astype(float) > 0).any():
             continue
         peak = float(frame[f"{prefix}PeakTFLOPs"].astype(float).max())

@@ -77,34 +77,13 @@ struct Precision {
   double RegionAnalysis::* flops;
   double RegionAnalysis::* peak;
 };
+// The tensor cores' work, from the tensor path's op counters (fp16, bf16 and tf32 sources), as
+// Nsight Compute's tensor roofline plots it, against the fp16 peak (bf16's is the same, tf32's
+// half). FP32, FP64 and FP16 FLOP outside the tensor cores come from SASS instruction counters
+// (smsp__sass_thread_inst_executed_op_*), which Nsight Compute collects by instrumenting the
+// code; CUPTI's range profiler reads them as 0, so they are not measured here.
 const std::vector<Precision>& precisions() {
   static const std::vector<Precision> all = {
-      {"fp32",
-       {{"smsp__sass_thread_inst_executed_op_fadd_pred_on.sum.per_second", 1},
-        {"smsp__sass_thread_inst_executed_op_fmul_pred_on.sum.per_second", 1},
-        {"smsp__sass_thread_inst_executed_op_ffma_pred_on.sum.per_second", 2}},
-       "sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained_elapsed.per_second",
-       2,
-       &RegionAnalysis::fp32_tflops,
-       &RegionAnalysis::fp32_peak_tflops},
-      {"fp64",
-       {{"smsp__sass_thread_inst_executed_op_dadd_pred_on.sum.per_second", 1},
-        {"smsp__sass_thread_inst_executed_op_dmul_pred_on.sum.per_second", 1},
-        {"smsp__sass_thread_inst_executed_op_dfma_pred_on.sum.per_second", 2}},
-       "sm__sass_thread_inst_executed_op_dfma_pred_on.sum.peak_sustained_elapsed.per_second",
-       2,
-       &RegionAnalysis::fp64_tflops,
-       &RegionAnalysis::fp64_peak_tflops},
-      // Half-precision instructions work on pairs (HADD2, HMUL2, HFMA2).
-      {"fp16",
-       {{"smsp__sass_thread_inst_executed_op_hadd_pred_on.sum.per_second", 2},
-        {"smsp__sass_thread_inst_executed_op_hmul_pred_on.sum.per_second", 2},
-        {"smsp__sass_thread_inst_executed_op_hfma_pred_on.sum.per_second", 4}},
-       "sm__sass_thread_inst_executed_op_hfma_pred_on.sum.peak_sustained_elapsed.per_second",
-       4,
-       &RegionAnalysis::fp16_tflops,
-       &RegionAnalysis::fp16_peak_tflops},
-      // The tensor path counts math ops, as Nsight Compute's tensor roofline plots them.
       {"tensor",
        {{"sm__ops_path_tensor_src_fp16.sum.per_second", 1},
         {"sm__ops_path_tensor_src_bf16_dst_fp32.sum.per_second", 1},
@@ -340,7 +319,7 @@ std::string analysis_text(const Results& results, const std::vector<RegionAnalys
   t.column("Bound", false);
   for (const char* c : {"SM %", "Memory %", "DRAM %"}) t.column(c, true);
   t.column("Busiest unit", false);
-  for (const char* c : {"Occupancy %", "Theoretical %", "Waves/SM", "FLOP/byte", "TFLOP/s"})
+  for (const char* c : {"Occupancy %", "Theoretical %", "Waves/SM", "FLOP/byte", "Tensor TFLOP/s"})
     t.column(c, true);
   std::string advice;
   for (const RegionAnalysis& a : analysis) {
@@ -356,7 +335,7 @@ std::string analysis_text(const Results& results, const std::vector<RegionAnalys
                        detail::cell_number(a.theoretical_occupancy_pct, 3),
                        detail::cell_number(a.waves_per_sm, 3),
                        detail::cell_number(a.arithmetic_intensity, 3),
-                       detail::cell_number(a.achieved_tflops, 3)});
+                       a.achieved_tflops > 0 ? detail::cell_number(a.achieved_tflops, 3) : "-"});
     advice += where + ": " + a.verdict + "\n  " + a.advice + "\n";
   }
   return t.render() + "\n" + advice;

@@ -62,8 +62,8 @@ const std::vector<MetricSet>& sets() {
       {"analysis",
        "What limits the kernel? The least that answers it: the Speed-of-Light throughputs and "
        "the busiest unit, achieved and theoretical occupancy with the launch that limits it, "
-       "and the FLOP per second of each precision and DRAM bytes per second against their "
-       "peaks, for a roofline. results.analysis() and `kprof report --explain` read it.",
+       "and the tensor cores' work and DRAM bytes per second against their peaks, for a "
+       "roofline. results.analysis() and `kprof report --explain` read it.",
        analysis_metrics()},
   };
   return all;

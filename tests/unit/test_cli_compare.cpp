@@ -194,6 +194,15 @@ TEST(CliReport, PlotHtmlAndRooflineNeedPython) {
   }
 }
 
+TEST(CliReport, ExplainSaysWhatLimitsEachRegionOfAnH200Recording) {
+  const Outcome o = kprof_cli({"report", kData + "/h200-analysis-2026-12-03.json", "--explain"});
+  EXPECT_EQ(o.code, cli::kExitOk) << o.err;
+  for (const char* part :
+       {"Bound", "Busiest unit", "matmul16: High Throughput\n", "small_grid: Small Grid\n",
+        "softmax: Latency Issue\n", "Registers limit occupancy to 37.5% of the SM's warps."})
+    EXPECT_TRUE(contains(o.out, part)) << part << "\n" << o.out;
+}
+
 TEST(CliReport, ExplainWithoutTheAnalysisSetIsAUsageErrorBeforeAnyOutput) {
   const Outcome o = kprof_cli({"report", kDemo, "--explain"});
   EXPECT_EQ(o.code, cli::kExitUsage);
