@@ -258,33 +258,41 @@ def test_the_console_command_hands_roofline_to_python():
 
 # --- through the core -----------------------------------------------------------------------
 
-FFMA = "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum.per_second"
-FFMA_PEAK = "sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained_elapsed.per_second"
+TENSOR_OPS = "sm__ops_path_tensor_src_fp16.sum.per_second"
+TENSOR_PEAK = "sm__ops_path_tensor_src_fp16.sum.peak_sustained_elapsed.per_second"
 DRAM = "dram__bytes.sum.per_second"
 DRAM_PEAK = "dram__bytes.sum.peak_sustained_elapsed.per_second"
 SM = "sm__throughput.avg.pct_of_peak_sustained_elapsed"
 
 
-def made_up_region(ffma_per_second: float) -> dict[str, float]:
-    """One kernel's made-up values of set:analysis: SM throughput at 70%, FFMA only (2 FLOP
-    each) against a 67 TFLOP/s peak, 2 TB/s of DRAM against 4.8."""
+def made_up_region(tensor_per_second: float) -> dict[str, float]:
+    """One kernel's made-up values of set:analysis: SM throughput at 70%, fp16 tensor work
+    against a 990 TFLOP/s peak, 2 TB/s of DRAM against 4.8."""
     out = {m: 1.0 for m in kprof.metrics.expand(["set:analysis"])}
     for m in out:
         if m.endswith(".sum.per_second") and not m.startswith("dram"):
-            out[m] = 0.0  # no FLOP of any other kind
-    out.update({FFMA: ffma_per_second, FFMA_PEAK: 3.35e13, DRAM: 2e12, DRAM_PEAK: 4.8e12, SM: 70.0})
+            out[m] = 0.0  # no tensor work from other sources
+    out.update(
+        {
+            TENSOR_OPS: tensor_per_second,
+            TENSOR_PEAK: 9.9e14,
+            DRAM: 2e12,
+            DRAM_PEAK: 4.8e12,
+            SM: 70.0,
+        }
+    )
     return out
 
 
 @pytest.fixture
 def made_up(synthetic):
-    """Two configs of one annotation through the core: 20 TFLOP/s of fp32 at 10 FLOP per
-    byte, and no FLOP at all."""
+    """Two configs of one annotation through the core: 200 TFLOP/s of tensor work at 100 FLOP
+    per byte, and none at all."""
     rows = [
         (c, run, "k", "kernel", 0, m, v, "")
-        for c, ffma in enumerate([1e13, 0.0])
+        for c, ops in enumerate([2e14, 0.0])
         for run in range(3)
-        for m, v in made_up_region(ffma).items()
+        for m, v in made_up_region(ops).items()
     ]
     return ProfileResults(synthetic(["n"], [[4096], [8192]], make_records(rows)))
 
@@ -293,8 +301,8 @@ def made_up(synthetic):
 def test_plot_roofline_draws_the_cores_columns(made_up):
     ax = made_up.plot_roofline().axes[0]
     [(x, y)] = point_coordinates(ax)
-    assert (x, y) == (pytest.approx(10.0), pytest.approx(20.0))
-    assert sorted(roof_lines(ax)) == ["DRAM 4.8 TB/s", "fp32 peak 67 TFLOP/s"]
+    assert (x, y) == (pytest.approx(100.0), pytest.approx(200.0))
+    assert sorted(roof_lines(ax)) == ["DRAM 4.8 TB/s", "tensor peak 990 TFLOP/s"]
     assert [t.get_text() for t in ax.texts][0] == "k (n=4096)"
 
 

@@ -182,10 +182,14 @@ def test_records_dataframe_layout(two_by_two):
         "GpuStart",
         "GpuEnd",
         "Stream",
+        "Kind",
+        "Bytes",
         "n",
         "dtype",
     ]
     assert len(rec) == 12
+    assert set(rec["Kind"]) == {"kernel"}  # records made before kprof kept the kind read so
+    assert rec["Bytes"].isna().all()
     assert sorted(rec["Value"]) == sorted(two_by_two.records_columns()["value"])
 
 

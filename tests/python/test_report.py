@@ -89,6 +89,15 @@ def parse(text: str) -> Page:
     return p
 
 
+def analysed(results) -> bool:
+    """Whether the results hold set:analysis: the page then draws their roofline too."""
+    try:
+        results.analysis()
+    except kprof.errors.OptionError:
+        return False
+    return True
+
+
 def text_table(results) -> list[dict[str, str]]:
     """The rows of ``results.table()``, cells by column name."""
     lines = results.table().splitlines()
@@ -98,6 +107,8 @@ def text_table(results) -> list[dict[str, str]]:
     for line in lines[start + 1 :]:
         if line.strip():
             cells = re.split(r"\s{2,}", line.strip())
+            if len(cells) == len(head) - 1 and head[-1] == "Unit":
+                cells.append("")  # a count without a unit (launch__waves_per_multiprocessor)
             assert len(cells) == len(head), line
             rows.append(dict(zip(head, cells, strict=True)))
     return rows
@@ -152,7 +163,8 @@ def test_page_shows_context_tables_and_plots(path, tmp_path):
     assert facts["GPU"].startswith("NVIDIA H200 (device 0), rated clocks: SM 1980 MHz")
     assert facts["host"] == s["host"]
     assert facts["date"] == s["started_at"]
-    assert facts["backend"] == f"{s['backend']} (replay {s['replay_mode']}, {s['passes']} pass)"
+    passes = f"{s['passes']} pass" + ("es" if s["passes"] != 1 else "")
+    assert facts["backend"] == f"{s['backend']} (replay {s['replay_mode']}, {passes})"
     assert s["backend"] in ("cupti-activity", "cupti-range-profiler")
     assert facts["cache control"] == "all" and facts["clock control"] == "none"
     assert facts["runs"] == f"{s['runs']} per config"
@@ -178,7 +190,7 @@ def test_page_shows_context_tables_and_plots(path, tmp_path):
         assert [row[n] for n in numbers] == [want[n] for n in numbers]
 
     # One plot per metric, embedded, decoding to a picture with something on it.
-    assert len(page.images) == len(results.metrics)
+    assert len(page.images) == len(results.metrics) + analysed(results)  # and the roofline
     for img in page.images:
         src = img["src"] or ""
         assert src.startswith("data:image/png;base64,")

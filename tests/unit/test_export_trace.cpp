@@ -126,11 +126,10 @@ TEST(ChromeTrace, TheCommandWritesTheTraceAndSaysWhereToOpenIt) {
   std::filesystem::remove_all(dir);
 }
 
-// The demo sweep recorded on the H200 (tests/data): 45 kernels of 9 configs x 5 runs on one
-// stream, each inside its annotation's, run's and config's slices, times from 0.
-TEST(ChromeTrace, TheH200DemoRecordingDrawsEveryKernelInsideItsSlices) {
-  const kprof::Results r =
-      kprof::Results::read_json(std::string(KPROF_TEST_DATA) + "/h200-demo-timed-2026-12-03.json");
+// Recordings of the H200 (tests/data): every kernel inside its annotation's, run's and
+// config's slices, times from 0; one metric, no nesting: a slice per record.
+void expect_every_kernel_inside_its_slices(const std::string& file) {
+  const kprof::Results r = kprof::Results::read_json(std::string(KPROF_TEST_DATA) + "/" + file);
   const Json doc = Json::parse(kprof::to_chrome_trace_json(r));
   const std::vector<Slice> all = slices(doc);
   std::size_t kernels = 0;
@@ -142,7 +141,17 @@ TEST(ChromeTrace, TheH200DemoRecordingDrawsEveryKernelInsideItsSlices) {
     for (const char* around : {"annotation", "run", "config"})
       EXPECT_TRUE(std::any_of(all.begin(), all.end(),
                               [&](const Slice& s) { return s.cat == around && inside(k, s); }))
-          << k.name << " outside every " << around;
+          << file << ": " << k.name << " outside every " << around;
   }
-  EXPECT_EQ(kernels, r.records().size());  // one metric, no nesting: a slice per record
+  EXPECT_EQ(kernels, r.records().size()) << file;
+}
+
+// The demo sweep: 45 kernels of 9 configs x 5 runs on one stream.
+TEST(ChromeTrace, TheH200DemoRecordingDrawsEveryKernelInsideItsSlices) {
+  expect_every_kernel_inside_its_slices("h200-demo-timed-2026-12-03.json");
+}
+
+// The seed sweep: torch fp32 matmul n = 512..4096, 10 runs, cuBLAS's split-K kernels summed.
+TEST(ChromeTrace, TheH200SeedSweepDrawsEveryKernelInsideItsSlices) {
+  expect_every_kernel_inside_its_slices("h200-seed-sweep-timed-2026-12-03.json");
 }
