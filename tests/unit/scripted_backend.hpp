@@ -18,6 +18,14 @@
 
 namespace kprof::testing {
 
+// Options of `runs` runs that print nothing: what the engine tests profile with.
+inline Options quiet(int runs) {
+  Options o;
+  o.runs = runs;
+  o.verbosity = Verbosity::silent;
+  return o;
+}
+
 class ScriptedBackend : public detail::Backend {
  public:
   SessionInfo describe() override {

@@ -11,16 +11,10 @@
 #include "scripted_backend.hpp"
 
 using namespace kprof;
+using kprof::testing::quiet;
 using kprof::testing::ScriptedBackend;
 
 namespace {
-
-Options quiet(int runs) {
-  Options o;
-  o.runs = runs;
-  o.verbosity = Verbosity::silent;
-  return o;
-}
 
 const Row& duration_row(const Results& r, const std::string& annotation) {
   for (const Row& row : r.rows())

@@ -12,16 +12,10 @@
 #include "scripted_backend.hpp"
 
 using namespace kprof;
+using kprof::testing::quiet;
 using kprof::testing::ScriptedBackend;
 
 namespace {
-
-Options quiet(int runs) {
-  Options o;
-  o.runs = runs;
-  o.verbosity = Verbosity::silent;
-  return o;
-}
 
 const Row& row(const Results& r, const std::string& annotation, std::size_t config) {
   for (const auto& x : r.rows())
