@@ -110,9 +110,9 @@ if runs python; then
 step "Python GPU tests"
   KPROF_VALIDATION_DIR=$work/figures KPROF_RECORD_DIR=$work/recordings \
     timeout 420 python3 -m pytest -m gpu -q -p no:cacheprovider tests/python \
-    --ignore=tests/python/test_gpu_examples.py -rfE >"$work/pytest-gpu.log" 2>&1
+    --ignore=tests/python/test_gpu_examples.py -rfEs >"$work/pytest-gpu.log" 2>&1
   # The names of failures first: the reply keeps only the end of the output.
-  grep -E "^(FAILED|ERROR) " "$work/pytest-gpu.log" | cut -c1-300
+  grep -E "^(FAILED|ERROR|SKIPPED) " "$work/pytest-gpu.log" | cut -c1-300
   tail -3 "$work/pytest-gpu.log"
   cp "$work"/figures/h200_*.json "$work/recordings/" 2>/dev/null
 fi
