@@ -6,7 +6,7 @@ several passes in application replay too:
   a  the seed sweep: fp32 matmul n = 512..4096, 10 runs; duration, SM % and DRAM % (8 passes)
   b  the same sweep with a 1-pass set: duration, DRAM bytes read and written
   c  1,000 regions of one small kernel (y = 2x over 4096 floats) with the 1-pass set
-  d  the seed sweep with set:analysis (what limits each kernel, 14 passes) in the default
+  d  the seed sweep with set:analysis (what limits each kernel, 13 passes) in the default
      replay mode, against ncu with the sections that answer the same question (SpeedOfLight,
      Occupancy, LaunchStats, SpeedOfLight_RooflineChart)
 

@@ -28,7 +28,8 @@
 namespace kprof {
 
 // The analysis of one (annotation, config); of one kernel too with per_kernel=True. Every
-// number is NaN where its metrics were not measured.
+// number is NaN where its metrics were not measured, but the tensor work, 0 without any; bound
+// and verdict are empty where SM or memory throughput were not measured.
 struct RegionAnalysis {
   static constexpr double nan = std::numeric_limits<double>::quiet_NaN();
   std::string annotation;

@@ -60,6 +60,9 @@ struct SessionInfo {
   double unprofiled_seconds_per_run = std::numeric_limits<double>::quiet_NaN();
 };
 
+// The Record::kind of a kernel.
+inline constexpr const char* kKernelKind = "kernel";
+
 // One measured value of one kernel in one run: the raw data.
 struct Record {
   std::size_t config = 0;
@@ -79,12 +82,9 @@ struct Record {
   // "memcpy HtoH", "memcpy PtoP"), or "memset" (durations only, from CUPTI's memcpy and memset
   // records). A region's values are its kernels'; a region that launched none but copies or
   // memsets is measured by those (kprof::kKernelKind, is_copy_or_memset).
-  std::string kind = "kernel";
+  std::string kind = kKernelKind;
   std::int64_t bytes = -1;  // bytes a copy or memset moved; -1 for a kernel
 };
-
-// The Record::kind of a kernel.
-inline constexpr const char* kKernelKind = "kernel";
 
 // One value per (annotation, config, run, metric) after kernels were combined and metrics
 // derived; in per-kernel mode, one per kernel. nsight-python's profiled_data rows.

@@ -68,13 +68,13 @@ class ProfileResults(ResultsData):
         returns the matplotlib ``Figure``; writes it to ``filename`` (png, svg, pdf... by
         extension) when given.
 
-        Log-log axes: FLOP per DRAM byte across, TFLOP/s up. Each precision the kernels used
-        (fp32, fp64, fp16, tensor) has its roof, min(peak, intensity x DRAM peak), labelled
-        with its peak; the DRAM slope is labelled with its bandwidth. Each region (annotation
-        and config, and kernel with ``per_kernel=True``) is a point named as :meth:`explain`
-        names it. Regions without FLOP or without DRAM bytes have no place on the chart; a
-        note in the figure names them. Every value is a column of :meth:`analysis`, computed
-        by the core. ``kprof report FILE --roofline PATH`` draws the same.
+        Log-log axes: FLOP per DRAM byte across, TFLOP/s up. Each precision the kernels used (the
+        tensor cores'; FLOP outside them are not measured) has its roof, min(peak, intensity x DRAM
+        peak), labelled with its peak; the DRAM slope is labelled with its bandwidth. Each region
+        (annotation and config, and kernel with ``per_kernel=True``) is a point named as
+        :meth:`explain` names it. Regions without FLOP or without DRAM bytes have no place on
+        the chart; a note in the figure names them. Every value is a column of
+        :meth:`analysis`, computed by the core. ``kprof report FILE --roofline PATH`` draws the same.
 
         Options: ``title`` (the first line of the title; ``"Roofline"`` by default, ``""``
         for none). Needs matplotlib (``pip install 'kprof[plot]'``); no display is needed. In

@@ -32,8 +32,9 @@ if TYPE_CHECKING:
 
 __all__ = ["plot_roofline", "draw_roofline", "region_label"]
 
-# (name in the Precision column, prefix of its <P>TFLOPs and <P>PeakTFLOPs columns).
-PRECISIONS = (("fp32", "FP32"), ("fp64", "FP64"), ("fp16", "FP16"), ("tensor", "Tensor"))
+# The precisions are the core's: each <P>TFLOPs column with a <P>PeakTFLOPs beside it in
+# analysis() (today Tensor alone: FLOP outside the tensor cores are not measured).
+_PEAK_SUFFIX = "PeakTFLOPs"
 # Dark roof colours and dashes, apart from the palette the points use.
 _ROOF_STYLE = {
     "fp32": ("#222222", "-"),
@@ -74,9 +75,9 @@ def _roofs(frame: pd.DataFrame) -> list[tuple[str, float]]:
     """(precision, peak TFLOP/s) of each precision some row did FLOP in; a precision without
     a measured peak has no roof to draw."""
     roofs = []
-    for name, prefix in PRECISIONS:
-        if f"{prefix}TFLOPs" not in frame:  # a precision the core does not measure
-            continue
+    prefixes = [c[: -len(_PEAK_SUFFIX)] for c in frame.columns if c.endswith(_PEAK_SUFFIX)]
+    for prefix in (p for p in prefixes if p and f"{p}TFLOPs" in frame):
+        name = prefix.lower()
         if not (frame[f"{prefix}TFLOPs"].astype(float) > 0).any():
             continue
         peak = float(frame[f"{prefix}PeakTFLOPs"].astype(float).max())
@@ -138,7 +139,7 @@ def _draw_roofs(
     """One line min(peak, x * DRAM peak) per precision, and the DRAM slope as its own line."""
     fmt = _core._format_number
     for name, peak in roofs:
-        color, dashes = _ROOF_STYLE[name]
+        color, dashes = _ROOF_STYLE.get(name, ("#222222", "-"))
         xs, ys = _roof_line(peak, bw, x_lo, x_hi)
         label = f"{name} peak {fmt(peak, 3)} TFLOP/s"
         ax.plot(xs, ys, color=color, linestyle=dashes, linewidth=1.6, label=label, zorder=2)
@@ -266,14 +267,14 @@ def plot_roofline(
     the matplotlib ``Figure``; writes it to ``filename`` (png, svg, pdf... by extension) when
     given.
 
-    Both axes are logarithmic: x is the arithmetic intensity (FLOP per DRAM byte), y the
-    TFLOP/s achieved. Each precision some region used (fp32, fp64, fp16 outside the tensor
-    cores, tensor) gets its roof, min(peak, intensity x DRAM peak), with the highest peak the
-    results measured for it (the peaks follow the clock measured during each kernel); the DRAM
-    slope is drawn and labelled on its own. Each region (annotation and config, and kernel with
+    Both axes are logarithmic: x is the arithmetic intensity (FLOP per DRAM byte), y the TFLOP/s
+    achieved. Each precision some region used (the tensor cores': FLOP outside them are not
+    measured, docs/analysis.md) gets its roof, min(peak, intensity x DRAM peak), with the highest
+    peak the results measured for it (the peaks follow the clock measured during each kernel); the
+    DRAM slope is drawn and labelled on its own. Each region (annotation and config, and kernel with
     ``per_kernel=True``) is a point labelled as ``results.explain()`` names it, e.g.
-    ``matmul (n=4096)``. Regions without an intensity (no FLOP, or no DRAM bytes) have no
-    place on the chart: a note in the figure names them.
+    ``matmul (n=4096)``. Regions without an intensity (no FLOP, or no DRAM bytes) have no place
+    on the chart: a note in the figure names them.
 
     Every value drawn is a column of :meth:`kprof.ProfileResults.analysis`, computed by the
     core; nothing is recomputed here. Needs matplotlib (``pip install 'kprof[plot]'``); no

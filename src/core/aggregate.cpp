@@ -80,6 +80,15 @@ std::vector<std::string> unique_kernel_names(const Kernels& kernels) {
 // that its users recognize the rule; then where, which kernels, and the options that say how.
 [[noreturn]] void throw_several_kernels(const Kernels& kernels) {
   const Record& r = *kernels.front();
+  // A region of copies alone: range replay measures no copy, so it is no way out there.
+  if (r.kind != kKernelKind)
+    throw MeasurementError(
+        "More than one copy or memset is launched within the " + r.annotation + " annotation: " +
+        std::to_string(kernels.size()) + " in config " + std::to_string(r.config) + ", run " +
+        std::to_string(r.run) + " (" + join(unique_kernel_names(kernels), ", ") +
+        "). A region that launched no kernel is measured by its copies and memsets, one value "
+        "per region: pass combine_kernel_metrics=\"sum\" (or \"max\", \"min\", \"mean\", a "
+        "function of two values), or per_kernel=True to keep a row per copy");
   throw MeasurementError(
       "More than one kernel is launched within the " + r.annotation +
       " annotation: " + std::to_string(kernels.size()) + " kernels in config " +
@@ -124,6 +133,9 @@ double combine(const Kernels& kernels, const Options& options) {
 }  // namespace
 
 std::vector<Record> value_records(std::span<const Record> records) {
+  const auto is_kernel = [](const Record& r) { return r.kind == kKernelKind; };
+  if (std::all_of(records.begin(), records.end(), is_kernel))  // no copy: nothing to sort out
+    return {records.begin(), records.end()};
   std::set<std::tuple<std::size_t, int, std::string>> with_kernels;
   for (const Record& r : records)
     if (r.kind == kKernelKind) with_kernels.emplace(r.config, r.run, r.annotation);

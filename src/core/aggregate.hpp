@@ -16,13 +16,15 @@ namespace kprof::detail {
 // options.combine is CombineKind::none (naming the region, the kernels and what to do).
 std::vector<Sample> make_samples(const std::vector<Record>& records, const Options& options);
 
+// The records that make a region's values: its kernels; in a region that launched no kernel,
+// its copies and memsets. A copy beside kernels stays in the raw records only, so that a
+// region's values are the kernels' as in Nsight Compute, which sees no copy. An outer region
+// holds its nested regions' records: one with a kernel anywhere inside is valued by kernels.
+std::vector<Record> value_records(std::span<const Record> records);
+
 // The same rule on records as they arrive, so that a sweep stops at the first config that
 // breaks it rather than after its last: MeasurementError when a region launched several
 // kernels in a run and options neither combine them nor keep them apart.
-// The records that make a region's values: its kernels; in a region that launched no kernel,
-// its copies and memsets. A copy beside kernels stays in the raw records only, so that a
-// region's values are the kernels' as in Nsight Compute, which sees no copy.
-std::vector<Record> value_records(std::span<const Record> records);
 void require_one_kernel_per_region(std::span<const Record> records, const Options& options);
 
 // Statistics per (annotation, config, metric[, kernel_index]), then normalization against

@@ -62,13 +62,13 @@ const std::vector<Unit>& units() {
   return all;
 }
 
-// One instruction or op counter and the FLOP each counts for.
+// A counter of the work of one precision and the FLOP each of its counts is.
 struct FlopTerm {
   const char* metric;
   double flop;
 };
-// A precision: its counters (per second) and its peak (FLOP per second at the measured clock;
-// the peak counter counts instructions, so it is scaled by peak_flop).
+// A precision: its counters (per second) and its peak (per second at the measured clock, in
+// the counters' own units, times peak_flop).
 struct Precision {
   const char* name;
   std::vector<FlopTerm> terms;
@@ -130,7 +130,7 @@ void require_metrics(const Results& results) {
     if (!measured.count(m)) missing.push_back(m);
   }
   if (missing.empty()) return;
-  // Name a few: a profile of durations alone lacks all 36.
+  // Name a few: a profile of durations alone lacks nearly all of them.
   constexpr std::size_t kNamed = 3;
   std::string list;
   for (std::size_t i = 0; i < missing.size() && i < kNamed; ++i)
@@ -157,8 +157,11 @@ std::vector<std::pair<Key, RegionValues>> region_values(const Results& results) 
   return out;
 }
 
+// No verdict without both throughputs (every run of the region failed): NaN compares false,
+// which would read as a made-up "Balanced Throughput".
 void judge_throughput(RegionAnalysis& a) {
   const double sm = a.sm_throughput_pct, mem = a.memory_throughput_pct;
+  if (std::isnan(sm) || std::isnan(mem)) return;
   const std::string higher = sm >= mem ? "compute" : "memory";
   if (sm >= kHighThroughputPct || mem >= kHighThroughputPct) {
     a.bound = higher;
@@ -185,18 +188,21 @@ void find_limiting_unit(RegionAnalysis& a, const RegionValues& v) {
   }
 }
 
+// Named whatever the occupancy, as Nsight Compute's table does; the advice speaks under 80%.
 void find_occupancy_limiter(RegionAnalysis& a, const RegionValues& v) {
   double lowest = std::nan("");
+  std::string limiter;
   for (const auto& [metric, name] : occupancy_limits()) {
     const double blocks = v.get(metric);
-    if (std::isnan(blocks)) return;
+    if (std::isnan(blocks)) return;  // all four or none
     if (std::isnan(lowest) || blocks < lowest) {
       lowest = blocks;
-      a.occupancy_limiter = name;
+      limiter = name;
     } else if (blocks == lowest) {
-      a.occupancy_limiter += std::string(" and ") + name;
+      limiter += std::string(" and ") + name;
     }
   }
+  a.occupancy_limiter = limiter;
 }
 
 void compute_roofline(RegionAnalysis& a, const RegionValues& v) {
@@ -249,7 +255,8 @@ std::string verdict_advice(const RegionAnalysis& a) {
 }
 
 void give_advice(RegionAnalysis& a) {
-  std::vector<std::string> found = {verdict_advice(a)};
+  std::vector<std::string> found;
+  if (!a.verdict.empty()) found.push_back(verdict_advice(a));
   if (a.theoretical_occupancy_pct < kLowTheoreticalPct && !a.occupancy_limiter.empty()) {
     std::string limiter = a.occupancy_limiter;
     limiter[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(limiter[0])));
@@ -330,13 +337,16 @@ std::string analysis_text(const Results& results, const std::vector<RegionAnalys
     t.lines.push_back({a.annotation, config, a.bound, detail::cell_number(a.sm_throughput_pct, 3),
                        detail::cell_number(a.memory_throughput_pct, 3),
                        detail::cell_number(a.dram_throughput_pct, 3),
-                       a.limiting_unit + " " + format_number(a.limiting_unit_pct, 3) + "%",
+                       a.limiting_unit.empty()
+                           ? "-"
+                           : a.limiting_unit + " " + format_number(a.limiting_unit_pct, 3) + "%",
                        detail::cell_number(a.achieved_occupancy_pct, 3),
                        detail::cell_number(a.theoretical_occupancy_pct, 3),
                        detail::cell_number(a.waves_per_sm, 3),
                        detail::cell_number(a.arithmetic_intensity, 3),
                        a.achieved_tflops > 0 ? detail::cell_number(a.achieved_tflops, 3) : "-"});
-    advice += where + ": " + a.verdict + "\n  " + a.advice + "\n";
+    advice += where + ": " + (a.verdict.empty() ? "no verdict (not measured)" : a.verdict) +
+              "\n  " + a.advice + "\n";
   }
   return t.render() + "\n" + advice;
 }

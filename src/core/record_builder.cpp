@@ -100,11 +100,13 @@ void RecordBuilder::emit(const RegionRun& region, std::vector<Record>& out) cons
   std::vector<const Measurement*> kernels = it->second;
   std::stable_sort(kernels.begin(), kernels.end(),
                    [](const Measurement* a, const Measurement* b) { return a->order < b->order; });
-  // Kernels and copies are counted apart: a region's KernelIndex counts its kernels alone, as
-  // Nsight Compute (which sees no copy) counts them.
-  int kernels_seen = 0, copies_seen = 0;
+  // Kernels first: a region's kernels are 0..k-1 as Nsight Compute (which sees no copy) counts
+  // them; its copies and memsets follow, k and on, so that an index names one record.
+  int next_kernel = 0;
+  int next_copy = static_cast<int>(std::count_if(kernels.begin(), kernels.end(),
+                                                 [](auto* m) { return m->kind == kKernelKind; }));
   for (const Measurement* m : kernels) {
-    const int index = m->kind == kKernelKind ? kernels_seen++ : copies_seen++;
+    const int index = m->kind == kKernelKind ? next_kernel++ : next_copy++;
     for (const auto& v : m->values)
       out.push_back({region.config, region.run, region.path, m->kernel, index, v.metric,
                      region.failed ? nan : v.value, v.unit, m->start_ns, m->end_ns, m->stream,

@@ -16,6 +16,7 @@
 
 #include "cuda/correlation_map.hpp"
 #include "cuda/launch_statistics.hpp"
+#include "kprof/results.hpp"
 
 namespace kprof::detail {
 
@@ -27,8 +28,8 @@ struct KernelRecord {
   std::string name;  // as the driver knows it (mangled)
   LaunchShape launch;
   std::uint32_t stream = 0;
-  std::string kind = "kernel";  // Record::kind: "kernel", "memcpy HtoD", ..., "memset"
-  std::int64_t bytes = -1;      // a copy's or memset's bytes
+  std::string kind = kKernelKind;  // Record::kind: "kernel", "memcpy HtoD", ..., "memset"
+  std::int64_t bytes = -1;         // a copy's or memset's bytes
 };
 
 class ActivitySink {

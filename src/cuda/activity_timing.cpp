@@ -122,7 +122,7 @@ std::vector<Measurement> ActivityTiming::measurements_from(std::vector<KernelRec
   for (KernelRecord& r : records) {
     // CUPTI writes 0 when it could not collect a timestamp: no duration, never a 0 ns one.
     if (r.start_ns == 0 || r.end_ns == 0 || r.end_ns < r.start_ns) {
-      throw MeasurementError("CUPTI returned a kernel record of " + demangle(r.name) +
+      throw MeasurementError("CUPTI returned a record of " + demangle(r.name) +
                              " without a valid start and end time; its duration is unknown");
     }
     Measurement m;

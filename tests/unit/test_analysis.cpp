@@ -229,8 +229,17 @@ TEST(Analysis, TheH200RecordingGivesNsightComputesVerdicts) {
                                                           {"softmax", "Latency Issue"}}));
 }
 
-TEST(Analysis, TheSetHoldsWhatTheAnalysisReads) {
-  EXPECT_EQ(kprof::metrics::expand({"set:analysis"}), kprof::analysis_metrics());
+TEST(Analysis, WithoutBothThroughputsThereIsNoVerdict) {
+  // Every run of the region failed: NaN means, no made-up "Balanced Throughput".
+  const double nan = std::nan("");
+  const RegionAnalysis a = analyze_one({{kSm, nan}, {kMem, nan}});
+  EXPECT_EQ(a.verdict, "");
+  EXPECT_EQ(a.bound, "");
+  EXPECT_EQ(a.advice.find("nan"), std::string::npos) << a.advice;
+  EXPECT_EQ(a.advice.find("-bound"), std::string::npos) << a.advice;
+  const kprof::Results r = results_of({region({{kSm, nan}, {kMem, nan}})});
+  EXPECT_NE(kprof::analysis_text(r, kprof::analyze(r)).find("no verdict (not measured)"),
+            std::string::npos);
 }
 
 }  // namespace
