@@ -74,7 +74,8 @@ class ProfileResults(ResultsData):
         (annotation and config, and kernel with ``per_kernel=True``) is a point named as
         :meth:`explain` names it. Regions without FLOP or without DRAM bytes have no place on
         the chart; a note in the figure names them. Every value is a column of
-        :meth:`analysis`, computed by the core. ``kprof report FILE --roofline PATH`` draws the same.
+        :meth:`analysis`, computed by the core. ``kprof report FILE --roofline PATH`` draws the
+        same.
 
         Options: ``title`` (the first line of the title; ``"Roofline"`` by default, ``""``
         for none). Needs matplotlib (``pip install 'kprof[plot]'``); no display is needed. In
