@@ -36,6 +36,8 @@ struct RegionAnalysis {
   std::size_t config = 0;
   std::string kernel;
   int kernel_index = -1;
+  // The region as people read it: "matmul (n=4096)", per kernel "matmul (n=4096) kernel 1".
+  std::string region;
   std::string bound;    // "compute", "memory" or "latency"
   std::string verdict;  // Nsight Compute's name: "High Memory Throughput", "Small Grid", ...
   double sm_throughput_pct = nan;

@@ -159,6 +159,7 @@ inline constexpr auto analysis_fields = [](auto& a, auto&& f) {
   f("config", a.config);
   f("kernel", a.kernel);
   f("kernel_index", a.kernel_index);
+  f("region", a.region);
   f("bound", a.bound);
   f("verdict", a.verdict);
   f("sm_throughput_pct", a.sm_throughput_pct);

@@ -22,7 +22,6 @@ import pandas as pd
 
 from kprof._native import core as _core
 from kprof._plot_options import require_matplotlib, series_style
-from kprof._plot_plan import value_text
 from kprof.errors import OptionError
 from kprof.visualization import _show_in_notebooks, context_line, save_figure
 
@@ -51,16 +50,10 @@ _MIN_SPAN = 100.0
 _NOTE_NAMES = 3
 
 
-def region_label(row: Mapping[str, Any], parameters: Sequence[str]) -> str:
-    """``matmul (n=4096)``, ``matmul [1] (n=4096)`` per kernel: a region as
-    ``results.explain()`` names it."""
-    text = str(row["Annotation"])
-    index = row.get("KernelIndex")
-    if index is not None and pd.notna(index):
-        text += f" [{int(index)}]"
-    if parameters:
-        text += " (" + ", ".join(f"{p}={value_text(row[p])}" for p in parameters) + ")"
-    return text
+def region_label(row: Mapping[str, Any]) -> str:
+    """A region as ``results.explain()`` names it: the core's ``Region`` column,
+    ``matmul (n=4096)``, per kernel ``matmul (n=4096) kernel 1``."""
+    return str(row["Region"])
 
 
 def _drawable(frame: pd.DataFrame) -> pd.Series:
@@ -157,7 +150,7 @@ def _draw_roofs(
         )
 
 
-def _draw_points(ax: Axes, frame: pd.DataFrame, parameters: Sequence[str]) -> None:
+def _draw_points(ax: Axes, frame: pd.DataFrame) -> None:
     """A point per row, coloured by annotation and labelled with its region."""
     annotations = list(dict.fromkeys(frame["Annotation"]))
     for i, annotation in enumerate(annotations):
@@ -168,7 +161,7 @@ def _draw_points(ax: Axes, frame: pd.DataFrame, parameters: Sequence[str]) -> No
         ax.scatter(xs, ys, color=style.color, marker=style.marker, s=36, zorder=3, label=None)
         for (_, row), x, y in zip(rows.iterrows(), xs, ys, strict=True):
             ax.annotate(
-                region_label(row, parameters),
+                region_label(row),
                 (x, y),
                 textcoords="offset points",
                 xytext=(5, 4),
@@ -177,9 +170,9 @@ def _draw_points(ax: Axes, frame: pd.DataFrame, parameters: Sequence[str]) -> No
             )
 
 
-def _left_out_note(frame: pd.DataFrame, parameters: Sequence[str]) -> str:
+def _left_out_note(frame: pd.DataFrame) -> str:
     """Says which regions have no point (no FLOP or no DRAM bytes), the first few by name."""
-    names = [region_label(row, parameters) for _, row in frame.iterrows()]
+    names = [region_label(row) for _, row in frame.iterrows()]
     shown = ", ".join(names[:_NOTE_NAMES])
     if len(names) > _NOTE_NAMES:
         shown += f" and {len(names) - _NOTE_NAMES} more"
@@ -224,12 +217,12 @@ def _figure(
     ax.set_xscale("log")
     ax.set_yscale("log")
     _draw_roofs(ax, roofs, bw, x_lo, x_hi)
-    _draw_points(ax, points, parameters)
+    _draw_points(ax, points)
     # The y axis shows every point and every roof, the slope where it enters the chart too.
     roof_ys = [peak for _, peak in roofs] + ([x_lo * bw] if bw > 0 else [])
     _finish_axes(ax, (x_lo, x_hi), [*ys, *roof_ys])
     if not drawable.all():  # above the DRAM slope nothing can sit, so the note hides nothing
-        note = _left_out_note(frame[~drawable], parameters)
+        note = _left_out_note(frame[~drawable])
         ax.text(0.01, 0.99, note, transform=ax.transAxes, va="top", ha="left", fontsize=7)
     heading = "Roofline" if title is None else title
     sub = context_line(session)

@@ -274,6 +274,12 @@ void give_advice(RegionAnalysis& a) {
   for (const std::string& f : found) a.advice += (a.advice.empty() ? "" : " ") + f;
 }
 
+std::string region_text(const Results& results, const RegionAnalysis& a) {
+  const std::string config = results.sweep().config(a.config).to_string();
+  return a.annotation + (config.empty() ? "" : " (" + config + ")") +
+         (a.kernel_index >= 0 ? " kernel " + std::to_string(a.kernel_index) : "");
+}
+
 RegionAnalysis analyze_region(const Key& key, const RegionValues& v) {
   RegionAnalysis a;
   std::tie(a.annotation, a.config, a.kernel_index) = key;
@@ -315,37 +321,43 @@ const std::vector<std::string>& analysis_metrics() {
 std::vector<RegionAnalysis> analyze(const Results& results) {
   require_metrics(results);
   std::vector<RegionAnalysis> out;
-  for (const auto& [key, values] : region_values(results))
+  for (const auto& [key, values] : region_values(results)) {
     out.push_back(analyze_region(key, values));
+    out.back().region = region_text(results, out.back());
+  }
   return out;
 }
 
-std::string analysis_text(const Results& results, const std::vector<RegionAnalysis>& analysis) {
+// One line of the table: a region's numbers as the CLI prints them, "-" for what was not measured.
+static std::vector<std::string> text_line(const RegionAnalysis& a) {
+  const auto pct = [](double v) { return detail::cell_number(v, 3); };
+  const std::string busiest =
+      a.limiting_unit.empty() ? "-"
+                              : a.limiting_unit + " " + format_number(a.limiting_unit_pct, 3) + "%";
+  return {a.region,
+          a.bound.empty() ? "-" : a.bound,
+          pct(a.sm_throughput_pct),
+          pct(a.memory_throughput_pct),
+          pct(a.dram_throughput_pct),
+          busiest,
+          pct(a.achieved_occupancy_pct),
+          pct(a.theoretical_occupancy_pct),
+          pct(a.waves_per_sm),
+          pct(a.arithmetic_intensity),
+          a.achieved_tflops > 0 ? pct(a.achieved_tflops) : "-"};
+}
+
+std::string analysis_text(const Results&, const std::vector<RegionAnalysis>& analysis) {
   detail::TextTable t;
-  for (const char* c : {"Annotation", "Config"}) t.column(c, false);
-  t.column("Bound", false);
+  for (const char* c : {"Region", "Bound"}) t.column(c, false);
   for (const char* c : {"SM %", "Memory %", "DRAM %"}) t.column(c, true);
   t.column("Busiest unit", false);
   for (const char* c : {"Occupancy %", "Theoretical %", "Waves/SM", "FLOP/byte", "Tensor TFLOP/s"})
     t.column(c, true);
   std::string advice;
   for (const RegionAnalysis& a : analysis) {
-    const std::string config = results.sweep().config(a.config).to_string();
-    const std::string where =
-        a.annotation + (config.empty() ? "" : " (" + config + ")") +
-        (a.kernel_index >= 0 ? " kernel " + std::to_string(a.kernel_index) : "");
-    t.lines.push_back({a.annotation, config, a.bound, detail::cell_number(a.sm_throughput_pct, 3),
-                       detail::cell_number(a.memory_throughput_pct, 3),
-                       detail::cell_number(a.dram_throughput_pct, 3),
-                       a.limiting_unit.empty()
-                           ? "-"
-                           : a.limiting_unit + " " + format_number(a.limiting_unit_pct, 3) + "%",
-                       detail::cell_number(a.achieved_occupancy_pct, 3),
-                       detail::cell_number(a.theoretical_occupancy_pct, 3),
-                       detail::cell_number(a.waves_per_sm, 3),
-                       detail::cell_number(a.arithmetic_intensity, 3),
-                       a.achieved_tflops > 0 ? detail::cell_number(a.achieved_tflops, 3) : "-"});
-    advice += where + ": " + (a.verdict.empty() ? "no verdict (not measured)" : a.verdict) +
+    t.lines.push_back(text_line(a));
+    advice += a.region + ": " + (a.verdict.empty() ? "no verdict (not measured)" : a.verdict) +
               "\n  " + a.advice + "\n";
   }
   return t.render() + "\n" + advice;

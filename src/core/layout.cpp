@@ -178,6 +178,7 @@ constexpr auto kAnalysis = std::to_array<ResultColumn>({
     {"Annotation", K::text, S::item, "annotation"},
     {"Kernel", K::text, S::item, "kernel"},
     {"KernelIndex", K::integer, S::item, "kernel_index", "", W::per_kernel},
+    {"Region", K::text, S::item, "region"},
     {"Bound", K::text, S::item, "bound"},
     {"Verdict", K::text, S::item, "verdict"},
     {"SMThroughputPct", K::real, S::item, "sm_throughput_pct", "%"},

@@ -43,6 +43,7 @@ def analysis_row(annotation: str, n: int, **values: Any) -> dict[str, Any]:
     DRAM byte (20 TFLOP/s from 2 TB/s), every precision's peak measured; ``values`` over it."""
     row: dict[str, Any] = {
         "Annotation": annotation,
+        "Region": f"{annotation} (n={n})",
         "Kernel": f"{annotation}_kernel(float const*, float*)",
         "Bound": "compute",
         "Verdict": "High Compute Throughput",
@@ -212,10 +213,9 @@ def test_results_without_the_set_raise_the_cores_error():
     assert info.value.option == "metrics"
 
 
-def test_region_labels_name_the_kernel_per_kernel():
-    row = analysis_row("matmul", 4096, KernelIndex=1)
-    assert region_label(row, ["n"]) == "matmul [1] (n=4096)"
-    assert region_label(analysis_row("matmul", 4096), []) == "matmul"
+def test_region_labels_are_the_cores():
+    row = analysis_row("matmul", 4096, KernelIndex=1, Region="matmul (n=4096) kernel 1")
+    assert region_label(row) == "matmul (n=4096) kernel 1"
 
 
 # --- the report's section -------------------------------------------------------------------
