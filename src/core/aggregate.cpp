@@ -130,12 +130,18 @@ double combine(const Kernels& kernels, const Options& options) {
   return kNaN;
 }
 
+// value_records(records), copied into `kept` only where a copy or memset must be left out:
+// records of kernels alone (the usual sweep) are used as they are.
+std::span<const Record> values_of(std::span<const Record> records, std::vector<Record>& kept) {
+  const auto is_kernel = [](const Record& r) { return r.kind == kKernelKind; };
+  if (std::all_of(records.begin(), records.end(), is_kernel)) return records;
+  kept = value_records(records);
+  return kept;
+}
+
 }  // namespace
 
 std::vector<Record> value_records(std::span<const Record> records) {
-  const auto is_kernel = [](const Record& r) { return r.kind == kKernelKind; };
-  if (std::all_of(records.begin(), records.end(), is_kernel))  // no copy: nothing to sort out
-    return {records.begin(), records.end()};
   std::set<std::tuple<std::size_t, int, std::string>> with_kernels;
   for (const Record& r : records)
     if (r.kind == kKernelKind) with_kernels.emplace(r.config, r.run, r.annotation);
@@ -148,7 +154,8 @@ std::vector<Record> value_records(std::span<const Record> records) {
 
 void require_one_kernel_per_region(std::span<const Record> records, const Options& options) {
   if (options.combine != CombineKind::none || options.per_kernel) return;
-  const std::vector<Record> values = value_records(records);
+  std::vector<Record> kept;
+  const std::span<const Record> values = values_of(records, kept);
   const auto regions = group_by(values, region_run_metric);
   for (const auto& kernels : regions)
     if (kernels.size() > 1) throw_several_kernels(kernels);
@@ -190,7 +197,8 @@ Sample kernel_sample(const Record& r) {
 }
 
 std::vector<Sample> measured_samples(const std::vector<Record>& all, const Options& options) {
-  const std::vector<Record> records = value_records(all);
+  std::vector<Record> kept;
+  const std::span<const Record> records = values_of(all, kept);
   std::vector<Sample> samples;
   if (options.per_kernel) {
     std::transform(records.begin(), records.end(), std::back_inserter(samples), kernel_sample);
