@@ -25,7 +25,7 @@ std::vector<std::vector<std::string>> session_context(const SessionInfo& s) {
 
 std::string explanation(const std::string& flag, const Results& results) {
   try {
-    return analysis_text(results, analyze(results));
+    return analysis_text(analyze(results));
   } catch (const OptionError& e) {
     throw UsageError(flag + ": " + e.what());
   }

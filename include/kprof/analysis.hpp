@@ -77,6 +77,6 @@ std::vector<RegionAnalysis> analyze(const Results& results);
 
 // The analysis as an aligned text table and the advice under it, as `kprof report --explain`
 // prints it.
-std::string analysis_text(const Results& results, const std::vector<RegionAnalysis>& analysis);
+std::string analysis_text(const std::vector<RegionAnalysis>& analysis);
 
 }  // namespace kprof

@@ -348,7 +348,7 @@ void bind_results(nb::module_& m) {
           "kprof::RegionAnalysis.")
       .def(
           "analysis_text",
-          [](const kprof::Results& r) { return kprof::analysis_text(r, kprof::analyze(r)); },
+          [](const kprof::Results& r) { return kprof::analysis_text(kprof::analyze(r)); },
           "The analysis as `kprof report --explain` prints it.")
       .def(
           "to_google_benchmark_json",

@@ -62,38 +62,16 @@ const std::vector<Unit>& units() {
   return all;
 }
 
-// A counter of the work of one precision and the FLOP each of its counts is.
-struct FlopTerm {
-  const char* metric;
-  double flop;
-};
-// A precision: its counters (per second) and its peak (per second at the measured clock, in
-// the counters' own units, times peak_flop).
-struct Precision {
-  const char* name;
-  std::vector<FlopTerm> terms;
-  const char* peak_metric;
-  double peak_flop;
-  double RegionAnalysis::* flops;
-  double RegionAnalysis::* peak;
-};
 // The tensor cores' work, from the tensor path's op counters (fp16, bf16 and tf32 sources), as
 // Nsight Compute's tensor roofline plots it, against the fp16 peak (bf16's is the same, tf32's
 // half). FP32, FP64 and FP16 FLOP outside the tensor cores come from SASS instruction counters
 // (smsp__sass_thread_inst_executed_op_*), which Nsight Compute collects by instrumenting the
 // code; CUPTI's range profiler reads them as 0, so they are not measured here.
-const std::vector<Precision>& precisions() {
-  static const std::vector<Precision> all = {
-      {"tensor",
-       {{"sm__ops_path_tensor_src_fp16.sum.per_second", 1},
-        {"sm__ops_path_tensor_src_bf16_dst_fp32.sum.per_second", 1},
-        {"sm__ops_path_tensor_src_tf32_dst_fp32.sum.per_second", 1}},
-       "sm__ops_path_tensor_src_fp16.sum.peak_sustained_elapsed.per_second",
-       1,
-       &RegionAnalysis::tensor_tflops,
-       &RegionAnalysis::tensor_peak_tflops}};
-  return all;
-}
+constexpr const char* kTensorOps[] = {"sm__ops_path_tensor_src_fp16.sum.per_second",
+                                      "sm__ops_path_tensor_src_bf16_dst_fp32.sum.per_second",
+                                      "sm__ops_path_tensor_src_tf32_dst_fp32.sum.per_second"};
+constexpr const char* kTensorPeak =
+    "sm__ops_path_tensor_src_fp16.sum.peak_sustained_elapsed.per_second";
 
 // The four occupancy limits (blocks per SM each allows), as Nsight Compute names its limiters.
 const std::vector<std::pair<const char*, const char*>>& occupancy_limits() {
@@ -206,20 +184,13 @@ void find_occupancy_limiter(RegionAnalysis& a, const RegionValues& v) {
 }
 
 void compute_roofline(RegionAnalysis& a, const RegionValues& v) {
-  double most = 0;
-  for (const Precision& p : precisions()) {
-    double& flops = a.*p.flops;
-    a.*p.peak = v.get(p.peak_metric) * p.peak_flop / kTera;
-    for (const FlopTerm& t : p.terms) {
-      const double per_second = v.get(t.metric);
-      if (!std::isnan(per_second)) flops += per_second * t.flop / kTera;
-    }
-    a.achieved_tflops += flops;
-    if (flops > most) {
-      most = flops;
-      a.precision = p.name;
-      a.peak_tflops = a.*p.peak;
-    }
+  for (const char* m : kTensorOps)
+    if (const double ops = v.get(m); !std::isnan(ops)) a.tensor_tflops += ops / kTera;
+  a.tensor_peak_tflops = v.get(kTensorPeak) / kTera;
+  a.achieved_tflops = a.tensor_tflops;  // the one precision measured
+  if (a.tensor_tflops > 0) {
+    a.precision = "tensor";
+    a.peak_tflops = a.tensor_peak_tflops;
   }
   a.dram_tbs = v.get(kDramBytes) / kTera;
   a.dram_peak_tbs = v.get(kDramPeak) / kTera;
@@ -305,10 +276,8 @@ const std::vector<std::string>& analysis_metrics() {
   static const std::vector<std::string> all = [] {
     std::vector<std::string> m = {kDuration, kSm, kMemory, kAchievedOccupancy};
     for (const Unit& u : units()) m.push_back(u.metric);
-    for (const Precision& p : precisions()) {
-      for (const FlopTerm& t : p.terms) m.push_back(t.metric);
-      m.push_back(p.peak_metric);
-    }
+    for (const char* t : kTensorOps) m.push_back(t);
+    m.push_back(kTensorPeak);
     m.push_back(kDramBytes);
     m.push_back(kDramPeak);
     for (const char* l : {kTheoreticalOccupancy, kWaves, kSmCount}) m.push_back(l);
@@ -347,7 +316,7 @@ static std::vector<std::string> text_line(const RegionAnalysis& a) {
           a.achieved_tflops > 0 ? pct(a.achieved_tflops) : "-"};
 }
 
-std::string analysis_text(const Results&, const std::vector<RegionAnalysis>& analysis) {
+std::string analysis_text(const std::vector<RegionAnalysis>& analysis) {
   detail::TextTable t;
   for (const char* c : {"Region", "Bound"}) t.column(c, false);
   for (const char* c : {"SM %", "Memory %", "DRAM %"}) t.column(c, true);

@@ -209,7 +209,7 @@ TEST(Analysis, OneAnalysisPerConfigInRowOrderAndTheTextNamesEach) {
   EXPECT_EQ(a[0].config, 0u);
   EXPECT_EQ(a[0].kernel, "kernel_0");
   EXPECT_EQ(a[1].verdict, "High Throughput");
-  const std::string text = kprof::analysis_text(r, a);
+  const std::string text = kprof::analysis_text(a);
   EXPECT_NE(text.find("Bound"), std::string::npos) << text;
   EXPECT_NE(text.find("k (n=1024): Small Grid\n"), std::string::npos) << text;
   EXPECT_NE(text.find("k (n=2048): High Throughput\n"), std::string::npos) << text;
@@ -238,7 +238,7 @@ TEST(Analysis, WithoutBothThroughputsThereIsNoVerdict) {
   EXPECT_EQ(a.advice.find("nan"), std::string::npos) << a.advice;
   EXPECT_EQ(a.advice.find("-bound"), std::string::npos) << a.advice;
   const kprof::Results r = results_of({region({{kSm, nan}, {kMem, nan}})});
-  EXPECT_NE(kprof::analysis_text(r, kprof::analyze(r)).find("no verdict (not measured)"),
+  EXPECT_NE(kprof::analysis_text(kprof::analyze(r)).find("no verdict (not measured)"),
             std::string::npos);
 }
 
