@@ -20,6 +20,8 @@ namespace {
 
 constexpr int kMaxRuns = 100000;
 constexpr const char* kCsvTag = "demo";
+// The derived metric of the memory kernels: bytes moved per second.
+constexpr const char* kBandwidth = "bandwidth";
 
 // The directory that `path` (a file name, or the start of one) writes into must exist.
 void check_output_dir(const std::string& option, const std::string& path, bool is_prefix) {
@@ -53,7 +55,7 @@ std::vector<std::string> write_outputs(const Results& results, const ParsedArgs&
 void print_demo_summary(const Results& results, std::ostream& out) {
   const Row* peak = nullptr;
   for (const Row& row : results.rows()) {
-    if (row.metric == "bandwidth" && std::isfinite(row.mean) && (!peak || row.mean > peak->mean)) {
+    if (row.metric == kBandwidth && std::isfinite(row.mean) && (!peak || row.mean > peak->mean)) {
       peak = &row;
     }
   }
@@ -105,7 +107,7 @@ std::vector<DerivedValue> demo_derive(const std::vector<DemoCase>& cases,
       metric_values.empty() ? std::numeric_limits<double>::quiet_NaN() : metric_values.front();
   // Bytes per nanosecond are GB/s.
   const double gbps = ns > 0 ? bytes / ns : std::numeric_limits<double>::quiet_NaN();
-  return {DerivedValue{"bandwidth", gbps, "GB/s"}};
+  return {DerivedValue{kBandwidth, gbps, "GB/s"}};
 }
 
 std::vector<std::string> demo_metrics(const std::optional<std::string>& list) {
@@ -146,7 +148,7 @@ std::string shown_table(const Results& results, const ParsedArgs& args) {
   if (!args.has("--explain") || args.has("--metrics")) return results.table();
   std::vector<Row> rows;
   for (const Row& r : results.rows())
-    if (r.metric == kDurationMetric || r.metric == "bandwidth") rows.push_back(r);
+    if (r.metric == kDurationMetric || r.metric == kBandwidth) rows.push_back(r);
   return Results(results.session(), results.sweep(), results.records(), results.samples(), rows)
       .table();
 }
