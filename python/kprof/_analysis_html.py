@@ -114,12 +114,10 @@ def _table(frame: pd.DataFrame, parameters: Sequence[str]) -> str:
     return "".join(parts)
 
 
-def _roofline_figure(
-    frame: pd.DataFrame, parameters: Sequence[str], png: Callable[[Any], str]
-) -> str:
+def _roofline_figure(frame: pd.DataFrame, png: Callable[[Any], str]) -> str:
     """The roofline as an embedded PNG; empty when no region has a place on it."""
     try:
-        fig = draw_roofline(frame, parameters, title="")
+        fig = draw_roofline(frame, title="")
     except OptionError:  # no region with both FLOP and DRAM bytes: the table says enough
         return ""
     alt = "Roofline: each region's TFLOP/s against its FLOP per DRAM byte, under its roofs"
@@ -151,6 +149,6 @@ def analysis_section(results: Any, *, png: Callable[[Any], str] | None = None) -
     )
     out.append(f'<div class="scroll">{_table(frame, parameters)}</div>')
     if png is not None:
-        out.append(_roofline_figure(frame, parameters, png))
+        out.append(_roofline_figure(frame, png))
     out.append("</section>")
     return "\n".join(part for part in out if part)

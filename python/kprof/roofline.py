@@ -196,12 +196,7 @@ def _no_point_error(frame: pd.DataFrame) -> OptionError:
     )
 
 
-def _figure(
-    frame: pd.DataFrame,
-    parameters: Sequence[str],
-    session: Mapping[str, Any],
-    title: str | None,
-) -> Figure:
+def _figure(frame: pd.DataFrame, session: Mapping[str, Any], title: str | None) -> Figure:
     """The chart of an analysis DataFrame that has at least one drawable row."""
     from matplotlib.figure import Figure
 
@@ -232,7 +227,6 @@ def _figure(
 
 def draw_roofline(
     frame: pd.DataFrame,
-    parameters: Sequence[str] = (),
     session: Mapping[str, Any] | None = None,
     *,
     title: str | None = None,
@@ -247,7 +241,7 @@ def draw_roofline(
     require_matplotlib()
     if not _drawable(frame).any():
         raise _no_point_error(frame)
-    return _figure(frame, list(parameters), dict(session or {}), title)
+    return _figure(frame, dict(session or {}), title)
 
 
 def plot_roofline(
@@ -274,8 +268,8 @@ def plot_roofline(
     display is needed, and in a notebook the returned figure shows itself.
 
     Args:
-        results: The results: a :class:`kprof.ProfileResults` (anything with ``analysis()``,
-            ``parameters`` and ``session``).
+        results: The results: a :class:`kprof.ProfileResults` (anything with ``analysis()``
+            and ``session``).
         filename: Where to write the picture; None writes nothing. The file is written
             atomically and missing folders are created.
         title: The first line of the title; ``"Roofline"`` by default, ``""`` for none. The
@@ -292,7 +286,7 @@ def plot_roofline(
     """
     require_matplotlib()
     frame = results.analysis()
-    fig = draw_roofline(frame, results.parameters, results.session, title=title)
+    fig = draw_roofline(frame, results.session, title=title)
     if filename is not None:
         save_figure(fig, filename)
     return fig
