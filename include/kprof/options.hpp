@@ -167,7 +167,8 @@ const std::vector<std::string>& reserved_column_names();
 struct Options {
   int runs = 1;  // runs per config, unless `stopping` is set
   // Unmeasured calls of the function per config before the profile begins, for what a first
-  // call compiles or tunes (torch.compile, triton.autotune).
+  // call compiles or tunes (torch.compile, triton.autotune). With 2 or more, the last one is
+  // timed unprofiled and each run is timed to the end of its kernels: the overhead disclosure.
   int warmup = 0;
   // Set: each config runs until this rule stops it, and `runs` is not used.
   std::optional<StoppingRule> stopping;

@@ -383,7 +383,8 @@ def kernel(
             unmeasured, for what a first call compiles or tunes (``torch.compile``,
             ``triton.autotune``, cuBLAS choosing a kernel). Default 0. With 2 or more the last
             one also times the function unprofiled, and ``ProfilingOverhead`` (and the
-            session's ``overhead_seconds_per_run``) says what profiling added to a run.
+            session's ``overhead_seconds_per_run``) says what profiling added to a run; both
+            sides are timed until the GPU has finished their kernels.
             Whatever it is, kprof warns when a config's first run launched other kernels than
             its second.
 

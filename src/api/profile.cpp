@@ -108,6 +108,7 @@ Results profile(const Options& given, const Sweep& sweep, const BenchmarkFn& fn,
   services.clocks = device.clocks.get();
   services.clocks_unavailable = device.clocks_unavailable;
   services.gpu_fault = detail::gpu_fault;
+  services.wait_for_gpu = detail::wait_for_gpu;
   detail::SweepHooks hooks = progress_hooks(options, sweep);
   hooks.run_end = profile_hooks.run_done;
   const detail::InterruptWatch ctrl_c;

@@ -37,6 +37,10 @@ DeviceServices make_device_services(const Options& options);
 // memory access was encountered"), "" when the context is usable. Waits for the device.
 std::string gpu_fault() noexcept;
 
+// Waits for the current device's queued work (cudaDeviceSynchronize). An error it returns is
+// left to the CUDA call that follows, or to gpu_fault().
+void wait_for_gpu() noexcept;
+
 // NVTX range in the domain "kprof" around an annotation (push/pop on the calling thread).
 void nvtx_push(const std::string& name) noexcept;
 void nvtx_pop() noexcept;

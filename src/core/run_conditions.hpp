@@ -30,6 +30,9 @@ struct SweepServices {
   std::string clocks_unavailable;        // why `clocks` is null
   std::function<double()> now_s;         // monotonic seconds; default steady_clock
   std::function<void(double)> sleep_s;   // default std::this_thread::sleep_for
+  // Waits for the work queued on the GPU, so that a timed call's wall time holds its kernels,
+  // not only their launches (the overhead disclosure of warmup >= 2); null: nothing to wait for.
+  std::function<void()> wait_for_gpu;
   // After a failed sweep: the fault that cost the process its CUDA context, "" when it has
   // none (gpu_fault(); empty: never).
   std::function<std::string()> gpu_fault;

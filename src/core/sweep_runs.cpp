@@ -34,6 +34,7 @@ SweepRuns::SweepRuns(const Options& options, const Sweep& sweep, const RunBody& 
       body_(body),
       hooks_(hooks),
       now_(services.now_s ? services.now_s : steady_seconds),
+      wait_after_run_(options.warmup >= 2 ? services.wait_for_gpu : nullptr),
       conditions_(options, services, session, now_, hooks.interrupt_poll),
       builder_(options, sweep),
       info_(options) {
@@ -136,6 +137,7 @@ std::vector<std::string> SweepRuns::run(std::size_t c, int r, const RunHooks& ho
   tracker.begin_run(c, r);
   const double t0 = now_();
   call_body(c, r);
+  if (wait_after_run_) wait_after_run_();
   const double seconds = now_() - t0;
   auto regions = tracker.end_run();
   conditions_.after_run(c, r, seconds, pause);

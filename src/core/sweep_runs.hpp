@@ -124,6 +124,9 @@ class SweepRuns {
   const RunBody& body_;
   const SweepHooks& hooks_;
   RunConditions::Now now_;
+  // Set when the overhead is disclosed (warmup >= 2): a run is timed until its kernels are
+  // done, as the unprofiled warm-up call is.
+  std::function<void()> wait_after_run_;
   RunConditions conditions_;
   RecordBuilder builder_;
   InfoStore info_;

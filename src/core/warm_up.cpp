@@ -51,7 +51,9 @@ std::vector<double> warm_up(const Options& options, const Sweep& sweep, const Ru
                                     where_warm_up(sweep, c, i, options.warmup) + ": " + e.what(),
                                 c, -1);
       }
-      // The first call compiles and loads: the unprofiled time is a later one's.
+      // Until its kernels are done, as the profiled runs are timed. The first call compiles and
+      // loads: the unprofiled time is a later one's.
+      if (services.wait_for_gpu) services.wait_for_gpu();
       if (i > 0) last[c] = now() - t0;
       if (poll) poll();
     }

@@ -43,6 +43,8 @@ std::string gpu_fault() noexcept {
   return is_sticky_error(error) ? cuda_error_text(error) : std::string();
 }
 
+void wait_for_gpu() noexcept { (void)cudaDeviceSynchronize(); }
+
 std::string cuda_error_text(cudaError_t error) {
   return std::string(cudaGetErrorName(error)) + ": " + cudaGetErrorString(error);
 }

@@ -10,6 +10,7 @@ std::unique_ptr<Backend> make_gpu_backend(const Options& /*options*/) {
 }
 
 std::string gpu_fault() noexcept { return {}; }
+void wait_for_gpu() noexcept {}
 
 void nvtx_push(const std::string& /*name*/) noexcept {}
 void nvtx_pop() noexcept {}

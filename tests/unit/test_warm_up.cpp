@@ -154,6 +154,51 @@ TEST(WarmUp, TheOverheadIsTheProfiledRunsLessTheLastWarmUpCall) {
             "profiling added 3.5 ms per run (35% of 10 ms unprofiled)");
 }
 
+// A GPU function returns once its kernels are queued: both sides of the comparison wait for
+// them (wait_for_gpu), or an unprofiled call that waits behind queued work and profiled runs
+// that do not would tell a negative overhead (as the H200 did: -38.9 us per run of the seed
+// sweep).
+TEST(WarmUp, BothSidesOfTheOverheadWaitForTheKernels) {
+  ScriptedBackend gpu;
+  double clock = 0, queued = 0;
+  int waits = 0;
+  detail::SweepServices services;
+  services.now_s = [&clock] { return clock; };
+  services.wait_for_gpu = [&] {
+    ++waits;
+    clock += queued;
+    queued = 0;
+  };
+  // Each call queues 8 ms of kernels in 0.1 ms; a profiled run's launches take 0.2 ms more.
+  const Results r = detail::run_sweep(
+      gpu, quiet(3, 2), Sweep(),
+      [&](std::size_t, int run) {
+        Annotation a("k");
+        gpu.launch("kern", 100.0);
+        clock += run < 0 ? 0.0001 : 0.0003;
+        queued += 0.008;
+      },
+      {}, services);
+  EXPECT_NEAR(r.config_info()[0].unprofiled_seconds, 0.0081, 1e-9);
+  EXPECT_NEAR(r.rows()[0].overhead_seconds, 0.0002, 1e-9);
+  EXPECT_EQ(waits, 2 + 3);  // after each warm-up call and each run
+}
+
+TEST(WarmUp, OneWarmUpCallWaitsForNoRun) {
+  ScriptedBackend gpu;
+  int waits = 0;
+  detail::SweepServices services;
+  services.wait_for_gpu = [&] { ++waits; };
+  detail::run_sweep(
+      gpu, quiet(3, 1), Sweep(),
+      [&](std::size_t, int) {
+        Annotation a("k");
+        gpu.launch("kern", 100.0);
+      },
+      {}, services);
+  EXPECT_EQ(waits, 1);  // the warm-up call's kernels are done before the runs start
+}
+
 TEST(WarmUp, OneWarmUpCallTellsNoOverhead) {
   ScriptedBackend gpu;
   const Results r = detail::run_sweep(gpu, quiet(2, 1), Sweep(), [&](std::size_t, int) {
