@@ -10,7 +10,7 @@
 #      bench/seed_sweep.py (kprof vs CUDA events vs ncu)
 # Everything lands in $OUT/validation.tar.gz (logs, figures, recordings); a summary is printed.
 #
-#   bash tests/gpu/validate_h200.sh [all|cpp|python|examples|bench|hot|launch|analysis|analysis-cost|newer-cupti]
+#   bash tests/gpu/validate_h200.sh [all|cpp|python|examples|bench|hot|launch|analysis|analysis-cost|overhead|newer-cupti]
 # "cpp" runs step 1; "python" the Python GPU tests but the examples; "examples" the examples and
 # tutorial steps (tests/python/test_gpu_examples.py) and step 3; "bench" step 4; "launch" (not
 # in "all") the launch-statistics tests alone, with Nsight Compute's LaunchStats and Occupancy
@@ -18,7 +18,8 @@
 # kernel against Nsight Compute, copies against torch.profiler, tutorial step 5 and `kprof demo
 # --explain`; "analysis-cost" (not in "all") the report's --explain and --roofline on the
 # analysis recording, a timed seed sweep recording, the cost of set:analysis on the seed sweep
-# and the C++ copies test; "hot" (not in
+# and the C++ copies test; "overhead" (not in "all") the seed sweep with warmup=2, which tells
+# what profiling added per run; "hot" (not in
 # "all") the hot-path benchmarks (bench/hot_path.cpp and .py) and the seed sweep. Each fits one
 # device call of 10 minutes. "newer-cupti" (not in "all") runs the counter tests with the CUPTI
 # of PyPI's nvidia-cuda-cupti wheel instead of the toolkit's (13.4 and later reset the L2
@@ -93,7 +94,15 @@ rm -rf /tmp/kp
 python3 -m pip install -q --no-build-isolation --no-deps --target /tmp/kp \
   -C cmake.define.CMAKE_CUDA_ARCHITECTURES=90-real . \
   >"$work/pip.log" 2>&1 || tail -30 "$work/pip.log"
-export PYTHONPATH=/tmp/kp PATH=/tmp/kp/bin:$PATH
+# Packages the machine lacks (the notebook test's Jupyter client and kernel) travel as wheels in
+# .whl (carried): pip download them here for Python 3.12 first.
+extra=
+if ls .whl/*.whl >/dev/null 2>&1; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+    --target /tmp/site .whl/*.whl >"$work/pip-wheels.log" 2>&1 && extra=:/tmp/site ||
+    tail -5 "$work/pip-wheels.log"
+fi
+export PYTHONPATH=/tmp/kp$extra PATH=/tmp/kp/bin:$PATH
 fi
 
 if [ "$parts" = launch ]; then
@@ -180,6 +189,34 @@ PY
      timeout 120 build/h200/tests/kprof_gpu_tests --gtest_filter='Copies.*' \
        >"$work/ctest-copies.log" 2>&1; grep -E "RESULT|OK \]|FAILED|Failure" -A3 \
        "$work/ctest-copies.log" | head -20) || tail -20 "$work/cmake.log"
+fi
+
+if [ "$parts" = overhead ]; then
+step "the cost of measuring, disclosed: the seed sweep with warmup=2"
+  # fp32 matmul n = 512..4096, 10 runs, cold L2: durations alone, then a 1-pass counter set.
+  timeout 240 python3 - <<'PY' 2>&1 | tee "$work/overhead.log"
+import kprof
+import torch
+
+SIZES = (512, 1024, 2048, 4096)
+ab = {n: (torch.randn(n, n, device="cuda"), torch.randn(n, n, device="cuda")) for n in SIZES}
+
+for metrics in (None, ["dram__bytes_read.sum", "dram__bytes_write.sum"]):
+    extra = {"metrics": metrics} if metrics else {}
+
+    @kprof.analyze.kernel(configs=SIZES, runs=10, combine_kernel_metrics="sum", warmup=2,
+                          verbosity=kprof.VerbosityLevel.INFO, **extra)
+    def matmul(n):
+        a, b = ab[n]
+        with kprof.annotate("matmul"):
+            torch.matmul(a, b)
+
+    r = matmul()
+    df = r.to_dataframe()
+    print(df[["n", "Metric", "AvgValue", "ProfilingOverhead"]].to_string())
+    print("session:", {k: r.session[k] for k in ("overhead_seconds_per_run",
+                                                  "unprofiled_seconds_per_run")})
+PY
 fi
 
 if [ "$parts" = newer-cupti ]; then

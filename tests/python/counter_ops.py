@@ -6,6 +6,7 @@ Each op is one region; the expected DRAM traffic follows from its shapes:
   softmax   over 8192 x 1024 floats along rows: 32 MiB read, 32 MiB written, memory bound
   unfused   a + b * c as two kernels over 2^25 floats: 4 reads and 2 writes of 128 MiB
   addcmul   the same in one kernel (torch.addcmul): 3 reads and 1 write of 128 MiB
+  total     the sum of scale's 2^26 floats: 256 MiB read, 4 bytes written
 """
 
 from __future__ import annotations
@@ -27,12 +28,14 @@ def make_ops(torch):
     s = torch.randn(8192, 1024, device="cuda")
     a, b, c = (torch.rand(N_FUSION, device="cuda") for _ in range(3))
     t, out = torch.empty_like(a), torch.empty_like(a)
+    z = torch.empty((), device="cuda")
     return {
         "scale": lambda: torch.mul(x, 2.0, out=y),
         "matmul16": lambda: torch.matmul(h, g, out=hg),
         "softmax": lambda: torch.softmax(s, dim=1),
         "unfused": lambda: torch.add(a, torch.mul(b, c, out=t), out=out),
         "addcmul": lambda: torch.addcmul(a, b, c, out=out),
+        "total": lambda: torch.sum(x, 0, out=z),
     }
 
 

@@ -54,7 +54,9 @@ def event_medians_us(torch, op, runs, scratch=None):
     return statistics.median(1e3 * s.elapsed_time(e) for s, e in pairs)
 
 
-def ncu_kernel_metrics(child_args, ranges, metrics, cache_control="all", timeout=300):
+def ncu_kernel_metrics(
+    child_args, ranges, metrics, cache_control="all", timeout=300, replay_mode="kernel"
+):
     """Run `python child_args` under ncu, profiling the kernels in the given kprof NVTX ranges.
 
     Returns one dict per profiled kernel, in launch order: metric name -> value in base units,
@@ -64,6 +66,7 @@ def ncu_kernel_metrics(child_args, ranges, metrics, cache_control="all", timeout
     if ncu is None:
         raise FileNotFoundError("ncu is not on PATH")
     cmd = [ncu, "--nvtx", "--metrics", ",".join(metrics), "--cache-control", cache_control]
+    cmd += ["--replay-mode", replay_mode]
     cmd += ["--clock-control", "none", "--csv", "--page", "raw", "--print-units", "base"]
     for name in ranges:
         cmd += ["--nvtx-include", f"kprof@{name}/"]
