@@ -10,6 +10,7 @@
 
 #include "cli/cli.hpp"
 #include "cli/commands.hpp"
+#include "cli_fixtures.hpp"
 #include "cli_runner.hpp"
 #include "kprof/errors.hpp"
 #include "kprof/version.hpp"
@@ -19,87 +20,9 @@ using namespace kprof::cli;
 
 namespace {
 
-using kprof::testing::kprof_cli;
-using kprof::testing::Outcome;
-
-std::vector<std::string> lines(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) out.push_back(line);
-  return out;
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
-// The line of `text` that mentions `part`; empty if none.
-std::string line_with(const std::string& text, const std::string& part) {
-  for (const std::string& l : lines(text)) {
-    if (contains(l, part)) return l;
-  }
-  return "";
-}
+using namespace kprof::testing;
 
 bool machine_has_gpu() { return no_gpu_reason(query_system()).empty(); }
-
-SystemInfo h200() {
-  SystemInfo sys;
-  sys.built_with_cuda = true;
-  sys.driver_loaded = true;
-  sys.driver_version = 13000;
-  sys.runtime_version = 13000;
-  sys.cupti_version = 130001;
-  sys.host = "gpu-host";
-  sys.counter_permission = "yes (root)";
-  DeviceInfo d;
-  d.ordinal = 0;
-  d.name = "NVIDIA H200";
-  d.pci_bus_id = "0000:3b:00.0";
-  d.cc_major = 9;
-  d.cc_minor = 0;
-  d.sm_count = 132;
-  d.memory_bytes = 150754820096;  // 140.4 GiB
-  d.l2_bytes = 62914560;          // 60 MiB
-  d.compute_clock_khz = 1980000;
-  d.memory_clock_khz = 3201000;
-  sys.devices.push_back(d);
-  return sys;
-}
-
-SystemInfo no_driver() {
-  SystemInfo sys;
-  sys.built_with_cuda = true;
-  sys.runtime_version = 13000;
-  sys.cupti_version = 130001;
-  sys.host = "ci";
-  sys.counter_permission = "unknown (no driver)";
-  return sys;
-}
-
-EnvFn env_of(std::map<std::string, std::string> vars) {
-  return [vars](const std::string& name) -> std::optional<std::string> {
-    const auto it = vars.find(name);
-    if (it == vars.end()) return std::nullopt;
-    return it->second;
-  };
-}
-
-TimingOutcome measured(double us) {
-  TimingOutcome t;
-  t.kind = TimingOutcome::Kind::measured;
-  t.requested_us = kProbeSpinUs;
-  t.measured_us = us;
-  t.backend = "cupti-activity";
-  return t;
-}
-
-const Check& find_check(const std::vector<Check>& checks, const std::string& name) {
-  for (const Check& c : checks) {
-    if (c.name == name) return c;
-  }
-  throw std::runtime_error("no check " + name);
-}
 
 }  // namespace
 
@@ -387,152 +310,6 @@ TEST(CliFormat, OneLineAndClosest) {
 
 // --- doctor, from a SystemInfo and a probe outcome ----------------------------------------------
 
-TEST(CliDoctor, EverythingWorksExits0) {
-  int probes = 0;
-  const auto checks = doctor_checks(h200(), [&] { return ++probes, measured(10.4); }, env_of({}));
-  EXPECT_EQ(probes, 1);
-  for (const Check& c : checks) EXPECT_EQ(c.status, CheckStatus::ok) << c.name << ": " << c.detail;
-  EXPECT_EQ(find_check(checks, "timing").detail,
-            "a 10 us spin kernel measured 10.4 us (1 run, L2 flushed, cupti-activity)");
-  EXPECT_EQ(find_check(checks, "GPU visible").detail, "1 GPU, device 0: NVIDIA H200 (cc 9.0)");
-  EXPECT_EQ(find_check(checks, "CUPTI").detail, "13.0.1 loads");
-  EXPECT_EQ(find_check(checks, "counters").detail, "permission yes (root)");  // no probe given
-  std::ostringstream out;
-  EXPECT_EQ(print_checks(checks, out), kExitOk);
-  EXPECT_EQ(lines(out.str()).back(), "kprof can time kernels on this machine.");
-  for (const std::string& l : lines(out.str())) {
-    if (l.empty() || l.rfind("kprof", 0) == 0) continue;
-    EXPECT_EQ(l.rfind("ok  ", 0), 0u) << l;
-  }
-}
-
-TEST(CliDoctor, NoDriverSkipsWhatNeedsItAndNeverProbes) {
-  int probes = 0;
-  const auto checks =
-      doctor_checks(no_driver(), [&] { return ++probes, measured(10); }, env_of({}));
-  EXPECT_EQ(probes, 0);
-  EXPECT_EQ(find_check(checks, "built with CUDA").status, CheckStatus::ok);
-  EXPECT_EQ(find_check(checks, "NVIDIA driver").status, CheckStatus::fail);
-  EXPECT_EQ(find_check(checks, "NVIDIA driver").detail,
-            "no NVIDIA driver found (libcuda.so.1 could not be loaded)");
-  EXPECT_EQ(find_check(checks, "GPU visible").status, CheckStatus::skip);
-  EXPECT_EQ(find_check(checks, "CUDA versions").status, CheckStatus::skip);
-  EXPECT_EQ(find_check(checks, "timing").status, CheckStatus::skip);
-  EXPECT_EQ(find_check(checks, "counters").status, CheckStatus::skip);
-  std::ostringstream out;
-  EXPECT_EQ(print_checks(checks, out), kExitFailure);
-  EXPECT_EQ(lines(out.str()).back(),
-            "kprof cannot time kernels on this machine: NVIDIA driver: no NVIDIA driver found "
-            "(libcuda.so.1 could not be loaded)");
-}
-
-TEST(CliDoctor, BusyCuptiNamesTheHolder) {
-  TimingOutcome busy;
-  busy.kind = TimingOutcome::Kind::cupti_busy;
-  busy.requested_us = kProbeSpinUs;
-  busy.holder = "Nsight Systems";
-  busy.message = "another CUPTI subscriber is attached";
-  const auto checks = doctor_checks(h200(), [&] { return busy; }, env_of({}));
-  const Check& t = find_check(checks, "timing");
-  EXPECT_EQ(t.status, CheckStatus::fail);
-  EXPECT_TRUE(contains(t.detail, "CUPTI is held by Nsight Systems")) << t.detail;
-  std::ostringstream out;
-  EXPECT_EQ(print_checks(checks, out), kExitFailure);
-}
-
-TEST(CliDoctor, ImplausibleDurationFails) {
-  for (double us : {0.0, 0.1, 5000.0, static_cast<double>(NAN)}) {
-    const auto checks = doctor_checks(h200(), [&] { return measured(us); }, env_of({}));
-    EXPECT_EQ(find_check(checks, "timing").status, CheckStatus::fail) << us;
-    EXPECT_TRUE(contains(find_check(checks, "timing").detail, "not plausible")) << us;
-  }
-}
-
-TEST(CliDoctor, VersionsAndDevices) {
-  SystemInfo old_driver = h200();
-  old_driver.driver_version = 12040;
-  Check v = find_check(
-      doctor_checks(old_driver, [] { return measured(10); }, env_of({})), "CUDA versions");
-  EXPECT_EQ(v.status, CheckStatus::fail);
-  EXPECT_EQ(v.detail,
-            "the driver supports CUDA 12.4, kprof was built with CUDA 13.0: install a driver for "
-            "CUDA 13 or newer");
-
-  SystemInfo minor = h200();
-  minor.runtime_version = 13010;
-  v = find_check(doctor_checks(minor, [] { return measured(10); }, env_of({})), "CUDA versions");
-  EXPECT_EQ(v.status, CheckStatus::ok);
-  EXPECT_TRUE(contains(v.detail, "minor version compatibility")) << v.detail;
-
-  SystemInfo hidden = h200();
-  hidden.devices.clear();
-  int probes = 0;
-  const auto checks = doctor_checks(
-      hidden, [&] { return ++probes, measured(10); }, env_of({{"CUDA_VISIBLE_DEVICES", "7"}}));
-  EXPECT_EQ(probes, 0);
-  EXPECT_EQ(find_check(checks, "GPU visible").status, CheckStatus::fail);
-  EXPECT_EQ(find_check(checks, "GPU visible").detail,
-            "the NVIDIA driver shows no CUDA device (CUDA_VISIBLE_DEVICES=7)");
-}
-
-TEST(CliDoctor, TheCounterProbeSaysWhatItMeasured) {
-  auto counters = [](CounterOutcome o) {
-    return find_check(doctor_checks(
-                          h200(), [] { return measured(10); }, env_of({}), [&] { return o; }),
-                      "counters");
-  };
-  CounterOutcome read;
-  read.kind = CounterOutcome::Kind::measured;
-  read.expected_bytes = 4 << 20;
-  read.read_bytes = 4.0 * (1 << 20) + 2048;
-  Check c = counters(read);
-  EXPECT_EQ(c.status, CheckStatus::ok) << c.detail;
-  EXPECT_TRUE(contains(c.detail, "a kernel reading 4 MiB measured")) << c.detail;
-  read.read_bytes = 0;  // a counter that reads nothing is broken, not fast
-  c = counters(read);
-  EXPECT_EQ(c.status, CheckStatus::fail);
-  EXPECT_TRUE(contains(c.detail, "not plausible")) << c.detail;
-  CounterOutcome denied;
-  denied.kind = CounterOutcome::Kind::denied;
-  denied.message = "cuptiRangeProfilerEnable failed: ...\nrun as root";
-  c = counters(denied);
-  EXPECT_EQ(c.status, CheckStatus::fail);
-  EXPECT_TRUE(contains(c.detail, "run as root")) << c.detail;
-  SystemInfo restricted = h200();
-  restricted.counter_permission = "no: restricted to admin users";
-  int probes = 0;
-  c = find_check(
-      doctor_checks(
-          restricted, [] { return measured(10); }, env_of({}), [&] { return ++probes, read; }),
-      "counters");
-  EXPECT_EQ(probes, 0);  // known to fail: not tried
-  EXPECT_EQ(c.status, CheckStatus::fail);
-}
-
-TEST(CliDoctor, CountersAndNvtxDoNotDecideTheExitCode) {
-  SystemInfo sys = h200();
-  sys.counter_permission = "no: restricted to admin users (RmProfilingAdminOnly: 1)";
-  const auto checks = doctor_checks(
-      sys, [] { return measured(10.2); }, env_of({{"NVTX_INJECTION64_PATH", "/opt/nsys.so"}}));
-  EXPECT_EQ(find_check(checks, "counters").status, CheckStatus::fail);
-  EXPECT_TRUE(
-      contains(find_check(checks, "counters").detail, "NVreg_RestrictProfilingToAdminUsers"));
-  EXPECT_TRUE(contains(find_check(checks, "NVTX").detail, "NVTX_INJECTION64_PATH=/opt/nsys.so"));
-  std::ostringstream out;
-  EXPECT_EQ(print_checks(checks, out), kExitOk);
-}
-
-TEST(CliDoctor, BuiltWithoutCuda) {
-  SystemInfo sys;
-  const auto checks = doctor_checks(sys, [] { return measured(10); }, env_of({}));
-  EXPECT_EQ(find_check(checks, "built with CUDA").status, CheckStatus::fail);
-  EXPECT_EQ(find_check(checks, "timing").status, CheckStatus::skip);
-  EXPECT_EQ(find_check(checks, "NVTX").status, CheckStatus::skip);
-  std::ostringstream out;
-  EXPECT_EQ(print_checks(checks, out), kExitFailure);
-  EXPECT_TRUE(contains(lines(out.str()).back(), "built with CUDA: kprof was built without CUDA"));
-}
-
 // --- demo: its sweep and derived metric --------------------------------------------------------
 
 TEST(CliDemo, MetricsComeAfterTheDurationTheBandwidthNeeds) {
@@ -631,12 +408,4 @@ TEST(CliDemo, SummaryNamesThePeakBandwidthAndWhere) {
   std::ostringstream none;
   print_demo_summary(Results{}, none);
   EXPECT_EQ(none.str(), "peak bandwidth: none measured\n");
-}
-
-TEST(CliDoctor, BusyMessageNamesTheHolderOnce) {
-  EXPECT_EQ(
-      cupti_busy_message("kprof cannot subscribe:\n'Nsight Compute' holds it.", "Nsight Compute"),
-      "kprof cannot subscribe: 'Nsight Compute' holds it.");
-  EXPECT_EQ(cupti_busy_message("subscribe failed", ""),
-            "CUPTI is held by another tool: subscribe failed");
 }

@@ -1,3 +1,5 @@
+// Results in files: equality, the JSON and CSV round trips, and the errors a file that is not
+// one of kprof's gets (the text table: test_results_table.cpp).
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -18,80 +20,14 @@
 #include "core/csv.hpp"
 #include "kprof/errors.hpp"
 #include "kprof/results.hpp"
+#include "results_io_support.hpp"
 
 namespace kprof {
 namespace {
 
+using namespace kprof::testing;
 namespace fs = std::filesystem;
 
-const double kNan = std::numeric_limits<double>::quiet_NaN();
-const double kInf = std::numeric_limits<double>::infinity();
-const std::string kTemplateKernel = "void gemm<float, 128>(float const*, int)";
-const std::string kNastyKernel = "k\"quoted\", with\nnewline";
-
-// A Results taken apart, so tests can change one piece and build again.
-struct Parts {
-  SessionInfo session;
-  Sweep sweep;
-  std::vector<Record> records;
-  std::vector<Sample> samples;
-  std::vector<Row> rows;
-
-  Results make() const { return Results(session, sweep, records, samples, rows); }
-};
-
-SessionInfo full_session() {
-  SessionInfo s;
-  s.gpu = "NVIDIA H200";
-  s.device = 0;
-  s.host = "node-7";
-  s.compute_clock_khz = 1980000;
-  s.memory_clock_khz = 3201000;
-  s.backend = "cupti-activity";
-  s.replay_mode = "kernel";
-  s.cache_control = "all";
-  s.clock_control = "none";
-  s.passes = 2;
-  s.runs = 3;
-  s.metrics = {"gpu__time_duration.sum", "dram__bytes.sum"};
-  s.kprof_version = "0.1.0";
-  s.cuda_driver_version = "13.0";
-  s.cuda_runtime_version = "12.9";
-  s.cupti_version = "26";
-  s.started_at = "2026-11-30T06:00:00Z";
-  return s;
-}
-
-Record record(std::size_t config, int run, std::string kernel, int index, double value) {
-  return {config, run, "outer/inner", std::move(kernel), index, "gpu__time_duration.sum",
-          value,  "ns"};
-}
-
-Row row(std::string annotation, std::size_t config, std::string metric, double mean) {
-  Row r;
-  r.annotation = std::move(annotation);
-  r.metric = std::move(metric);
-  r.config = config;
-  r.kernel = kTemplateKernel;
-  r.mean = mean;
-  r.stddev = mean / 100;
-  r.min = mean * 0.98;
-  r.max = mean * 1.02;
-  r.median = mean;
-  r.num_runs = 3;
-  r.ci95_lower = mean * 0.97;
-  r.ci95_upper = mean * 1.03;
-  r.rel_stddev_pct = 1;
-  r.stable = true;
-  r.unit = "ns";
-  r.normalization_value = kNan;
-  r.geomean = mean;
-  return r;
-}
-
-// Int, double and string parameters (with a NaN, an infinity and CSV-hostile text); NaN
-// values; unset stability; per-kernel, derived and normalized data; doubles that only
-// round-trip when written with every digit they need.
 Parts sample_parts() {
   Parts p;
   p.session = full_session();
@@ -578,117 +514,6 @@ TEST_F(ResultsIoFiles, CsvSweepWithAConfigMissingEverywhereCannotBeRebuilt) {
   p.make().write_csv(path(""), "t");
   expect_format_error([&] { Results::read_csv(path(""), "t"); },
                       {"config 1 has no line in any file"});
-}
-
-// ---- table ---------------------------------------------------------------------------------
-
-std::vector<std::string> words(const std::string& line) {
-  std::istringstream in(line);
-  std::vector<std::string> out;
-  for (std::string w; in >> w;) out.push_back(w);
-  return out;
-}
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string l; std::getline(in, l);) out.push_back(l);
-  return out;
-}
-
-Parts table_parts() {
-  Parts p;
-  p.session = full_session();
-  p.sweep = Sweep::list({"n", "dtype"}, {{std::int64_t{1024}, std::string("fp16")},
-                                         {std::int64_t{4096}, std::string("fp32")}});
-  Row r = row("gemm", 0, "gpu__time_duration.sum", 2680000);
-  r.median = 2679000;
-  r.stddev = 10000;
-  r.ci95_lower = 2670000;
-  r.ci95_upper = 2690000;
-  r.rel_stddev_pct = 0.3731;
-  r.num_runs = 10;
-  r.kernel = "gemm_kernel";
-  Row bytes = row("gemm", 1, "dram__bytes.sum", 1.5e9);
-  bytes.unit = "byte";
-  bytes.kernel = std::string(50, 'k');
-  bytes.stddev = kNan;
-  bytes.rel_stddev_pct = kNan;
-  p.rows = {r, bytes};
-  return p;
-}
-
-TEST(ResultsIoTable, HeaderLineAndColumns) {
-  const auto lines = lines_of(table_parts().make().table());
-  ASSERT_EQ(lines.size(), 4u);
-  EXPECT_EQ(lines[0], "NVIDIA H200 | node-7 | backend cupti-activity | cache all | 3 runs");
-  EXPECT_EQ(words(lines[1]),
-            (std::vector<std::string>{"Annotation", "n", "dtype", "Metric", "Kernel", "Mean",
-                                      "Median", "StdDev", "CI95", "RSD%", "Runs", "Unit"}));
-}
-
-TEST(ResultsIoTable, ValuesAreScaledPerRow) {
-  const auto lines = lines_of(table_parts().make().table());
-  ASSERT_EQ(lines.size(), 4u);
-  EXPECT_EQ(words(lines[2]), (std::vector<std::string>{
-                                 "gemm", "1024", "fp16", "gpu__time_duration.sum", "gemm_kernel",
-                                 "2.68", "2.679", "0.01", "[2.67,", "2.69]", "0.4", "10", "ms"}));
-  const auto bytes = words(lines[3]);
-  ASSERT_EQ(bytes.size(), 13u);
-  EXPECT_EQ(bytes[4], std::string(37, 'k') + "...");
-  EXPECT_EQ(bytes[5], "1.5");
-  EXPECT_EQ(bytes[7], "-");  // NaN StdDev
-  EXPECT_EQ(bytes[8], "[1.455,");
-  EXPECT_EQ(bytes[10], "-");
-  EXPECT_EQ(bytes[12], "GB");
-}
-
-TEST(ResultsIoTable, MissingIntervalShowsAsDash) {
-  Parts p = table_parts();
-  p.rows[1].ci95_lower = p.rows[1].ci95_upper = kNan;
-  const auto lines = lines_of(p.make().table());
-  ASSERT_EQ(lines.size(), 4u);
-  EXPECT_EQ(words(lines[3])[8], "-");
-  EXPECT_EQ(words(lines[3])[9], "-");  // RSD%
-}
-
-TEST(ResultsIoTable, ColumnsAreAligned) {
-  const auto lines = lines_of(table_parts().make().table());
-  ASSERT_EQ(lines.size(), 4u);
-  // Right-aligned numbers end where their header ends.
-  const auto mean_end = lines[1].find("Mean") + 4;
-  EXPECT_EQ(lines[2].substr(mean_end - 4, 4), "2.68");
-  EXPECT_EQ(lines[3].substr(mean_end - 3, 3), "1.5");
-  EXPECT_EQ(lines[2].find("gpu__time_duration.sum"), lines[1].find("Metric"));
-  EXPECT_EQ(lines[3].find("dram__bytes.sum"), lines[1].find("Metric"));
-}
-
-TEST(ResultsIoTable, KernelIndexOnlyInPerKernelMode) {
-  Parts p = table_parts();
-  EXPECT_EQ(p.make().table().find("KernelIndex"), std::string::npos);
-  p.rows[1].kernel_index = 3;
-  const auto lines = lines_of(p.make().table());
-  ASSERT_EQ(lines.size(), 4u);
-  EXPECT_EQ(words(lines[1])[5], "KernelIndex");
-  EXPECT_EQ(words(lines[3])[5], "3");
-  EXPECT_EQ(words(lines[2])[5], "-1");
-}
-
-TEST(ResultsIoTable, NormalizedResultsSayAgainstWhat) {
-  Parts p = table_parts();
-  EXPECT_EQ(p.make().table().find("relative"), std::string::npos);
-  p.rows[0].normalized_against = "torch";
-  const auto lines = lines_of(p.make().table());
-  ASSERT_EQ(lines.size(), 5u);
-  EXPECT_EQ(lines[1], "values relative to torch");
-}
-
-TEST(ResultsIoTable, StreamOperatorPrintsTheTable) {
-  const Results r = table_parts().make();
-  std::ostringstream out;
-  out << r;
-  EXPECT_EQ(out.str(), r.table());
-  EXPECT_NE(out.str().find("2.68"), std::string::npos);
 }
 
 }  // namespace
