@@ -60,8 +60,10 @@ void print_system(const SystemInfo& sys, std::ostream& out) {
   facts.push_back({"CUDA runtime", sys.built_with_cuda ? cuda_version_string(sys.runtime_version) +
                                                              " (kprof was built with it)"
                                                        : "none: kprof was built without CUDA"});
-  facts.push_back(
-      {"CUPTI", sys.cupti_version > 0 ? format_cupti_version(sys.cupti_version) : "not loadable"});
+  std::string cupti =
+      sys.cupti_version > 0 ? format_cupti_version(sys.cupti_version) : "not loadable";
+  if (sys.cupti_version > 0 && !sys.cupti_path.empty()) cupti += " (" + sys.cupti_path + ")";
+  facts.push_back({"CUPTI", cupti});
   facts.push_back(
       {"counters", "permission " + (sys.counter_permission.empty() ? std::string("unknown")
                                                                    : sys.counter_permission)});

@@ -236,7 +236,9 @@ std::vector<Check> doctor_checks(const SystemInfo& sys, const std::function<Timi
   }
 
   if (sys.cupti_version > 0) {
-    add(CheckStatus::ok, "CUPTI", format_cupti_version(sys.cupti_version) + " loads");
+    add(CheckStatus::ok, "CUPTI",
+        format_cupti_version(sys.cupti_version) + " loads" +
+            (sys.cupti_path.empty() ? std::string() : " from " + sys.cupti_path));
   } else if (sys.built_with_cuda) {
     add(CheckStatus::fail, "CUPTI",
         "libcupti could not be loaded: put the CUDA toolkit's lib64 (or the directory of "

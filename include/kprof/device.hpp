@@ -27,6 +27,9 @@ struct SystemInfo {
   int driver_version = 0;      // CUDA driver API version, 13000 for 13.0; 0 when none
   int runtime_version = 0;     // CUDA runtime kprof was built with
   int cupti_version = 0;       // CUPTI API version; 0 when CUPTI is not loadable
+  // The file CUPTI was loaded from (the process's own, as PyTorch's; the nvidia-cuda-cupti
+  // wheel's beside kprof; the toolkit's); "" when unknown.
+  std::string cupti_path;
   std::string host;
   // Whether this process may read hardware counters: "yes (root)", "yes (profiling open to
   // all users)", "no: restricted to admin users (...)", or "unknown (...)".

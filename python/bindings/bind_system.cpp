@@ -39,6 +39,7 @@ nb::dict system_dict() {
   out["runtime_version_string"] =
       s.runtime_version ? kprof::cuda_version_string(s.runtime_version) : "";
   out["cupti_version"] = s.cupti_version;
+  out["cupti_path"] = s.cupti_path;
   out["host"] = s.host;
   out["counter_permission"] = s.counter_permission;
   nb::list devices;

@@ -1,7 +1,9 @@
 // query_system(): what this machine offers, reported (never thrown) when something is missing.
 #include <cuda_runtime_api.h>
 #include <cupti.h>
+#include <dlfcn.h>
 
+#include <filesystem>
 #include <string>
 
 #include "cuda/counter_permission.hpp"
@@ -33,6 +35,16 @@ void add_devices(SystemInfo& info) {
   }
 }
 
+// The library that defines cuptiGetVersion: where the loader found libcupti.so for this process.
+std::string cupti_path() {
+  Dl_info where{};
+  if (dladdr(reinterpret_cast<void*>(&cuptiGetVersion), &where) == 0 || where.dli_fname == nullptr)
+    return "";
+  std::error_code ec;
+  const std::filesystem::path path = std::filesystem::canonical(where.dli_fname, ec);
+  return ec ? std::string(where.dli_fname) : path.string();
+}
+
 }  // namespace
 
 std::string cuda_version_string(int version) {
@@ -49,6 +61,7 @@ SystemInfo query_system() {
     (void)cudaRuntimeGetVersion(&info.runtime_version);
     uint32_t cupti = 0;
     if (cuptiGetVersion(&cupti) == CUPTI_SUCCESS) info.cupti_version = static_cast<int>(cupti);
+    info.cupti_path = cupti_path();
     // cudaDriverGetVersion reports 0, with success, when no driver can be loaded.
     if (cudaDriverGetVersion(&info.driver_version) != cudaSuccess) info.driver_version = 0;
     info.driver_loaded = info.driver_version > 0;

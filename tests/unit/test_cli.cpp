@@ -225,7 +225,7 @@ TEST(CliDevices, ListsEveryFactOfAGpu) {
   EXPECT_TRUE(contains(s, "host          gpu-host\n")) << s;
   EXPECT_TRUE(contains(s, "driver        supports CUDA 13.0\n")) << s;
   EXPECT_TRUE(contains(s, "CUDA runtime  13.0 (kprof was built with it)\n")) << s;
-  EXPECT_TRUE(contains(s, "CUPTI         13.0.1\n")) << s;
+  EXPECT_TRUE(contains(s, "CUPTI         13.0.1\n")) << s;  // where from: unknown
   EXPECT_TRUE(contains(s, "counters      permission yes (root)\n")) << s;
   EXPECT_TRUE(contains(s, "GPUs          1\n")) << s;
   const std::string header = line_with(s, "ordinal");
@@ -235,6 +235,16 @@ TEST(CliDevices, ListsEveryFactOfAGpu) {
   EXPECT_EQ(line_with(s, "H200"),
             "0        NVIDIA H200  9.0  132  140.4 GiB  60 MiB  1980 MHz  3201 MHz      "
             "0000:3b:00.0");
+}
+
+TEST(CliDevices, CuptiSaysWhereItWasLoadedFrom) {
+  SystemInfo sys = h200();
+  sys.cupti_path = "/venv/lib/python3.12/site-packages/nvidia/cu13/lib/libcupti.so.13";
+  std::ostringstream out;
+  print_system(sys, out);
+  EXPECT_TRUE(contains(out.str(), "CUPTI         13.0.1 (" + sys.cupti_path + ")\n")) << out.str();
+  const auto checks = doctor_checks(sys, [] { return measured(10.4); }, env_of({}));
+  EXPECT_EQ(find_check(checks, "CUPTI").detail, "13.0.1 loads from " + sys.cupti_path);
 }
 
 TEST(CliDevices, NoDriverIsSaidPlainly) {
