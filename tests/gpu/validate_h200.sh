@@ -10,7 +10,7 @@
 #      bench/seed_sweep.py (kprof vs CUDA events vs ncu)
 # Everything lands in $OUT/validation.tar.gz (logs, figures, recordings); a summary is printed.
 #
-#   bash tests/gpu/validate_h200.sh [all|cpp|python|examples|bench|hot|launch|analysis|analysis-cost|overhead|newer-cupti]
+#   bash tests/gpu/validate_h200.sh [all|cpp|python|examples|bench|hot|launch|analysis|analysis-cost|overhead|wheels|newer-cupti]
 # "cpp" runs step 1; "python" the Python GPU tests but the examples; "examples" the examples and
 # tutorial steps (tests/python/test_gpu_examples.py) and step 3; "bench" step 4; "launch" (not
 # in "all") the launch-statistics tests alone, with Nsight Compute's LaunchStats and Occupancy
@@ -19,7 +19,8 @@
 # --explain`; "analysis-cost" (not in "all") the report's --explain and --roofline on the
 # analysis recording, a timed seed sweep recording, the cost of set:analysis on the seed sweep
 # and the C++ copies test; "overhead" (not in "all") the seed sweep with warmup=2, which tells
-# what profiling added per run; "hot" (not in
+# what profiling added per run; "wheels" (not in "all") a build from the image's NVIDIA CUDA
+# wheels with the toolkit off every path, its `kprof devices`, demo and a torch matmul; "hot" (not in
 # "all") the hot-path benchmarks (bench/hot_path.cpp and .py) and the seed sweep. Each fits one
 # device call of 10 minutes. "newer-cupti" (not in "all") runs the counter tests with the CUPTI
 # of PyPI's nvidia-cuda-cupti wheel instead of the toolkit's (13.4 and later reset the L2
@@ -87,7 +88,7 @@ torch.softmax(s, dim=1)
 torch.cuda.synchronize()' >"$work/ncu-launch-sections.csv" 2>&1
 fi
 
-if [ "$parts" != cpp ]; then
+if [ "$parts" != cpp ] && [ "$parts" != wheels ]; then
 step "Python install (offline)"
 rm -rf /tmp/kp
 # Hopper's code only: the default list of seven architectures triples the build's time.
@@ -217,6 +218,47 @@ for metrics in (None, ["dram__bytes_read.sum", "dram__bytes_write.sum"]):
     print("session:", {k: r.session[k] for k in ("overhead_seconds_per_run",
                                                   "unprofiled_seconds_per_run")})
 PY
+fi
+
+if [ "$parts" = wheels ]; then
+step "a build from NVIDIA's CUDA wheels, with the toolkit off every path"
+  # The image's own NVIDIA wheels (site-packages/nvidia/cu13), when they hold nvcc; the machine
+  # has no network, so without them this part says what is there and stops.
+  site=$(python3 -c 'import site; print(site.getsitepackages()[0])')
+  ls "$site/nvidia/cu13/bin" "$site/nvidia/cu13/nvvm/bin" 2>&1 | head -20
+  python3 -m pip list 2>/dev/null | grep -i -E "^nvidia|^cuda" | tee "$work/wheels.log"
+  if [ -x "$site/nvidia/cu13/bin/nvcc" ] && [ -x "$site/nvidia/cu13/nvvm/bin/cicc" ]; then
+    # No toolkit: neither /usr/local/cuda nor nvcc on the PATH, nor a library path.
+    clean_path=$(echo "$PATH" | tr ':' '\n' | grep -v -i cuda | paste -sd:)
+    python3 -m venv --system-site-packages /tmp/wv
+    # The package's nvidia-cuda-cupti dependency, beside it as pip would install it.
+    ln -sfn "$site/nvidia" /tmp/wv/lib/python3.12/site-packages/nvidia
+    env -u LD_LIBRARY_PATH -u CUDAToolkit_ROOT PATH="/tmp/wv/bin:$clean_path" \
+      /tmp/wv/bin/python -m pip install -q --no-build-isolation --no-deps \
+      -C cmake.define.KPROF_CUDA_FROM=WHEELS -C cmake.define.CMAKE_CUDA_ARCHITECTURES=90-real \
+      -C build-dir=/tmp/wv-build . >"$work/pip-wheels-build.log" 2>&1 || tail -30 "$work/pip-wheels-build.log"
+    grep -c /usr/local/cuda /tmp/wv-build/build.ninja
+    env -u LD_LIBRARY_PATH PATH="/tmp/wv/bin:$clean_path" timeout 60 kprof devices
+    env -u LD_LIBRARY_PATH PATH="/tmp/wv/bin:$clean_path" timeout 120 kprof demo --runs 3 | tail -8
+    env -u LD_LIBRARY_PATH PATH="/tmp/wv/bin:$clean_path" timeout 120 python - <<'PY'
+import torch
+import kprof
+from kprof import _core
+
+a, b = (torch.randn(4096, 4096, device="cuda") for _ in range(2))
+
+
+@kprof.analyze.kernel(configs=[4096], runs=5, verbosity=kprof.VerbosityLevel.SILENT)
+def matmul(n):
+    with kprof.annotate("matmul"):
+        torch.matmul(a, b)
+
+
+df = matmul().to_dataframe()
+print(df[["Annotation", "Metric", "AvgValue", "NumRuns"]].to_string())
+print("CUPTI next to torch:", _core.query_system()["cupti_path"])
+PY
+  fi
 fi
 
 if [ "$parts" = newer-cupti ]; then
