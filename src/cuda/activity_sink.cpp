@@ -67,7 +67,15 @@ BufferPool& buffer_pool() {
   return *pool;
 }
 
-LaunchShape launch_shape(const CUpti_ActivityKernel10& k) {
+// The kernel record layout of the CUPTI kprof is built with, which CUPTI of the same major
+// fills: CUDA 13's Kernel10, CUDA 12's Kernel9 (older ones: cupti_activity_deprecated.h).
+#if CUPTI_API_VERSION >= 130000
+using KernelActivity = CUpti_ActivityKernel10;
+#else
+using KernelActivity = CUpti_ActivityKernel9;
+#endif
+
+LaunchShape launch_shape(const KernelActivity& k) {
   LaunchShape l;
   l.grid[0] = k.gridX;
   l.grid[1] = k.gridY;
@@ -196,8 +204,7 @@ void ActivitySink::consume(std::uint8_t* buffer, std::size_t valid_bytes) {
         record->kind != CUPTI_ACTIVITY_KIND_KERNEL) {
       continue;
     }
-    // CUDA 13.0's kernel record layout (older layouts: cupti_activity_deprecated.h).
-    const auto* kernel = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
+    const auto* kernel = reinterpret_cast<const KernelActivity*>(record);
     RegionId region = correlations_.find(kernel->correlationId);
     if (region == kNoRegion) continue;  // launched outside every region: not measured
     // kprof's own L2 flush, launched inside the measured launch's callback: it carries that

@@ -25,6 +25,14 @@ CuptiBusyError busy_error(const char* holder_buffer) {
 
 void CuptiSubscriber::subscribe(CUpti_CallbackFunc callback, void* userdata) {
   unsubscribe();
+#if CUPTI_API_VERSION < 130000
+  // CUPTI 12 names no holder of the subscription.
+  CUpti_SubscriberHandle handle = nullptr;
+  const CUptiResult result = cuptiSubscribe(&handle, callback, userdata);
+  if (result == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) throw busy_error("");
+  check_cupti(result, "cuptiSubscribe");
+  handle_ = handle;
+#else
   char holder[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN * 4] = {};
   CUpti_SubscriberParams params{};
   params.structSize = CUpti_SubscriberParams_STRUCT_SIZE;
@@ -39,6 +47,7 @@ void CuptiSubscriber::subscribe(CUpti_CallbackFunc callback, void* userdata) {
   }
   check_cupti(result, "cuptiSubscribe_v2");
   handle_ = handle;
+#endif
 }
 
 void CuptiSubscriber::enable(CUpti_CallbackDomain domain, std::span<const CUpti_CallbackId> cbids) {

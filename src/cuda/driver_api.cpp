@@ -1,5 +1,6 @@
 #include "cuda/driver_api.hpp"
 
+#include <cuda.h>
 #include <cuda_runtime_api.h>
 
 #include <atomic>
@@ -12,8 +13,9 @@
 namespace kprof::detail {
 namespace {
 
-// The CUDA version whose ABI of each function we ask for: the one kprof is compiled against.
-constexpr unsigned int kDriverAbiVersion = 13000;
+// The CUDA version whose ABI of each function we ask for: the one kprof is compiled against
+// (13000 for 13.0; CUDA 12 builds ask for their own).
+constexpr unsigned int kDriverAbiVersion = CUDA_VERSION;
 
 template <typename Fn>
 void resolve(const char* symbol, Fn& fn) {
@@ -23,8 +25,9 @@ void resolve(const char* symbol, Fn& fn) {
                                               cudaEnableDefault, &status),
              "cudaGetDriverEntryPointByVersion");
   if (status != cudaDriverEntryPointSuccess || address == nullptr) {
-    throw CudaError(std::string("the CUDA driver does not provide ") + symbol +
-                    " for CUDA 13.0 (driver too old?)");
+    throw CudaError(std::string("the CUDA driver does not provide ") + symbol + " for CUDA " +
+                    std::to_string(kDriverAbiVersion / 1000) + "." +
+                    std::to_string(kDriverAbiVersion % 1000 / 10) + " (driver too old?)");
   }
   fn = reinterpret_cast<Fn>(address);
 }
