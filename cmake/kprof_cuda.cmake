@@ -29,48 +29,121 @@ endfunction()
 
 # Points FindCUDAToolkit at the wheels' toolkit. Their layout differs from a toolkit's in two
 # ways: libraries are in lib/, where nvcc.profile links from lib64/, and only versioned sonames
-# exist (libcudart.so.13, libcupti.so.13), which find_library does not look for.
+# exist (libcudart.so.13, libcupti.so.13), which find_library does not look for. The hints are
+# forced: a rebuild in the same folder (pip's build environment is a new temporary one each
+# time) must not keep the paths of the last one.
 function(kprof_use_wheel_toolkit dir)
+  foreach(part lib/libcupti.so.13 lib/libcudart_static.a include/cupti.h include/cuda_runtime.h)
+    if(NOT EXISTS "${dir}/${part}")
+      message(FATAL_ERROR "kprof: NVIDIA's CUDA wheels in ${dir} lack ${part}: python3 -m pip "
+                          "install nvidia-cuda-runtime nvidia-cuda-cupti nvidia-cuda-cccl "
+                          "nvidia-cuda-crt nvidia-nvvm (13.0)")
+    endif()
+  endforeach()
+  if(DEFINED _KPROF_WHEEL_TOOLKIT AND NOT _KPROF_WHEEL_TOOLKIT STREQUAL dir)
+    kprof_forget_wheel_toolkit()
+  endif()
   set(CUDAToolkit_ROOT "${dir}" PARENT_SCOPE)
-  set(CMAKE_CUDA_COMPILER "${dir}/bin/nvcc" PARENT_SCOPE)
+  set(CMAKE_CUDA_COMPILER "${dir}/bin/nvcc" CACHE FILEPATH "CUDA compiler" FORCE)
+  kprof_forget_other_cuda_compiler("${dir}/bin/nvcc")
   set(CMAKE_CUDA_FLAGS "${CMAKE_CUDA_FLAGS} -L${dir}/lib" PARENT_SCOPE)
-  set(CUDA_CUDART "${dir}/lib/libcudart.so.13" CACHE FILEPATH "")
-  set(CUDA_cudart_static_LIBRARY "${dir}/lib/libcudart_static.a" CACHE FILEPATH "")
-  set(CUDA_cupti_LIBRARY "${dir}/lib/libcupti.so.13" CACHE FILEPATH "")
+  set(CUDA_CUDART "${dir}/lib/libcudart.so.13" CACHE FILEPATH "" FORCE)
+  set(CUDA_cudart_static_LIBRARY "${dir}/lib/libcudart_static.a" CACHE FILEPATH "" FORCE)
+  set(CUDA_cupti_LIBRARY "${dir}/lib/libcupti.so.13" CACHE FILEPATH "" FORCE)
+  set(_KPROF_WHEEL_TOOLKIT "${dir}" CACHE INTERNAL "the wheels' toolkit the cache points into")
 endfunction()
 
-set(KPROF_CUDA_FROM_WHEELS OFF)
-if(NOT KPROF_CUDA STREQUAL "OFF")
-  if(NOT KPROF_CUDA_FROM STREQUAL "WHEELS")
-    if(NOT DEFINED CUDAToolkit_ROOT AND EXISTS /usr/local/cuda)
-      set(CUDAToolkit_ROOT /usr/local/cuda)
+# Forgets every cache entry that points into the wheels' toolkit an earlier configure of this
+# folder used (FindCUDAToolkit caches the compiler, include folders and each library).
+function(kprof_forget_wheel_toolkit)
+  get_cmake_property(names CACHE_VARIABLES)
+  foreach(name IN LISTS names)
+    string(FIND "$CACHE{${name}}" "${_KPROF_WHEEL_TOOLKIT}/" at)
+    if(at EQUAL 0)
+      unset(${name} CACHE)
     endif()
-    if(NOT CMAKE_CUDA_COMPILER AND EXISTS "${CUDAToolkit_ROOT}/bin/nvcc")
-      set(CMAKE_CUDA_COMPILER "${CUDAToolkit_ROOT}/bin/nvcc")
-    endif()
-    if(NOT CMAKE_CUDA_COMPILER)
-      find_program(_kprof_nvcc nvcc)
-      if(_kprof_nvcc)
-        set(CMAKE_CUDA_COMPILER "${_kprof_nvcc}")
-      endif()
+  endforeach()
+  unset(_KPROF_WHEEL_TOOLKIT CACHE)
+endfunction()
+
+# A build folder configured before with another nvcc (pip builds in a new temporary environment
+# each time) determines the compiler again: CMake would keep the old one's record, or delete
+# the cache (and the build's -D options with it) when it notices the change.
+function(kprof_forget_other_cuda_compiler nvcc)
+  set(record "${CMAKE_BINARY_DIR}/CMakeFiles/${CMAKE_VERSION}/CMakeCUDACompiler.cmake")
+  if(EXISTS "${record}")
+    file(STRINGS "${record}" line REGEX "^set\\(CMAKE_CUDA_COMPILER \"" LIMIT_COUNT 1)
+    if(NOT line STREQUAL "set(CMAKE_CUDA_COMPILER \"${nvcc}\")")
+      file(REMOVE "${record}")
     endif()
   endif()
-  if(NOT CMAKE_CUDA_COMPILER AND NOT KPROF_CUDA_FROM STREQUAL "TOOLKIT")
+endfunction()
+
+# A toolkit root whose nvcc and CUPTI headers are there; "" otherwise.
+function(kprof_usable_toolkit out root)
+  set(${out} "" PARENT_SCOPE)
+  if(root AND EXISTS "${root}/bin/nvcc"
+     AND (EXISTS "${root}/include/cupti.h" OR EXISTS "${root}/extras/CUPTI/include/cupti.h"))
+    set(${out} "${root}" PARENT_SCOPE)
+  endif()
+endfunction()
+
+if(NOT KPROF_CUDA_FROM MATCHES "^(AUTO|TOOLKIT|WHEELS)$")
+  message(FATAL_ERROR "KPROF_CUDA_FROM=${KPROF_CUDA_FROM} is not valid; valid: AUTO, TOOLKIT or "
+                      "WHEELS")
+endif()
+
+# What an earlier configure of this folder found in a build environment that is gone (pip's
+# temporary one), or in the wheels when a toolkit is now asked for, is looked for again.
+if(DEFINED _KPROF_WHEEL_TOOLKIT
+   AND (NOT EXISTS "${_KPROF_WHEEL_TOOLKIT}/bin/nvcc" OR KPROF_CUDA_FROM STREQUAL "TOOLKIT"))
+  kprof_forget_wheel_toolkit()
+endif()
+
+set(KPROF_CUDA_FROM_WHEELS OFF)
+if(KPROF_CUDA)
+  set(_kprof_toolkit "")
+  set(_kprof_wheels "")
+  if(CMAKE_CUDA_COMPILER MATCHES "/nvidia/cu[0-9]+/bin/nvcc$")
+    # An nvcc of the wheels, named by the user or by an earlier configure: the wheels' layout.
+    get_filename_component(_kprof_wheels "${CMAKE_CUDA_COMPILER}" DIRECTORY)
+    get_filename_component(_kprof_wheels "${_kprof_wheels}" DIRECTORY)
+  elseif(CMAKE_CUDA_COMPILER)
+    set(_kprof_toolkit "given")  # the user's compiler and CUDAToolkit_ROOT, as they are
+  elseif(NOT KPROF_CUDA_FROM STREQUAL "WHEELS")
+    find_program(_kprof_nvcc nvcc)
+    if(_kprof_nvcc)
+      get_filename_component(_kprof_path_root "${_kprof_nvcc}" DIRECTORY)
+      get_filename_component(_kprof_path_root "${_kprof_path_root}" DIRECTORY)
+    endif()
+    # A toolkit counts only with CUPTI: a CUDA without it builds no backend, the wheels do.
+    foreach(root IN ITEMS "${CUDAToolkit_ROOT}" /usr/local/cuda "${_kprof_path_root}")
+      kprof_usable_toolkit(_kprof_toolkit "${root}")
+      if(_kprof_toolkit)
+        set(CUDAToolkit_ROOT "${_kprof_toolkit}")
+        set(CMAKE_CUDA_COMPILER "${_kprof_toolkit}/bin/nvcc")
+        kprof_forget_other_cuda_compiler("${CMAKE_CUDA_COMPILER}")
+        break()
+      endif()
+    endforeach()
+  endif()
+  if(NOT _kprof_toolkit AND NOT _kprof_wheels AND NOT KPROF_CUDA_FROM STREQUAL "TOOLKIT")
     kprof_find_wheel_toolkit(_kprof_wheels _kprof_python)
-    if(_kprof_wheels)
-      kprof_use_wheel_toolkit("${_kprof_wheels}")
-      set(KPROF_CUDA_FROM_WHEELS ON)
-      message(STATUS "kprof: CUDA from NVIDIA's wheels in ${_kprof_wheels}")
-    elseif(KPROF_CUDA_FROM STREQUAL "WHEELS")
+    if(NOT _kprof_wheels AND KPROF_CUDA_FROM STREQUAL "WHEELS")
       message(FATAL_ERROR "KPROF_CUDA_FROM=WHEELS but the Python environment (${_kprof_python}) "
                           "has no NVIDIA CUDA wheels: python3 -m pip install nvidia-cuda-nvcc "
                           "nvidia-cuda-cccl nvidia-cuda-cupti nvidia-nvtx")
     endif()
   endif()
+  if(_kprof_wheels)
+    kprof_use_wheel_toolkit("${_kprof_wheels}")
+    set(KPROF_CUDA_FROM_WHEELS ON)
+    message(STATUS "kprof: CUDA from NVIDIA's wheels in ${_kprof_wheels}")
+  endif()
 endif()
 
 set(KPROF_HAS_CUDA OFF)
-if(NOT KPROF_CUDA STREQUAL "OFF")
+if(KPROF_CUDA)
   include(CheckLanguage)
   check_language(CUDA)
   if(CMAKE_CUDA_COMPILER)

@@ -168,8 +168,12 @@ struct Options {
   int runs = 1;  // runs per config, unless `stopping` is set
   // Unmeasured calls of the function per config before the profile begins, for what a first
   // call compiles or tunes (torch.compile, triton.autotune). With 2 or more, the last one is
-  // timed unprofiled and each run is timed to the end of its kernels: the overhead disclosure.
+  // the unprofiled call of the overhead disclosure, and none is made after the profile.
   int warmup = 0;
+  // What profiling added to each run (SessionInfo::overhead_seconds_per_run): one unprofiled
+  // call per config after the profile, and each run timed to the end of its kernels, as that
+  // call is. False: the function is called only warmup + runs times per config.
+  bool disclose_overhead = true;
   // Set: each config runs until this rule stops it, and `runs` is not used.
   std::optional<StoppingRule> stopping;
   // Metric names of the GPU's chip, or "set:NAME" for a metric set (kprof/metrics.hpp). The
@@ -298,6 +302,8 @@ inline constexpr auto kOptionTable = std::tuple{
     option("warmup", Field<&Options::warmup>{}, rules::AtLeast{0, "an integer >= 0"},
            "unmeasured calls of the function per config before the profile (compilation, "
            "autotuning)"),
+    option("disclose_overhead", Field<&Options::disclose_overhead>{}, rules::Any{"true or false"},
+           "one unprofiled call per config after the profile: what profiling added per run"),
     option("derive_metric", Field<&Options::derive>{}, rules::Any{"a function, or None"},
            "computes metrics of each run from the measured ones"),
     option("normalize_against", Field<&Options::normalize_against>{},

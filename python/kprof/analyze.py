@@ -220,6 +220,7 @@ def kernel(
     info_collectors: Sequence[Any] | None = None,
     per_kernel: bool = False,
     warmup: int = 0,
+    disclose_overhead: bool = True,
 ) -> Any:
     """Profiles the GPU kernels a benchmark function launches, over a sweep of configurations.
 
@@ -382,11 +383,16 @@ def kernel(
         warmup: kprof only. Calls of the function per config before the profile begins,
             unmeasured, for what a first call compiles or tunes (``torch.compile``,
             ``triton.autotune``, cuBLAS choosing a kernel). Default 0. With 2 or more the last
-            one also times the function unprofiled, and ``ProfilingOverhead`` (and the
-            session's ``overhead_seconds_per_run``) says what profiling added to a run; both
-            sides are timed until the GPU has finished their kernels.
-            Whatever it is, kprof warns when a config's first run launched other kernels than
-            its second.
+            one is the unprofiled call of ``disclose_overhead``. Whatever it is, kprof warns
+            when a config's first run launched other kernels than its second.
+        disclose_overhead: kprof only. Say what profiling added to the work: one call of the
+            function per config after the profile, unprofiled, timed as the runs are (until
+            the GPU has finished their kernels). ``ProfilingOverhead`` per row, the
+            session's ``overhead_seconds_per_run`` and ``unprofiled_seconds_per_run``, and
+            "profiling added ..." in reports and at INFO verbosity. Default True; False calls
+            the function only ``warmup + runs`` times per config (no disclosure unless
+            ``warmup >= 2``). With ``runs=1`` and no warm-up, a first run that compiles
+            counts as profiling's cost: ``warmup=1`` leaves it out.
 
     Returns:
         The decorated function, returning a :class:`kprof.ProfileResults`.

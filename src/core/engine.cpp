@@ -112,8 +112,7 @@ Results run_sweep(Backend& backend, const Options& options, const Sweep& sweep, 
         "SM clock of " + services.clocks->device() +
             " locked to base for this profile (clock_control='base')");
   }
-  const std::vector<double> unprofiled =
-      warm_up(options, sweep, body, services, hooks.interrupt_poll);
+  std::vector<double> unprofiled = warm_up(options, sweep, body, services, hooks.interrupt_poll);
   auto& tracker = RegionTracker::instance();
   tracker.begin_profile();
   std::vector<Record> records;
@@ -143,15 +142,22 @@ Results run_sweep(Backend& backend, const Options& options, const Sweep& sweep, 
     session.clock_source = runs.clock_source();
     records = runs.take_records();
     conditions = runs.take_conditions();
-    disclose_overhead(unprofiled, conditions.runs, conditions.configs, session);
-    if (const std::string note = kprof::overhead_note(session); !note.empty())
-      say(options, Verbosity::info, note);
     report_conditions(options, session, conditions, runs.thermal());
     if (const std::string note = first_run_note(records, sweep, options); !note.empty())
       say(options, Verbosity::info, "warning: " + note);
   }
-  clocks.reset();
   session.profiler_seconds = backend.profiler_seconds();
+  try {  // at the profile's clocks, with nothing measured
+    if (unprofiled.empty())
+      unprofiled = call_unprofiled(options, sweep, body, services, hooks.interrupt_poll);
+  } catch (Error& e) {  // the measurements are complete: they stay usable
+    e.set_partial_results(partial_results(session, sweep, records, conditions, options));
+    throw;
+  }
+  clocks.reset();
+  disclose_overhead(unprofiled, conditions.runs, conditions.configs, session);
+  if (const std::string note = kprof::overhead_note(session); !note.empty())
+    say(options, Verbosity::info, note);
   const Conditions kept = conditions;
   try {
     return aggregate(session, sweep, records, options, std::move(conditions));

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <thread>
+#include <utility>
 
 #include "core/option_checks.hpp"
 #include "core/say.hpp"
@@ -109,12 +110,20 @@ void RunConditions::make_thermal_guard(const SweepServices& services, std::funct
 
 double RunConditions::before_run() { return thermal_ ? thermal_->before_run() : 0; }
 
-// The reading is taken just after the run (before it, the GPU idles and its clock says nothing
-// about the run), paced: a run shortly after another shares its reading.
+// The reading is taken just after the run's call (before it, the GPU idles and its clock says
+// nothing about the run; after a wait for the GPU, the same), paced: a run shortly after another
+// shares its reading.
+double RunConditions::read_device() {
+  if (device_ == nullptr) return 0;
+  const double t0 = now_();
+  pending_reading_ = device_reading_.get([this] { return device_->read_after_run(); });
+  return now_() - t0;
+}
+
 void RunConditions::after_run(std::size_t config, int run, double seconds, double pause) {
+  if (!pending_reading_) read_device();
   std::vector<DeviceReading> readings;
-  if (device_ != nullptr)
-    readings.push_back(device_reading_.get([this] { return device_->read_after_run(); }));
+  if (pending_reading_) readings.push_back(*std::exchange(pending_reading_, std::nullopt));
   for (const DeviceReading& reading : readings)
     kernel_clocks_ = kernel_clocks_ || (reading.clock_from_kernel && reading.sm_clock_khz);
   runs_.push_back(

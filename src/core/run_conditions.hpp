@@ -31,7 +31,7 @@ struct SweepServices {
   std::function<double()> now_s;         // monotonic seconds; default steady_clock
   std::function<void(double)> sleep_s;   // default std::this_thread::sleep_for
   // Waits for the work queued on the GPU, so that a timed call's wall time holds its kernels,
-  // not only their launches (the overhead disclosure of warmup >= 2); null: nothing to wait for.
+  // not only their launches (the overhead disclosure); null: nothing to wait for.
   std::function<void()> wait_for_gpu;
   // After a failed sweep: the fault that cost the process its CUDA context, "" when it has
   // none (gpu_fault(); empty: never).
@@ -50,6 +50,9 @@ class RunConditions {
 
   // Before a run: the thermal guard's pause, in seconds (0 without a guard).
   double before_run();
+  // Reads the GPU as a run's call returns (its clock while its kernels may still run); returns
+  // the seconds the reading took. after_run reads then when this was not called.
+  double read_device();
   // After a run of `seconds`, which the guard paused `pause` seconds before.
   void after_run(std::size_t config, int run, double seconds, double pause);
   // The clock the kernels ran at, counted by the GPU (kHz per config and run), replaces NVML's
@@ -71,6 +74,7 @@ class RunConditions {
   std::function<void(double)> sleep_;
   DeviceProbe* device_ = nullptr;
   PacedReading<DeviceReading> device_reading_;
+  std::optional<DeviceReading> pending_reading_;  // read_device's, for the next after_run
   std::optional<PacedTemperature> thermal_source_;
   std::optional<ThermalGuard> thermal_;
   std::vector<RunInfo> runs_;

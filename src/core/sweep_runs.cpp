@@ -1,10 +1,12 @@
 #include "core/sweep_runs.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <span>
 
 #include "core/aggregate.hpp"
 #include "core/say.hpp"
+#include "core/warm_up.hpp"
 #include "kprof/errors.hpp"
 
 namespace kprof::detail {
@@ -34,7 +36,7 @@ SweepRuns::SweepRuns(const Options& options, const Sweep& sweep, const RunBody& 
       body_(body),
       hooks_(hooks),
       now_(services.now_s ? services.now_s : steady_seconds),
-      wait_after_run_(options.warmup >= 2 ? services.wait_for_gpu : nullptr),
+      wait_after_run_(discloses_overhead(options) ? services.wait_for_gpu : nullptr),
       conditions_(options, services, session, now_, hooks.interrupt_poll),
       builder_(options, sweep),
       info_(options) {
@@ -137,8 +139,13 @@ std::vector<std::string> SweepRuns::run(std::size_t c, int r, const RunHooks& ho
   tracker.begin_run(c, r);
   const double t0 = now_();
   call_body(c, r);
-  if (wait_after_run_) wait_after_run_();
-  const double seconds = now_() - t0;
+  double seconds = now_() - t0;
+  // The GPU is read while the run's kernels may still run; the reading's time is not the run's.
+  const double reading = conditions_.read_device();
+  if (wait_after_run_) {
+    wait_after_run_();
+    seconds = std::max(seconds, now_() - t0 - reading);
+  }
   auto regions = tracker.end_run();
   conditions_.after_run(c, r, seconds, pause);
   if (c == 0 && r == 0) check_baseline_exists(regions);

@@ -124,8 +124,8 @@ class SweepRuns {
   const RunBody& body_;
   const SweepHooks& hooks_;
   RunConditions::Now now_;
-  // Set when the overhead is disclosed (warmup >= 2): a run is timed until its kernels are
-  // done, as the unprofiled warm-up call is.
+  // Set when the overhead is disclosed (discloses_overhead): a run is timed until its kernels
+  // are done, as the unprofiled call is.
   std::function<void()> wait_after_run_;
   RunConditions conditions_;
   RecordBuilder builder_;

@@ -34,6 +34,23 @@ std::string count_text(const Launches& launches) {
 
 }  // namespace
 
+bool discloses_overhead(const Options& options) {
+  return options.warmup >= 2 || options.disclose_overhead;
+}
+
+namespace {
+
+// One unmeasured call of config c, timed as a profiled run is: until its kernels are done.
+double timed_call(const RunBody& body, std::size_t c, const SweepServices& services,
+                  const std::function<double()>& now) {
+  const double t0 = now();
+  body(c, -1);
+  if (services.wait_for_gpu) services.wait_for_gpu();
+  return now() - t0;
+}
+
+}  // namespace
+
 std::vector<double> warm_up(const Options& options, const Sweep& sweep, const RunBody& body,
                             const SweepServices& services, const std::function<void()>& poll) {
   if (options.warmup <= 0) return {};
@@ -41,9 +58,9 @@ std::vector<double> warm_up(const Options& options, const Sweep& sweep, const Ru
   std::vector<double> last(sweep.size(), std::numeric_limits<double>::quiet_NaN());
   for (std::size_t c = 0; c < sweep.size(); ++c) {
     for (int i = 0; i < options.warmup; ++i) {
-      const double t0 = now();
+      double seconds = 0;
       try {
-        body(c, -1);
+        seconds = timed_call(body, c, services, now);
       } catch (const Error&) {
         throw;
       } catch (const std::exception& e) {
@@ -51,10 +68,8 @@ std::vector<double> warm_up(const Options& options, const Sweep& sweep, const Ru
                                     where_warm_up(sweep, c, i, options.warmup) + ": " + e.what(),
                                 c, -1);
       }
-      // Until its kernels are done, as the profiled runs are timed. The first call compiles and
-      // loads: the unprofiled time is a later one's.
-      if (services.wait_for_gpu) services.wait_for_gpu();
-      if (i > 0) last[c] = now() - t0;
+      // The first call compiles and loads: the unprofiled time is a later one's.
+      if (i > 0) last[c] = seconds;
       if (poll) poll();
     }
   }
@@ -65,6 +80,29 @@ std::vector<double> warm_up(const Options& options, const Sweep& sweep, const Ru
   }
   if (options.warmup < 2) return {};
   return last;
+}
+
+std::vector<double> call_unprofiled(const Options& options, const Sweep& sweep, const RunBody& body,
+                                    const SweepServices& services,
+                                    const std::function<void()>& poll) {
+  if (options.warmup >= 2 || !options.disclose_overhead) return {};
+  const auto now = services.now_s ? services.now_s : steady_seconds;
+  std::vector<double> seconds(sweep.size(), std::numeric_limits<double>::quiet_NaN());
+  for (std::size_t c = 0; c < sweep.size(); ++c) {
+    try {
+      seconds[c] = timed_call(body, c, services, now);
+    } catch (const Error&) {
+      throw;
+    } catch (const std::exception& e) {
+      throw UserFunctionError("the benchmark function failed in " + config_text(sweep, c) +
+                                  ", its unprofiled call after the profile (disclose_overhead="
+                                  "False leaves it out): " +
+                                  e.what(),
+                              c, -1);
+    }
+    if (poll) poll();
+  }
+  return seconds;
 }
 
 void disclose_overhead(const std::vector<double>& unprofiled, const std::vector<RunInfo>& runs,

@@ -25,8 +25,19 @@ namespace kprof::detail {
 std::vector<double> warm_up(const Options& options, const Sweep& sweep, const RunBody& body,
                             const SweepServices& services, const std::function<void()>& poll);
 
+// Whether the profile reports what profiling added (overhead_seconds_per_run): with two or
+// more warm-up calls, or disclose_overhead.
+bool discloses_overhead(const Options& options);
+
+// With disclose_overhead and fewer than two warm-up calls: one call per config after the
+// profile, when nothing is measured, timed until its kernels are done. Returns each config's
+// time (empty when no call is made). A call that raises is a UserFunctionError naming it.
+std::vector<double> call_unprofiled(const Options& options, const Sweep& sweep, const RunBody& body,
+                                    const SweepServices& services,
+                                    const std::function<void()>& poll);
+
 // Sets each config's unprofiled_seconds, each row's overhead_seconds and the session's
-// overhead_seconds_per_run and unprofiled_seconds_per_run from the warm-up calls' times.
+// overhead_seconds_per_run and unprofiled_seconds_per_run from the unprofiled calls' times.
 void disclose_overhead(const std::vector<double>& unprofiled, const std::vector<RunInfo>& runs,
                        std::vector<ConfigInfo>& configs, SessionInfo& session);
 

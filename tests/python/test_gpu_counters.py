@@ -170,6 +170,9 @@ def test_the_default_mode_matches_ncu(default_mode, ncu):
             )
             theirs_at[DRAM] = ncu[(n, DRAM)] * bytes_ratio
             print(f"[ RESULT ] default mode {n} DRAM % at kprof's bytes: ncu {theirs_at[DRAM]:.4g}")
+            # ncu's extra writes, 2.1-2.5 MB on the H200: more than 3 MB is another cause.
+            if not 0 <= ncu[(n, WRITE)] - default_mode[(n, WRITE)] <= 3e6:
+                misses.append((n, WRITE, default_mode[(n, WRITE)], ncu[(n, WRITE)]))
         for m, (kind, bound) in held.items():
             ours, theirs = default_mode[(n, m)], theirs_at[m]
             off = abs(ours / theirs - 1) if kind == "rel" else abs(ours - theirs)
@@ -189,6 +192,7 @@ def test_a_kernel_that_writes_nothing_counts_no_writes(ops):
         kernels = ncu_kernel_metrics(
             [str(HERE / "counter_ops.py"), "total"], ["total"], [READ, WRITE], replay_mode=mode
         )
+        assert kernels and len(kernels) % RUNS == 0, (mode, len(kernels))
         k = len(kernels) // RUNS  # kernels per run, summed as kprof sums them
         runs = [kernels[i * k : (i + 1) * k] for i in range(RUNS)]
         figures[f"ncu_{mode}_replay"] = {
@@ -198,7 +202,7 @@ def test_a_kernel_that_writes_nothing_counts_no_writes(ops):
     for who, f in figures.items():
         print(f"[ RESULT ] sum over 256 MiB, {who}: read {f[READ]:.6g} B, written {f[WRITE]:.6g} B")
     assert ours[("total", READ)] / (4 * N_SCALE) == pytest.approx(1, abs=0.01), figures
-    assert ours[("total", WRITE)] < 0.05 * MIB, figures
+    assert 0 <= ours[("total", WRITE)] < 0.05 * MIB, figures
 
 
 def test_three_counters_tell_compute_from_memory_bound(throughput, ncu):

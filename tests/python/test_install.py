@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -19,20 +20,56 @@ def test_a_process_without_cupti_loads_the_one_of_the_wheel_beside_the_package()
     wheel = Path(kprof.__file__).resolve().parent.parent / "nvidia" / "cu13" / "lib"
     if not (wheel / "libcupti.so.13").exists():
         pytest.skip("no nvidia-cuda-cupti wheel beside the package")
-    if not _core.query_system()["built_with_cuda"]:
-        pytest.skip("built without CUDA")
-    env = {k: v for k, v in os.environ.items() if k not in ("LD_LIBRARY_PATH", "LD_PRELOAD")}
-    code = "from kprof import _core; print(_core.query_system()['cupti_path'])"
-    done = subprocess.run(
-        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
-    )
+    _skip_unless_built_for_cuda_13()
+    done = _cupti_path_in_a_fresh_process()
+    assert done.returncode == 0, done.stderr
     loaded = Path(done.stdout.strip())
     assert loaded.parent == wheel.resolve(), loaded
 
 
-def test_query_system_names_the_cupti_it_reports():
+def test_a_cupti_wheel_in_another_site_folder_is_found_on_sys_path(tmp_path):
+    """``pip install --user`` or a system site-packages can put kprof in another folder of sys.path
+    than the nvidia-cuda-cupti wheel, out of the package's run path: kprof then loads CUPTI from
+    sys.path instead of failing to import its extension."""
+    wheel = Path(kprof.__file__).resolve().parent.parent / "nvidia" / "cu13" / "lib"
+    if not (wheel / "libcupti.so.13").exists():
+        pytest.skip("no nvidia-cuda-cupti wheel beside the package")
+    _skip_unless_built_for_cuda_13()
+    apart = tmp_path / "apart"
+    shutil.copytree(Path(kprof.__file__).resolve().parent, apart / "kprof")
+    library = next((apart / "kprof").glob("libkprof*.so*"))
+    env = {k: v for k, v in os.environ.items() if k not in ("LD_LIBRARY_PATH", "LD_PRELOAD")}
+    alone = subprocess.run(
+        [sys.executable, "-c", f"import ctypes; ctypes.CDLL({str(library)!r})"],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    if alone.returncode == 0:
+        pytest.skip("libkprof finds a CUPTI without the wheel (the system's library path)")
+    assert "libcupti.so.13" in alone.stderr, alone.stderr
+    code = (
+        "import kprof; from kprof import _native; print(kprof.__file__); "
+        "print(_native.core.query_system()['cupti_path'])"
+    )
+    env["PYTHONPATH"] = str(apart)  # before site-packages, which holds the wheel
+    found = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert found.returncode == 0, found.stderr
+    package, cupti = found.stdout.split()
+    assert Path(package).parent == apart / "kprof"
+    assert Path(cupti).resolve().parent == wheel.resolve(), cupti
+
+
+def _skip_unless_built_for_cuda_13():
     info = _core.query_system()
-    if info["cupti_version"] == 0:
-        pytest.skip("no CUPTI loadable")
-    assert Path(info["cupti_path"]).name.startswith("libcupti.so"), info["cupti_path"]
-    assert Path(info["cupti_path"]).exists()
+    if not info["built_with_cuda"]:
+        pytest.skip("built without CUDA")
+    if info["cupti_version"] < 130000:
+        pytest.skip(f"built for CUPTI {info['cupti_version']}, not the CUDA 13 wheel's")
+
+
+def _cupti_path_in_a_fresh_process() -> subprocess.CompletedProcess:
+    """The CUPTI file a fresh process loads with kprof, nothing on the library path."""
+    env = {k: v for k, v in os.environ.items() if k not in ("LD_LIBRARY_PATH", "LD_PRELOAD")}
+    code = "from kprof import _core; print(_core.query_system()['cupti_path'])"
+    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)

@@ -319,8 +319,9 @@ def test_info_shows_each_config_once_with_an_eta(capsys):
     assert len(config_lines) == 2  # the first and the last: the sweep takes under 5 s
     assert config_lines[0].startswith("[kprof] config 1/3 (n=1048576): ")
     assert ", ETA " in config_lines[0] and ", ETA " not in config_lines[1]
+    assert lines[-2].startswith("[kprof] profiling added ")  # disclose_overhead
     assert lines[-1].startswith("[kprof] bench: 3 config(s), ")
-    assert len(lines) == 4
+    assert len(lines) == 5
 
 
 @pytest.mark.gpu
@@ -353,7 +354,8 @@ def test_range_replay_counts_runs_not_calls(capsys):
 
     results = bench()
     passes = results.session["passes"]
-    assert len(calls) == 2 + passes * 6  # an unmeasured call per config, then the passes
+    # An unmeasured call per config, the passes, an unprofiled call per config after them.
+    assert len(calls) == 2 + passes * 6 + 2
     assert (
         capsys.readouterr().out.splitlines()[-1].startswith("[kprof] bench: 2 config(s), 6 run(s)")
     )

@@ -34,7 +34,9 @@ TEST(Engine, RunsConfigsTimesRunsInOrderAndAggregates) {
     Annotation a("k");
     gpu.launch("kern", 100.0 * (c + 1) + run);
   });
-  std::vector<std::pair<std::size_t, int>> expected{{0, 0}, {0, 1}, {0, 2}, {1, 0}, {1, 1}, {1, 2}};
+  // Then one unprofiled call per config, after the profile (disclose_overhead).
+  std::vector<std::pair<std::size_t, int>> expected{{0, 0}, {0, 1}, {0, 2},  {1, 0},
+                                                    {1, 1}, {1, 2}, {0, -1}, {1, -1}};
   EXPECT_EQ(calls, expected);
   EXPECT_EQ(gpu.collects, 2);  // once per config, never per run
   EXPECT_EQ(gpu.stops, 1);
@@ -65,6 +67,7 @@ TEST(Engine, AnUnmeasuredCallOfEachConfigComesBeforeTheRuns) {
   const std::vector<std::pair<std::size_t, int>> runs{{0, 0}, {0, 1}, {1, 0}, {1, 1}};
   std::vector<std::pair<std::size_t, int>> expected{{0, 0}, {1, 0}};
   expected.insert(expected.end(), runs.begin(), runs.end());
+  expected.insert(expected.end(), {{0, -1}, {1, -1}});  // the unprofiled calls, after the profile
   EXPECT_EQ(calls, expected);
   EXPECT_EQ(observed, runs);  // the unmeasured calls are no runs
   EXPECT_EQ(gpu.unmeasured_regions, (std::vector<std::size_t>{2, 2}));

@@ -4,10 +4,12 @@
 
 #include <cmath>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "core/device_probe.hpp"
 #include "core/engine.hpp"
 #include "core/say.hpp"
 #include "core/warm_up.hpp"
@@ -29,6 +31,25 @@ Options quiet(int runs, int warmup) {
   o.verbosity = Verbosity::silent;
   return o;
 }
+
+// A GPU whose reading takes 2 ms of the scripted clock and is logged in `events`.
+class ScriptedDevice : public detail::DeviceProbe {
+ public:
+  ScriptedDevice(double* clock, std::vector<std::string>* events)
+      : clock_(clock), events_(events) {}
+  std::string unavailable() const override { return ""; }
+  detail::DeviceReading read() override {
+    events_->push_back("read");
+    *clock_ += 0.002;
+    return {};
+  }
+  std::optional<int> margin_c() override { return 40; }
+  std::optional<int> temperature_c() override { return 50; }
+
+ private:
+  double* clock_;
+  std::vector<std::string>* events_;
+};
 
 // What kprof logs while `fn` runs.
 template <class Fn>
@@ -184,13 +205,15 @@ TEST(WarmUp, BothSidesOfTheOverheadWaitForTheKernels) {
   EXPECT_EQ(waits, 2 + 3);  // after each warm-up call and each run
 }
 
-TEST(WarmUp, OneWarmUpCallWaitsForNoRun) {
+TEST(WarmUp, WithoutDisclosureOneWarmUpCallWaitsForNoRun) {
   ScriptedBackend gpu;
   int waits = 0;
   detail::SweepServices services;
   services.wait_for_gpu = [&] { ++waits; };
+  Options o = quiet(3, 1);
+  o.disclose_overhead = false;
   detail::run_sweep(
-      gpu, quiet(3, 1), Sweep(),
+      gpu, o, Sweep(),
       [&](std::size_t, int) {
         Annotation a("k");
         gpu.launch("kern", 100.0);
@@ -199,15 +222,107 @@ TEST(WarmUp, OneWarmUpCallWaitsForNoRun) {
   EXPECT_EQ(waits, 1);  // the warm-up call's kernels are done before the runs start
 }
 
-TEST(WarmUp, OneWarmUpCallTellsNoOverhead) {
+TEST(WarmUp, WithoutDisclosureOneWarmUpCallTellsNoOverhead) {
   ScriptedBackend gpu;
-  const Results r = detail::run_sweep(gpu, quiet(2, 1), Sweep(), [&](std::size_t, int) {
+  Options o = quiet(2, 1);
+  o.disclose_overhead = false;
+  int calls = 0;
+  const Results r = detail::run_sweep(gpu, o, Sweep(), [&](std::size_t, int) {
+    ++calls;
     Annotation a("k");
     gpu.launch("kern", 100.0);
   });
+  EXPECT_EQ(calls, 1 + 2);  // warmup + runs, nothing after
   EXPECT_TRUE(std::isnan(r.rows()[0].overhead_seconds));
   EXPECT_TRUE(std::isnan(r.session().overhead_seconds_per_run));
   EXPECT_EQ(kprof::overhead_note(r.session()), "");
+}
+
+// By default each config gets one unprofiled call after the profile (not measured: no record,
+// no run), timed until its kernels are done as the runs are.
+TEST(WarmUp, ByDefaultOneUnprofiledCallPerConfigFollowsTheProfile) {
+  ScriptedBackend gpu;
+  double clock = 0, queued = 0;
+  int waits = 0;
+  detail::SweepServices services;
+  services.now_s = [&clock] { return clock; };
+  services.wait_for_gpu = [&] {
+    ++waits;
+    clock += queued;
+    queued = 0;
+  };
+  std::vector<std::pair<std::size_t, int>> calls;
+  Options o = quiet(2, 0);
+  ASSERT_TRUE(o.disclose_overhead);
+  const Results r = detail::run_sweep(
+      gpu, o, Sweep().axis("n", {1, 2}),
+      [&](std::size_t c, int run) {
+        calls.emplace_back(c, run);
+        Annotation a("k");
+        gpu.launch("kern", 100.0);
+        clock += run < 0 ? 0.001 : 0.002 + 0.001 * c;  // profiled: 1 or 2 ms more
+        queued += 0.005;
+      },
+      {}, services);
+  using Call = std::pair<std::size_t, int>;
+  EXPECT_EQ(calls, (std::vector<Call>{{0, 0}, {0, 1}, {1, 0}, {1, 1}, {0, -1}, {1, -1}}));
+  EXPECT_EQ(waits, 4 + 2);
+  EXPECT_EQ(r.records().size(), 4u);
+  ASSERT_EQ(r.config_info().size(), 2u);
+  EXPECT_NEAR(r.config_info()[1].unprofiled_seconds, 0.006, 1e-9);
+  EXPECT_NEAR(r.rows()[0].overhead_seconds, 0.001, 1e-9);
+  EXPECT_NEAR(r.rows()[1].overhead_seconds, 0.002, 1e-9);
+  EXPECT_NEAR(r.session().overhead_seconds_per_run, 0.0015, 1e-9);
+}
+
+// The measurements are complete when the unprofiled call fails: they come with the error.
+TEST(WarmUp, AFailingUnprofiledCallKeepsTheMeasurements) {
+  ScriptedBackend gpu;
+  try {
+    detail::run_sweep(gpu, quiet(2, 0), Sweep().axis("n", {1, 2}), [&](std::size_t c, int run) {
+      if (run < 0 && c == 1) throw std::runtime_error("out of memory");
+      Annotation a("k");
+      gpu.launch("kern", 100.0);
+    });
+    FAIL() << "the failing call raised nothing";
+  } catch (const UserFunctionError& e) {
+    EXPECT_NE(std::string(e.what()).find("config 2/2 (n=2), its unprofiled call after the profile "
+                                         "(disclose_overhead=False leaves it out): out of memory"),
+              std::string::npos)
+        << e.what();
+    ASSERT_NE(e.partial_results(), nullptr);
+    EXPECT_EQ(e.partial_results()->records().size(), 4u);
+  }
+}
+
+// The GPU is read as a run's call returns, before the wait for its kernels: a reading after the
+// wait would find an idle GPU. The reading's own time is not the run's.
+TEST(WarmUp, TheGpuIsReadBeforeTheWaitForTheRunsKernels) {
+  ScriptedBackend gpu;
+  double clock = 0;
+  std::vector<std::string> events;
+  detail::SweepServices services;
+  services.now_s = [&clock] { return clock; };
+  services.wait_for_gpu = [&] {
+    events.push_back("wait");
+    clock += 0.004;
+  };
+  ScriptedDevice device(&clock, &events);
+  services.device = &device;
+  Options o = quiet(1, 0);
+  o.disclose_overhead = true;
+  const Results r = detail::run_sweep(
+      gpu, o, Sweep(),
+      [&](std::size_t, int run) {
+        Annotation a("k");
+        gpu.launch("kern", 100.0);
+        if (run >= 0) events.push_back("run");
+        clock += 0.001;
+      },
+      {}, services);
+  EXPECT_EQ(events, (std::vector<std::string>{"run", "read", "wait", "wait"}));
+  ASSERT_EQ(r.run_info().size(), 1u);
+  EXPECT_NEAR(r.run_info()[0].seconds, 0.005, 1e-9);  // 1 ms call + 4 ms wait, not the reading
 }
 
 TEST(ConfigLines, TheFirstTheLastAndOneEveryFewSeconds) {
