@@ -177,8 +177,7 @@ TEST(Counters, MultiPassThroughputTellsComputeFromMemoryBound) {
     // One unmeasured call (it sizes the profiler's sessions and finds how deep the regions
     // nest), then kernel replay calls the benchmark once per run, range and application
     // replay once per pass and run; one unprofiled call follows (disclose_overhead).
-    const int expected =
-        1 + (replay == kprof::ReplayMode::kernel ? 2 : 2 * r.session().passes) + 1;
+    const int expected = 1 + (replay == kprof::ReplayMode::kernel ? 2 : 2 * r.session().passes) + 1;
     EXPECT_EQ(calls, expected);
   }
 }
