@@ -88,6 +88,20 @@ function(kprof_usable_toolkit out root)
   endif()
 endfunction()
 
+# Counters use CUPTI's range profiler and profiler host APIs, which came with CUDA 12.6: an
+# older toolkit fails here, not halfway through the build.
+function(kprof_require_range_profiler)
+  foreach(dir IN LISTS CUDAToolkit_CUPTI_INCLUDE_DIR CUDAToolkit_INCLUDE_DIRS)
+    if(EXISTS "${dir}/cupti_range_profiler.h")
+      return()
+    endif()
+  endforeach()
+  message(FATAL_ERROR "kprof needs CUDA 12.6 or later (CUPTI's range profiler API); the CUDA "
+                      "${CUDAToolkit_VERSION} at ${CUDAToolkit_BIN_DIR} has none. Set "
+                      "CUDAToolkit_ROOT to a newer toolkit, or build from NVIDIA's wheels "
+                      "(KPROF_CUDA_FROM=WHEELS)")
+endfunction()
+
 if(NOT KPROF_CUDA_FROM MATCHES "^(AUTO|TOOLKIT|WHEELS)$")
   message(FATAL_ERROR "KPROF_CUDA_FROM=${KPROF_CUDA_FROM} is not valid; valid: AUTO, TOOLKIT or "
                       "WHEELS")
@@ -147,15 +161,23 @@ if(KPROF_CUDA)
   include(CheckLanguage)
   check_language(CUDA)
   if(CMAKE_CUDA_COMPILER)
-    # Turing and later, as Nsight Compute; the PTX of the newest lets newer GPUs run the
-    # demo kernels too.
+    # Turing and later, as Nsight Compute, as far as this nvcc knows (Blackwell from CUDA
+    # 12.8); the PTX of the newest lets newer GPUs run the demo kernels too.
     if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
-      set(CMAKE_CUDA_ARCHITECTURES 75-real 80-real 86-real 89-real 90-real 100-real 120)
+      execute_process(COMMAND "${CMAKE_CUDA_COMPILER}" --version OUTPUT_VARIABLE _kprof_nvcc
+                      ERROR_QUIET)
+      string(REGEX MATCH "release ([0-9]+\\.[0-9]+)" _kprof_nvcc "${_kprof_nvcc}")
+      if(CMAKE_MATCH_1 VERSION_LESS 12.8)
+        set(CMAKE_CUDA_ARCHITECTURES 75-real 80-real 86-real 89-real 90)
+      else()
+        set(CMAKE_CUDA_ARCHITECTURES 75-real 80-real 86-real 89-real 90-real 100-real 120)
+      endif()
     endif()
     enable_language(CUDA)
     find_package(CUDAToolkit REQUIRED)
     if(TARGET CUDA::cupti)
       set(KPROF_HAS_CUDA ON)
+      kprof_require_range_profiler()
     endif()
   endif()
   # Without the GPU backend every profile raises NoGpuError: built only when asked for.

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <iterator>
@@ -219,11 +220,29 @@ void ActivitySink::consume(std::uint8_t* buffer, std::size_t valid_bytes) {
                   std::make_move_iterator(fresh.end()));
 }
 
-// CUDA 13.0's memcpy and memset record layouts. A copy's correlationId is its driver call's, the
-// one kprof attributed.
+// The memcpy record CUPTI fills is its newest (Memcpy6 from 12.9 on); the fields kprof reads sit
+// where Memcpy5, the newest of CUPTI 12.6, has them, so a CUDA 12 build reads the older layout.
+#if CUPTI_API_VERSION >= 130000
+using CopyActivity = CUpti_ActivityMemcpy6;
+#define KPROF_SAME_OFFSET(field)                                                         \
+  static_assert(offsetof(CUpti_ActivityMemcpy5, field) == offsetof(CopyActivity, field), \
+                "memcpy record layout: " #field)
+KPROF_SAME_OFFSET(copyKind);
+KPROF_SAME_OFFSET(bytes);
+KPROF_SAME_OFFSET(start);
+KPROF_SAME_OFFSET(end);
+KPROF_SAME_OFFSET(streamId);
+KPROF_SAME_OFFSET(correlationId);
+#undef KPROF_SAME_OFFSET
+#else
+using CopyActivity = CUpti_ActivityMemcpy5;
+#endif
+
+// A copy's correlationId is its driver call's, the one kprof attributed. Memset4 is the memset
+// record of CUPTI 12.6 to 13.
 void ActivitySink::consume_copy(const CUpti_Activity& record, std::vector<KernelRecord>& out) {
   if (record.kind == CUPTI_ACTIVITY_KIND_MEMCPY) {
-    const auto& c = reinterpret_cast<const CUpti_ActivityMemcpy6&>(record);
+    const auto& c = reinterpret_cast<const CopyActivity&>(record);
     const RegionId region = correlations_.find(c.correlationId);
     if (region == kNoRegion) return;
     out.push_back(copy_record(c.correlationId, region, c.start, c.end, c.streamId,

@@ -38,6 +38,19 @@ MetricType to_type(CUpti_MetricType t) {
   }
 }
 
+// CUPTI 12 describes a metric only by a full name: a base name with one of these (CUPTI 13 takes
+// the base name alone). The suffixes listed do not depend on which one is given.
+const char* any_suffix(CUpti_MetricType t) {
+  switch (t) {
+    case CUPTI_METRIC_TYPE_RATIO:
+      return ".ratio";
+    case CUPTI_METRIC_TYPE_THROUGHPUT:
+      return ".avg.pct_of_peak_sustained_elapsed";
+    default:
+      return ".sum";
+  }
+}
+
 class HostCatalogSource final : public CatalogSource {
  public:
   explicit HostCatalogSource(const std::string& chip_name) : host_(chip_name) {
@@ -56,7 +69,14 @@ class HostCatalogSource final : public CatalogSource {
         s.pHostObject = host_.get();
         s.metricType = t;
         s.pMetricName = b.ppMetricNames[i];
-        check_host(cuptiProfilerHostGetSubMetrics(&s), "cuptiProfilerHostGetSubMetrics");
+        CUptiResult r = cuptiProfilerHostGetSubMetrics(&s);
+        const std::string full = std::string(b.ppMetricNames[i]) + any_suffix(t);
+        if (r == CUPTI_ERROR_INVALID_METRIC_NAME) {  // CUPTI 12
+          s.pMetricName = full.c_str();
+          r = cuptiProfilerHostGetSubMetrics(&s);
+        }
+        if (r == CUPTI_ERROR_INVALID_METRIC_NAME) continue;  // listed, yet not to be asked for
+        check_host(r, "cuptiProfilerHostGetSubMetrics");
         std::vector<std::string> suffixes(s.ppSubMetrics, s.ppSubMetrics + s.numOfSubmetrics);
         const auto [it, added] = interned.emplace(std::move(suffixes), suffix_lists.size());
         if (added) suffix_lists.push_back(it->first);
@@ -71,7 +91,15 @@ class HostCatalogSource final : public CatalogSource {
         CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE);
     p.pHostObject = host_.get();
     p.pMetricName = name.c_str();
-    if (cuptiProfilerHostGetMetricProperties(&p) != CUPTI_SUCCESS) return std::nullopt;
+    CUptiResult r = cuptiProfilerHostGetMetricProperties(&p);
+    for (CUpti_MetricType t : {CUPTI_METRIC_TYPE_COUNTER, CUPTI_METRIC_TYPE_RATIO,
+                               CUPTI_METRIC_TYPE_THROUGHPUT}) {  // a base name, on CUPTI 12
+      if (r != CUPTI_ERROR_INVALID_METRIC_NAME || name.find('.') != std::string::npos) break;
+      const std::string full = name + any_suffix(t);
+      p.pMetricName = full.c_str();
+      r = cuptiProfilerHostGetMetricProperties(&p);
+    }
+    if (r != CUPTI_SUCCESS) return std::nullopt;
     Properties out;
     out.type = to_type(p.metricType);
     out.unit = p.pDimUnit ? p.pDimUnit : "";

@@ -21,9 +21,14 @@ template <typename Fn>
 void resolve(const char* symbol, Fn& fn) {
   void* address = nullptr;
   cudaDriverEntryPointQueryResult status = cudaDriverEntryPointSuccess;
+#if CUDART_VERSION >= 12050
   check_cuda(cudaGetDriverEntryPointByVersion(symbol, &address, kDriverAbiVersion,
                                               cudaEnableDefault, &status),
              "cudaGetDriverEntryPointByVersion");
+#else  // before 12.5, the entry point of the runtime's own CUDA version
+  check_cuda(cudaGetDriverEntryPoint(symbol, &address, cudaEnableDefault, &status),
+             "cudaGetDriverEntryPoint");
+#endif
   if (status != cudaDriverEntryPointSuccess || address == nullptr) {
     throw CudaError(std::string("the CUDA driver does not provide ") + symbol + " for CUDA " +
                     std::to_string(kDriverAbiVersion / 1000) + "." +

@@ -118,9 +118,11 @@ void check_range_profiler(CUptiResult result, const char* call) {
     case CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED:
     case CUPTI_ERROR_CONFIDENTIAL_COMPUTING_NOT_SUPPORTED:
     case CUPTI_ERROR_CMP_DEVICE_NOT_SUPPORTED:
+#if CUPTI_API_VERSION >= 28  // named since CUPTI 12.9; a 12.6 build reports them as they come
     case CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED:
     case CUPTI_ERROR_SLI_DEVICE_NOT_SUPPORTED:
     case CUPTI_ERROR_WSL_DEVICE_NOT_SUPPORTED:
+#endif
       throw UnsupportedError(std::string(call) + " failed: " + cupti_error_text(result) +
                              ". Hardware counters cannot be read on this device; durations "
                              "(metrics=['gpu__time_duration.sum']) still work.");

@@ -60,9 +60,14 @@ void launch_driver(float* out) {
   static PFN_cuLaunchKernel_v4000 cu_launch_kernel = [] {
     void* fn = nullptr;
     cudaDriverEntryPointQueryResult status{};
+#if CUDART_VERSION >= 12050
     check(
         cudaGetDriverEntryPointByVersion("cuLaunchKernel", &fn, 13000, cudaEnableDefault, &status),
         "cudaGetDriverEntryPointByVersion(cuLaunchKernel)");
+#else
+    check(cudaGetDriverEntryPoint("cuLaunchKernel", &fn, cudaEnableDefault, &status),
+          "cudaGetDriverEntryPoint(cuLaunchKernel)");
+#endif
     if (status != cudaDriverEntryPointSuccess) throw std::runtime_error("no cuLaunchKernel");
     return reinterpret_cast<PFN_cuLaunchKernel_v4000>(fn);
   }();

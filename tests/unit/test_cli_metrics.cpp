@@ -146,10 +146,14 @@ TEST(CliMetrics, SummaryOfAChip) {
   REQUIRE_CUPTI();
   const Outcome o = metrics_cli({"--chip", "GH100"});
   EXPECT_EQ(o.code, kExitOk) << o.err;
-  EXPECT_TRUE(contains(o.out,
-                       "GH100: 3650 base metrics (3389 counters, 205 ratios, 56 "
-                       "throughputs), 150179"))
-      << o.out;
+  // CUPTI 13.0's catalog of GH100; other versions list more or fewer metrics (12.6: 3471).
+  if (kprof::query_system().cupti_version / 10 == 13000)
+    EXPECT_TRUE(contains(o.out,
+                         "GH100: 3650 base metrics (3389 counters, 205 ratios, 56 "
+                         "throughputs), 150179"))
+        << o.out;
+  else
+    EXPECT_TRUE(contains(o.out, " base metrics (")) << o.out;
   EXPECT_TRUE(contains(o.out, "15 launch statistics at no pass")) << o.out;
 }
 
