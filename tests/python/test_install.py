@@ -73,3 +73,20 @@ def _cupti_path_in_a_fresh_process() -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k not in ("LD_LIBRARY_PATH", "LD_PRELOAD")}
     code = "from kprof import _core; print(_core.query_system()['cupti_path'])"
     return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+
+
+def test_the_run_path_names_the_cupti_wheel_of_the_cuda_the_package_was_built_with():
+    """libcupti.so.13 of a CUDA 13 build is in nvidia-cuda-cupti's nvidia/cu13/lib;
+    libcupti.so.12 of a CUDA 12 build in nvidia-cuda-cupti-cu12's nvidia/cuda_cupti/lib (the
+    cu12 extra): the installed library's run path looks beside the package for the right one."""
+    info = _core.query_system()
+    if not info["built_with_cuda"] or info["cupti_version"] == 0:
+        pytest.skip("built without CUDA, or no CUPTI loadable")
+    readelf = shutil.which("readelf")
+    if readelf is None:
+        pytest.skip("no readelf")
+    library = next(Path(kprof.__file__).resolve().parent.glob("libkprof*.so*"))
+    dynamic = subprocess.run([readelf, "-d", str(library)], capture_output=True, text=True).stdout
+    runpath = next(line for line in dynamic.splitlines() if "RUNPATH" in line or "RPATH" in line)
+    wheel = "nvidia/cu13/lib" if info["cupti_version"] >= 130000 else "nvidia/cuda_cupti/lib"
+    assert f"$ORIGIN/../{wheel}" in runpath, runpath
