@@ -51,6 +51,23 @@ class ScriptedDevice : public detail::DeviceProbe {
   std::vector<std::string>* events_;
 };
 
+// A clock and a GPU queue: a call queues kernels (`queued` seconds of them), wait_for_gpu runs
+// them to the end on the clock and counts the waits.
+struct QueuedGpu {
+  double clock = 0, queued = 0;
+  int waits = 0;
+  detail::SweepServices services() {
+    detail::SweepServices s;
+    s.now_s = [this] { return clock; };
+    s.wait_for_gpu = [this] {
+      ++waits;
+      clock += queued;
+      queued = 0;
+    };
+    return s;
+  }
+};
+
 // What kprof logs while `fn` runs.
 template <class Fn>
 std::vector<std::string> logged(Fn fn) {
@@ -181,28 +198,20 @@ TEST(WarmUp, TheOverheadIsTheProfiledRunsLessTheLastWarmUpCall) {
 // sweep).
 TEST(WarmUp, BothSidesOfTheOverheadWaitForTheKernels) {
   ScriptedBackend gpu;
-  double clock = 0, queued = 0;
-  int waits = 0;
-  detail::SweepServices services;
-  services.now_s = [&clock] { return clock; };
-  services.wait_for_gpu = [&] {
-    ++waits;
-    clock += queued;
-    queued = 0;
-  };
+  QueuedGpu q;
   // Each call queues 8 ms of kernels in 0.1 ms; a profiled run's launches take 0.2 ms more.
   const Results r = detail::run_sweep(
       gpu, quiet(3, 2), Sweep(),
       [&](std::size_t, int run) {
         Annotation a("k");
         gpu.launch("kern", 100.0);
-        clock += run < 0 ? 0.0001 : 0.0003;
-        queued += 0.008;
+        q.clock += run < 0 ? 0.0001 : 0.0003;
+        q.queued += 0.008;
       },
-      {}, services);
+      {}, q.services());
   EXPECT_NEAR(r.config_info()[0].unprofiled_seconds, 0.0081, 1e-9);
   EXPECT_NEAR(r.rows()[0].overhead_seconds, 0.0002, 1e-9);
-  EXPECT_EQ(waits, 2 + 3);  // after each warm-up call and each run
+  EXPECT_EQ(q.waits, 2 + 3);  // after each warm-up call and each run
 }
 
 TEST(WarmUp, WithoutDisclosureOneWarmUpCallWaitsForNoRun) {
@@ -242,15 +251,7 @@ TEST(WarmUp, WithoutDisclosureOneWarmUpCallTellsNoOverhead) {
 // no run), timed until its kernels are done as the runs are.
 TEST(WarmUp, ByDefaultOneUnprofiledCallPerConfigFollowsTheProfile) {
   ScriptedBackend gpu;
-  double clock = 0, queued = 0;
-  int waits = 0;
-  detail::SweepServices services;
-  services.now_s = [&clock] { return clock; };
-  services.wait_for_gpu = [&] {
-    ++waits;
-    clock += queued;
-    queued = 0;
-  };
+  QueuedGpu q;
   std::vector<std::pair<std::size_t, int>> calls;
   Options o = quiet(2, 0);
   ASSERT_TRUE(o.disclose_overhead);
@@ -260,13 +261,13 @@ TEST(WarmUp, ByDefaultOneUnprofiledCallPerConfigFollowsTheProfile) {
         calls.emplace_back(c, run);
         Annotation a("k");
         gpu.launch("kern", 100.0);
-        clock += run < 0 ? 0.001 : 0.002 + 0.001 * c;  // profiled: 1 or 2 ms more
-        queued += 0.005;
+        q.clock += run < 0 ? 0.001 : 0.002 + 0.001 * c;  // profiled: 1 or 2 ms more
+        q.queued += 0.005;
       },
-      {}, services);
+      {}, q.services());
   using Call = std::pair<std::size_t, int>;
   EXPECT_EQ(calls, (std::vector<Call>{{0, 0}, {0, 1}, {1, 0}, {1, 1}, {0, -1}, {1, -1}}));
-  EXPECT_EQ(waits, 4 + 2);
+  EXPECT_EQ(q.waits, 4 + 2);
   EXPECT_EQ(r.records().size(), 4u);
   ASSERT_EQ(r.config_info().size(), 2u);
   EXPECT_NEAR(r.config_info()[1].unprofiled_seconds, 0.006, 1e-9);
