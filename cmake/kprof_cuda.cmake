@@ -59,7 +59,7 @@ function(kprof_forget_wheel_toolkit)
   get_cmake_property(names CACHE_VARIABLES)
   foreach(name IN LISTS names)
     string(FIND "$CACHE{${name}}" "${_KPROF_WHEEL_TOOLKIT}/" at)
-    if(at EQUAL 0)
+    if(at EQUAL 0 OR "$CACHE{${name}}" STREQUAL _KPROF_WHEEL_TOOLKIT)
       unset(${name} CACHE)
     endif()
   endforeach()
@@ -79,11 +79,16 @@ function(kprof_forget_other_cuda_compiler nvcc)
   endif()
 endfunction()
 
-# A toolkit root whose nvcc and CUPTI headers are there; "" otherwise.
+# A toolkit root whose nvcc and CUPTI with its range profiler (CUDA 12.6 or later) are there; ""
+# otherwise: an older toolkit leaves AUTO to the wheels. With KPROF_CUDA_FROM=TOOLKIT any nvcc
+# will do, so that kprof_require_range_profiler says what the toolkit lacks.
 function(kprof_usable_toolkit out root)
   set(${out} "" PARENT_SCOPE)
-  if(root AND EXISTS "${root}/bin/nvcc"
-     AND (EXISTS "${root}/include/cupti.h" OR EXISTS "${root}/extras/CUPTI/include/cupti.h"))
+  if(NOT root OR NOT EXISTS "${root}/bin/nvcc")
+    return()
+  endif()
+  if(KPROF_CUDA_FROM STREQUAL "TOOLKIT" OR EXISTS "${root}/include/cupti_range_profiler.h"
+     OR EXISTS "${root}/extras/CUPTI/include/cupti_range_profiler.h")
     set(${out} "${root}" PARENT_SCOPE)
   endif()
 endfunction()
@@ -131,6 +136,11 @@ if(KPROF_CUDA)
       get_filename_component(_kprof_path_root "${_kprof_path_root}" DIRECTORY)
     endif()
     # A toolkit counts only with CUPTI: a CUDA without it builds no backend, the wheels do.
+    kprof_usable_toolkit(_kprof_toolkit "${CUDAToolkit_ROOT}")
+    if(CUDAToolkit_ROOT AND NOT _kprof_toolkit)
+      message(WARNING "kprof: CUDAToolkit_ROOT=${CUDAToolkit_ROOT} has no nvcc with CUPTI's range "
+                      "profiler (CUDA 12.6 or later): looking elsewhere")
+    endif()
     foreach(root IN ITEMS "${CUDAToolkit_ROOT}" /usr/local/cuda "${_kprof_path_root}")
       kprof_usable_toolkit(_kprof_toolkit "${root}")
       if(_kprof_toolkit)
@@ -180,8 +190,10 @@ if(KPROF_CUDA)
       kprof_require_range_profiler()
     endif()
   endif()
-  # Without the GPU backend every profile raises NoGpuError: built only when asked for.
+  # Without the GPU backend every profile raises NoGpuError: built only when asked for. A
+  # compiler check_language found without CUPTI is not kept for the next configure.
   if(NOT KPROF_HAS_CUDA)
+    unset(CMAKE_CUDA_COMPILER CACHE)
     message(FATAL_ERROR "kprof: no CUDA toolkit with CUPTI was found, nor NVIDIA's CUDA wheels in "
                         "the Python environment. Install one (python3 -m pip install "
                         "nvidia-cuda-nvcc nvidia-cuda-cccl nvidia-cuda-cupti nvidia-nvtx), set "

@@ -42,7 +42,10 @@ def _import_extension() -> ModuleType:
         path = _wheel_cupti(missing.group(1)) if missing else None
         if path is None:
             raise
-        ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)  # its soname now satisfies libkprof's need
+        try:
+            ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)  # its soname now meets libkprof's need
+        except OSError:
+            raise e from None
         return importlib.import_module("kprof._core")
 
 

@@ -391,8 +391,10 @@ def kernel(
             session's ``overhead_seconds_per_run`` and ``unprofiled_seconds_per_run``, and
             "profiling added ..." in reports and at INFO verbosity. Default True; False calls
             the function only ``warmup + runs`` times per config (no disclosure unless
-            ``warmup >= 2``). With ``runs=1`` and no warm-up, a first run that compiles
-            counts as profiling's cost: ``warmup=1`` leaves it out.
+            ``warmup >= 2``). Without warm-up calls the first run, which compiles and loads,
+            is left out of the comparison when the config has others (with ``runs=1`` it
+            counts: ``warmup=1`` leaves it out). An unprofiled call that raises costs the
+            disclosure (a warning, NaN), not the profile.
 
     Returns:
         The decorated function, returning a :class:`kprof.ProfileResults`.

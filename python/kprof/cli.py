@@ -14,6 +14,8 @@ from __future__ import annotations
 import importlib
 import sys
 
+from kprof import _native
+
 # Exit code when the compiled part of kprof cannot be loaded or fails unexpectedly.
 EXIT_BROKEN_INSTALL = 1
 # Exit code after Ctrl-C, as a shell reports a process ended by SIGINT.
@@ -68,7 +70,7 @@ def main() -> int:
             print(f"kprof report: {_one_line(error)}", file=sys.stderr)
             return EXIT_BROKEN_INSTALL
     try:
-        _core = importlib.import_module("kprof._core")
+        _core = _native._import_extension()  # CUPTI's wheel found on sys.path too
     except ImportError as error:  # also a missing libkprof or libcupti the extension needs
         print(
             f"kprof: cannot load kprof's compiled extension (kprof._core): {_one_line(error)}",

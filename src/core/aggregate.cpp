@@ -388,11 +388,19 @@ std::vector<Row> make_rows(const std::vector<Sample>& samples, const Options& op
   return rows;
 }
 
-void add_conditions(std::vector<Row>& rows, const Conditions& conditions) {
+double profiled_seconds_per_run(const std::vector<std::pair<int, double>>& runs, int warmup) {
+  std::vector<double> seconds;
+  for (const auto& [run, s] : runs)
+    if (run > 0 || warmup > 0 || runs.size() == 1) seconds.push_back(s);
+  return seconds.empty() ? kNaN : summarize(seconds).mean;
+}
+
+void add_conditions(std::vector<Row>& rows, const Conditions& conditions, int warmup) {
   struct PerConfig {
     const ConfigInfo* info = nullptr;
     int runs = 0;
-    std::vector<double> clocks, temperatures, seconds;
+    std::vector<double> clocks, temperatures;
+    std::vector<std::pair<int, double>> seconds;  // (run, wall time)
     int throttle_known = 0, throttled = 0;
   };
   std::map<std::size_t, PerConfig> configs;
@@ -402,7 +410,7 @@ void add_conditions(std::vector<Row>& rows, const Conditions& conditions) {
     ++c.runs;
     c.clocks.push_back(r.sm_clock_khz);
     c.temperatures.push_back(r.temperature_c);
-    c.seconds.push_back(r.seconds);
+    c.seconds.emplace_back(r.run, r.seconds);
     if (r.throttled) {
       ++c.throttle_known;
       c.throttled += *r.throttled ? 1 : 0;
@@ -417,10 +425,9 @@ void add_conditions(std::vector<Row>& rows, const Conditions& conditions) {
     row.measured_clock_khz = summarize(c.clocks).mean;
     row.temperature_c = summarize(c.temperatures).mean;
     row.throttled_runs = c.throttle_known > 0 ? c.throttled : kNaN;
-    // What profiling added to a run: against the config's unprofiled warm-up call.
-    row.overhead_seconds = c.info && !c.seconds.empty()
-                               ? summarize(c.seconds).mean - c.info->unprofiled_seconds
-                               : kNaN;
+    // What profiling added to a run: against the config's unprofiled call.
+    row.overhead_seconds =
+        c.info ? profiled_seconds_per_run(c.seconds, warmup) - c.info->unprofiled_seconds : kNaN;
   }
   add_info(rows, conditions.info);
 }
@@ -494,7 +501,7 @@ Results aggregate(SessionInfo session, Sweep sweep, std::vector<Record> records,
                   const Options& options, Conditions conditions) {
   std::vector<Sample> samples = make_samples(records, options);
   std::vector<Row> rows = make_rows(samples, options);
-  add_conditions(rows, conditions);
+  add_conditions(rows, conditions, options.warmup);
   return Results(std::move(session), std::move(sweep), std::move(records), std::move(samples),
                  std::move(rows), std::move(conditions.configs), std::move(conditions.runs),
                  std::move(conditions.info));

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "kprof/options.hpp"
@@ -41,8 +42,15 @@ struct Conditions {
 };
 
 // Fills each row's RunsDone, StoppedBy, MeasuredClock (mean of the config's runs' SM clock),
-// Temperature (mean), ThrottledRuns (count; NaN when no run's clock is known) and info columns.
-void add_conditions(std::vector<Row>& rows, const Conditions& conditions);
+// Temperature (mean), ThrottledRuns (count; NaN when no run's clock is known), ProfilingOverhead
+// and info columns. `warmup`: the warm-up calls each config had (profiled_seconds_per_run).
+void add_conditions(std::vector<Row>& rows, const Conditions& conditions, int warmup);
+
+// A config's wall time per profiled run, against which its unprofiled call tells what profiling
+// added: the mean over its runs (RunInfo::seconds, by run index), the first left out when no
+// warm-up call took the first call's compiling and loading and a later run is there. NaN
+// without runs.
+double profiled_seconds_per_run(const std::vector<std::pair<int, double>>& runs, int warmup);
 
 // The info collector columns of each row: per collector (in order of first appearance), a
 // once-scope value or a collector that gave text -> one value (the first of the row's); numbers

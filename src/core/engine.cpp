@@ -155,7 +155,7 @@ Results run_sweep(Backend& backend, const Options& options, const Sweep& sweep, 
     throw;
   }
   clocks.reset();
-  disclose_overhead(unprofiled, conditions.runs, conditions.configs, session);
+  disclose_overhead(unprofiled, conditions.runs, options.warmup, conditions.configs, session);
   if (const std::string note = kprof::overhead_note(session); !note.empty())
     say(options, Verbosity::info, note);
   const Conditions kept = conditions;

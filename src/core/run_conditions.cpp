@@ -113,11 +113,9 @@ double RunConditions::before_run() { return thermal_ ? thermal_->before_run() : 
 // The reading is taken just after the run's call (before it, the GPU idles and its clock says
 // nothing about the run; after a wait for the GPU, the same), paced: a run shortly after another
 // shares its reading.
-double RunConditions::read_device() {
-  if (device_ == nullptr) return 0;
-  const double t0 = now_();
-  pending_reading_ = device_reading_.get([this] { return device_->read_after_run(); });
-  return now_() - t0;
+void RunConditions::read_device() {
+  if (device_ != nullptr)
+    pending_reading_ = device_reading_.get([this] { return device_->read_after_run(); });
 }
 
 void RunConditions::after_run(std::size_t config, int run, double seconds, double pause) {

@@ -50,9 +50,9 @@ class RunConditions {
 
   // Before a run: the thermal guard's pause, in seconds (0 without a guard).
   double before_run();
-  // Reads the GPU as a run's call returns (its clock while its kernels may still run); returns
-  // the seconds the reading took. after_run reads then when this was not called.
-  double read_device();
+  // Reads the GPU as a run's call returns (its clock while its kernels may still run).
+  // after_run reads then when this was not called.
+  void read_device();
   // After a run of `seconds`, which the guard paused `pause` seconds before.
   void after_run(std::size_t config, int run, double seconds, double pause);
   // The clock the kernels ran at, counted by the GPU (kHz per config and run), replaces NVML's

@@ -6,6 +6,8 @@
 #include <string>
 #include <utility>
 
+#include "core/aggregate.hpp"
+#include "core/say.hpp"
 #include "kprof/errors.hpp"
 #include "kprof/stats.hpp"
 
@@ -89,34 +91,48 @@ std::vector<double> call_unprofiled(const Options& options, const Sweep& sweep, 
   const auto now = services.now_s ? services.now_s : steady_seconds;
   std::vector<double> seconds(sweep.size(), std::numeric_limits<double>::quiet_NaN());
   for (std::size_t c = 0; c < sweep.size(); ++c) {
+    // The measurements are complete: a function that cannot be called once more (donated
+    // buffers, a consumed iterator) costs the disclosure, not the profile.
+    std::string failure;
     try {
       seconds[c] = timed_call(body, c, services, now);
     } catch (const Error&) {
-      throw;
+      throw;  // an interrupt, a fault: as anywhere in the profile
     } catch (const std::exception& e) {
-      throw UserFunctionError("the benchmark function failed in " + config_text(sweep, c) +
-                                  ", its unprofiled call after the profile (disclose_overhead="
-                                  "False leaves it out): " +
-                                  e.what(),
-                              c, -1);
+      failure = e.what();
+    } catch (...) {
+      failure = "an exception that is not a std::exception";
+    }
+    if (!failure.empty()) {
+      say(options, Verbosity::info,
+          "warning: the benchmark function failed in " + config_text(sweep, c) +
+              ", its unprofiled call after the profile (" + failure +
+              "): what profiling added is not told (disclose_overhead=False leaves the call out)");
+      seconds[c] = std::numeric_limits<double>::quiet_NaN();
+      break;
     }
     if (poll) poll();
+  }
+  if (services.gpu_fault) {
+    if (const std::string fault = services.gpu_fault(); !fault.empty())
+      throw GpuFaultError("the GPU faulted in the unprofiled calls after the profile (" + fault +
+                          "): the CUDA context of this process is lost; end the process");
   }
   return seconds;
 }
 
 void disclose_overhead(const std::vector<double>& unprofiled, const std::vector<RunInfo>& runs,
-                       std::vector<ConfigInfo>& configs, SessionInfo& session) {
+                       int warmup, std::vector<ConfigInfo>& configs, SessionInfo& session) {
   if (unprofiled.empty()) return;
-  std::map<std::size_t, std::vector<double>> profiled;
-  for (const RunInfo& r : runs) profiled[r.config].push_back(r.seconds);
+  std::map<std::size_t, std::vector<std::pair<int, double>>> profiled;
+  for (const RunInfo& r : runs) profiled[r.config].emplace_back(r.run, r.seconds);
   std::vector<double> added, plain;
   for (ConfigInfo& c : configs) {
     if (c.config >= unprofiled.size()) continue;
     c.unprofiled_seconds = unprofiled[c.config];
     const auto it = profiled.find(c.config);
     if (it == profiled.end() || !std::isfinite(c.unprofiled_seconds)) continue;
-    added.push_back(summarize(it->second).mean - c.unprofiled_seconds);
+    added.push_back(profiled_seconds_per_run(it->second, warmup) - c.unprofiled_seconds);
     plain.push_back(c.unprofiled_seconds);
   }
   if (added.empty()) return;

@@ -31,7 +31,8 @@ bool discloses_overhead(const Options& options);
 
 // With disclose_overhead and fewer than two warm-up calls: one call per config after the
 // profile, when nothing is measured, timed until its kernels are done. Returns each config's
-// time (empty when no call is made). A call that raises is a UserFunctionError naming it.
+// time (empty when no call is made). A call that raises ends the calls with a warning (NaN from
+// there on); kprof's errors (an interrupt) pass, and a GPU fault is a GpuFaultError.
 std::vector<double> call_unprofiled(const Options& options, const Sweep& sweep, const RunBody& body,
                                     const SweepServices& services,
                                     const std::function<void()>& poll);
@@ -39,7 +40,7 @@ std::vector<double> call_unprofiled(const Options& options, const Sweep& sweep, 
 // Sets each config's unprofiled_seconds, each row's overhead_seconds and the session's
 // overhead_seconds_per_run and unprofiled_seconds_per_run from the unprofiled calls' times.
 void disclose_overhead(const std::vector<double>& unprofiled, const std::vector<RunInfo>& runs,
-                       std::vector<ConfigInfo>& configs, SessionInfo& session);
+                       int warmup, std::vector<ConfigInfo>& configs, SessionInfo& session);
 
 // "" when every config's first run launched the kernels (names and counts, per annotation) of
 // its second run; else one sentence naming the first config that did not, how, and the

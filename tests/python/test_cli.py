@@ -50,11 +50,13 @@ def core_importable() -> bool:
 
 @pytest.fixture
 def stand_in(tmp_path):
-    """A package `kprof` holding the real cli.py and, optionally, a fake _core."""
+    """A package `kprof` holding the real cli.py and _native.py (which loads the extension),
+    and optionally a fake _core."""
     package = tmp_path / "kprof"
     package.mkdir()
     (package / "__init__.py").write_text("")
     shutil.copy(CLI_SOURCE, package / "cli.py")
+    shutil.copy(CLI_SOURCE.with_name("_native.py"), package / "_native.py")
     env = {**os.environ, "PYTHONPATH": str(tmp_path)}
 
     def run(core_source: str | None, *args: str):

@@ -270,12 +270,13 @@ def test_cli_report_prints_the_session_and_the_table():
 
 @pytest.fixture
 def stand_in(tmp_path):
-    """A package `kprof` with the real cli.py, a _core that fails if reached, and optionally
-    a report.py."""
+    """A package `kprof` with the real cli.py and _native.py, a _core that fails if reached, and
+    optionally a report.py."""
     package = tmp_path / "kprof"
     package.mkdir()
     (package / "__init__.py").write_text("")
     shutil.copy(CLI_SOURCE, package / "cli.py")
+    shutil.copy(CLI_SOURCE.with_name("_native.py"), package / "_native.py")
     (package / "_core.py").write_text(
         "def cli_main(argv):\n    print('C++', argv[1:])\n    return 0\n"
     )

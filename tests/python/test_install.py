@@ -37,7 +37,8 @@ def test_a_cupti_wheel_in_another_site_folder_is_found_on_sys_path(tmp_path):
     _skip_unless_built_for_cuda_13()
     apart = tmp_path / "apart"
     shutil.copytree(Path(kprof.__file__).resolve().parent, apart / "kprof")
-    library = next((apart / "kprof").glob("libkprof*.so*"))
+    library = next((apart / "kprof").glob("libkprof*.so*"), None)
+    assert library is not None, "no libkprof in the package"
     env = {k: v for k, v in os.environ.items() if k not in ("LD_LIBRARY_PATH", "LD_PRELOAD")}
     alone = subprocess.run(
         [sys.executable, "-c", f"import ctypes; ctypes.CDLL({str(library)!r})"],
@@ -58,6 +59,21 @@ def test_a_cupti_wheel_in_another_site_folder_is_found_on_sys_path(tmp_path):
     package, cupti = found.stdout.split()
     assert Path(package).parent == apart / "kprof"
     assert Path(cupti).resolve().parent == wheel.resolve(), cupti
+    # The command line loads the extension the same way: `kprof devices` names that CUPTI.
+    command = "import sys; from kprof import cli; sys.argv = ['kprof', 'devices']; cli.main()"
+    devices = subprocess.run(
+        [sys.executable, "-c", command], env=env, capture_output=True, text=True
+    )
+    assert "cannot load kprof's compiled extension" not in devices.stderr, devices.stderr
+    assert "libcupti.so.13" in devices.stdout, devices.stdout
+
+
+def test_query_system_names_the_cupti_it_reports():
+    info = _core.query_system()
+    if info["cupti_version"] == 0:
+        pytest.skip("no CUPTI loadable")
+    assert Path(info["cupti_path"]).name.startswith("libcupti.so"), info["cupti_path"]
+    assert Path(info["cupti_path"]).exists()
 
 
 def _skip_unless_built_for_cuda_13():
@@ -85,8 +101,9 @@ def test_the_run_path_names_the_cupti_wheel_of_the_cuda_the_package_was_built_wi
     readelf = shutil.which("readelf")
     if readelf is None:
         pytest.skip("no readelf")
-    library = next(Path(kprof.__file__).resolve().parent.glob("libkprof*.so*"))
+    library = next(Path(kprof.__file__).resolve().parent.glob("libkprof*.so*"), None)
+    assert library is not None, "no libkprof in the package"
     dynamic = subprocess.run([readelf, "-d", str(library)], capture_output=True, text=True).stdout
-    runpath = next(line for line in dynamic.splitlines() if "RUNPATH" in line or "RPATH" in line)
+    runpath = next((line for line in dynamic.splitlines() if "RUNPATH" in line), "no RUNPATH")
     wheel = "nvidia/cu13/lib" if info["cupti_version"] >= 130000 else "nvidia/cuda_cupti/lib"
     assert f"$ORIGIN/../{wheel}" in runpath, runpath

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/aggregate.hpp"
 #include "core/device_probe.hpp"
 #include "core/engine.hpp"
 #include "core/say.hpp"
@@ -276,28 +277,84 @@ TEST(WarmUp, ByDefaultOneUnprofiledCallPerConfigFollowsTheProfile) {
   EXPECT_NEAR(r.session().overhead_seconds_per_run, 0.0015, 1e-9);
 }
 
-// The measurements are complete when the unprofiled call fails: they come with the error.
-TEST(WarmUp, AFailingUnprofiledCallKeepsTheMeasurements) {
+// The measurements are complete when the unprofiled call fails: the profile returns them,
+// warns and tells no overhead; no later config is called again.
+TEST(WarmUp, AFailingUnprofiledCallCostsTheDisclosureNotTheProfile) {
   ScriptedBackend gpu;
-  try {
-    detail::run_sweep(gpu, quiet(2, 0), Sweep().axis("n", {1, 2}), [&](std::size_t c, int run) {
+  std::vector<std::pair<std::size_t, int>> calls;
+  Options o = quiet(2, 0);
+  o.verbosity = Verbosity::info;
+  std::optional<Results> r;
+  const std::vector<std::string> lines = logged([&] {
+    r.emplace(detail::run_sweep(gpu, o, Sweep().axis("n", {1, 2, 3}), [&](std::size_t c, int run) {
+      calls.emplace_back(c, run);
       if (run < 0 && c == 1) throw std::runtime_error("out of memory");
       Annotation a("k");
       gpu.launch("kern", 100.0);
-    });
-    FAIL() << "the failing call raised nothing";
-  } catch (const UserFunctionError& e) {
-    EXPECT_NE(std::string(e.what()).find("config 2/2 (n=2), its unprofiled call after the profile "
-                                         "(disclose_overhead=False leaves it out): out of memory"),
+    }));
+  });
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->records().size(), 6u);
+  EXPECT_EQ(calls.back(), (std::pair<std::size_t, int>{1, -1}));  // config 3 not called again
+  EXPECT_FALSE(std::isnan(r->config_info()[0].unprofiled_seconds));
+  EXPECT_TRUE(std::isnan(r->config_info()[1].unprofiled_seconds));
+  EXPECT_TRUE(std::isnan(r->rows()[1].overhead_seconds));
+  bool warned = false;
+  for (const auto& line : lines)
+    warned =
+        warned || line.find(
+                      "warning: the benchmark function failed in config 2/3 (n=2), its "
+                      "unprofiled call after the profile (out of memory)") != std::string::npos;
+  EXPECT_TRUE(warned);
+}
+
+// A fault in the unprofiled calls is the process's, as in the runs: a GpuFaultError with the
+// measurements.
+TEST(WarmUp, AGpuFaultInTheUnprofiledCallsIsRaisedWithTheMeasurements) {
+  ScriptedBackend gpu;
+  bool faulted = false;
+  detail::SweepServices services;
+  services.gpu_fault = [&] { return faulted ? std::string("an illegal address") : std::string(); };
+  try {
+    detail::run_sweep(
+        gpu, quiet(2, 0), Sweep(),
+        [&](std::size_t, int run) {
+          faulted = faulted || run < 0;
+          Annotation a("k");
+          gpu.launch("kern", 100.0);
+        },
+        {}, services);
+    FAIL() << "the fault was not raised";
+  } catch (const GpuFaultError& e) {
+    EXPECT_NE(std::string(e.what()).find("unprofiled calls after the profile (an illegal address)"),
               std::string::npos)
         << e.what();
     ASSERT_NE(e.partial_results(), nullptr);
-    EXPECT_EQ(e.partial_results()->records().size(), 4u);
+    EXPECT_EQ(e.partial_results()->records().size(), 2u);
   }
 }
 
+// Without a warm-up call the first run compiles and loads: the overhead leaves it out when a
+// later run is there.
+TEST(WarmUp, WithoutWarmUpTheFirstRunIsLeftOutOfTheOverhead) {
+  ScriptedBackend gpu;
+  QueuedGpu q;
+  const Results r = detail::run_sweep(
+      gpu, quiet(3, 0), Sweep(),
+      [&](std::size_t, int run) {
+        Annotation a("k");
+        gpu.launch("kern", 100.0);
+        q.clock += run == 0 ? 0.050 : run > 0 ? 0.0012 : 0.001;  // 50 ms first, then 1.2 ms
+      },
+      {}, q.services());
+  EXPECT_NEAR(r.rows()[0].overhead_seconds, 0.0002, 1e-9);
+  EXPECT_NEAR(r.session().overhead_seconds_per_run, 0.0002, 1e-9);
+  EXPECT_EQ(detail::profiled_seconds_per_run({{0, 5.0}}, 0), 5.0);            // one run: it counts
+  EXPECT_EQ(detail::profiled_seconds_per_run({{0, 5.0}, {1, 1.0}}, 1), 3.0);  // warmed up
+}
+
 // The GPU is read as a run's call returns, before the wait for its kernels: a reading after the
-// wait would find an idle GPU. The reading's own time is not the run's.
+// wait would find an idle GPU.
 TEST(WarmUp, TheGpuIsReadBeforeTheWaitForTheRunsKernels) {
   ScriptedBackend gpu;
   double clock = 0;
@@ -323,7 +380,8 @@ TEST(WarmUp, TheGpuIsReadBeforeTheWaitForTheRunsKernels) {
       {}, services);
   EXPECT_EQ(events, (std::vector<std::string>{"run", "read", "wait", "wait"}));
   ASSERT_EQ(r.run_info().size(), 1u);
-  EXPECT_NEAR(r.run_info()[0].seconds, 0.005, 1e-9);  // 1 ms call + 4 ms wait, not the reading
+  // The 1 ms call, the 2 ms reading (profiling's) and the 4 ms wait: to the kernels' end.
+  EXPECT_NEAR(r.run_info()[0].seconds, 0.007, 1e-9);
 }
 
 TEST(ConfigLines, TheFirstTheLastAndOneEveryFewSeconds) {
