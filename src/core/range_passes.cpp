@@ -1,7 +1,10 @@
 #include "core/range_passes.hpp"
 
 #include <charconv>
+#include <string>
 #include <string_view>
+
+#include "kprof/device.hpp"
 
 namespace kprof::detail {
 
@@ -52,6 +55,19 @@ std::string unpaired_auto_ranges(std::string_view replay_mode, std::size_t range
   return counts +
          "; kernels launched without a launch API kprof watches cannot be attributed (try "
          "replay_mode='range')";
+}
+
+std::string no_auto_ranges_from_older_cupti(std::string_view replay_mode, std::size_t ranges,
+                                            std::size_t launches, int cupti_version,
+                                            int driver_version) {
+  const bool cupti_12 = cupti_version > 0 && cupti_version < 130000;  // 12.x reports 17 to 29
+  if (ranges != 0 || launches == 0 || !cupti_12 || driver_version < 13000) return "";
+  return "CUPTI " + format_cupti_version(cupti_version) + " made no per-kernel range for " +
+         std::to_string(launches) + " launches under this driver of CUDA " +
+         std::to_string(driver_version / 1000) + "." + std::to_string(driver_version % 1000 / 10) +
+         ", as CUPTI 12 does under CUDA 13 drivers: replay_mode='" + std::string(replay_mode) +
+         "' needs a CUPTI of the driver's CUDA (kprof built for CUDA 13, with the "
+         "nvidia-cuda-cupti wheel); replay_mode='range' measures regions with this one";
 }
 
 }  // namespace kprof::detail

@@ -1,6 +1,7 @@
 #include "cuda/counter_session.hpp"
 
 #include <cuda_runtime_api.h>
+#include <cupti.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -175,9 +176,20 @@ std::vector<Launch> CounterSession::take_launches() {
 
 std::vector<Measurement> CounterSession::kernel_measurements(const std::vector<RangeValues>& ranges,
                                                              const std::vector<Launch>& launches) {
-  if (ranges.size() != launches.size())
-    throw MeasurementError(unpaired_auto_ranges(to_string(options_.replay_mode), ranges.size(),
-                                                launches.size(), graph_launched(launches)));
+  if (ranges.size() != launches.size()) {
+    const std::string mode = to_string(options_.replay_mode);
+    if (ranges.empty()) {
+      uint32_t cupti = 0;
+      int driver = 0;
+      (void)cuptiGetVersion(&cupti);
+      (void)cudaDriverGetVersion(&driver);
+      const std::string older = no_auto_ranges_from_older_cupti(mode, 0, launches.size(),
+                                                                static_cast<int>(cupti), driver);
+      if (!older.empty()) throw UnsupportedError(older);
+    }
+    throw MeasurementError(
+        unpaired_auto_ranges(mode, ranges.size(), launches.size(), graph_launched(launches)));
+  }
   // Auto ranges come back in launch order; their names are not relied on (whether they
   // restart at "0" in each session of one enabled profiler is not documented).
   std::vector<Measurement> out;

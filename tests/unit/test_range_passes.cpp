@@ -9,6 +9,7 @@
 using kprof::detail::first_changed_range;
 using kprof::detail::graph_launch_with_auto_ranges;
 using kprof::detail::kNoParentRange;
+using kprof::detail::no_auto_ranges_from_older_cupti;
 using kprof::detail::range_index;
 using kprof::detail::ranges_with_kernels;
 using kprof::detail::unpaired_auto_ranges;
@@ -52,4 +53,19 @@ TEST(RangePasses, UnpairedAutoRangesSayWhatToDo) {
   const std::string other = unpaired_auto_ranges("application", 3, 4, false);
   EXPECT_NE(other.find("3 kernel ranges for 4 launches"), std::string::npos) << other;
   EXPECT_NE(other.find("replay_mode='range'"), std::string::npos) << other;
+}
+
+// CUPTI 12.6 and 12.8 made no auto range under the H200's CUDA 13 driver (a standalone program
+// as much as kprof): the error says so, and what works; other cases keep the general message.
+TEST(RangePasses, NoAutoRangesFromAnOlderCuptiNameTheCupti) {
+  const std::string older = no_auto_ranges_from_older_cupti("kernel", 0, 12, 24, 13000);
+  EXPECT_EQ(older.rfind("CUPTI v24 made no per-kernel range for 12 launches under this driver "
+                        "of CUDA 13.0",
+                        0),
+            0u)
+      << older;
+  EXPECT_NE(older.find("replay_mode='range' measures regions with this one"), std::string::npos);
+  EXPECT_EQ(no_auto_ranges_from_older_cupti("kernel", 0, 12, 130001, 13000), "");  // CUPTI 13
+  EXPECT_EQ(no_auto_ranges_from_older_cupti("kernel", 0, 12, 24, 12060), "");      // CUDA 12 driver
+  EXPECT_EQ(no_auto_ranges_from_older_cupti("kernel", 3, 12, 24, 13000), "");      // some ranges
 }
