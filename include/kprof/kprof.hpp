@@ -10,6 +10,7 @@
 #include "kprof/metrics.hpp"
 #include "kprof/options.hpp"
 #include "kprof/profile.hpp"
+#include "kprof/rank.hpp"
 #include "kprof/results.hpp"
 #include "kprof/sweep.hpp"
 #include "kprof/version.hpp"

@@ -40,6 +40,10 @@ inline constexpr auto session_fields = [](auto& s, auto&& f) {
   f("stop_time_budget_s", s.stop_time_budget_s);
   f("overhead_seconds_per_run", s.overhead_seconds_per_run);
   f("unprofiled_seconds_per_run", s.unprofiled_seconds_per_run);
+  f("rank", s.rank);
+  f("world_size", s.world_size);
+  f("local_rank", s.local_rank);
+  f("launcher", s.launcher);
 };
 
 // Session fields added after the first files were written: a JSON document or CSV session file
@@ -54,7 +58,11 @@ inline bool session_field_added_later(std::string_view name) {
                                         "clock_source",
                                         "profiler_seconds",
                                         "overhead_seconds_per_run",
-                                        "unprofiled_seconds_per_run"};
+                                        "unprofiled_seconds_per_run",
+                                        "rank",
+                                        "world_size",
+                                        "local_rank",
+                                        "launcher"};
   return std::find(std::begin(names), std::end(names), name) != std::end(names);
 }
 

@@ -58,6 +58,11 @@ struct SessionInfo {
   // with fewer than two warm-up calls (warmup < 2), which give the unprofiled time.
   double overhead_seconds_per_run = std::numeric_limits<double>::quiet_NaN();
   double unprofiled_seconds_per_run = std::numeric_limits<double>::quiet_NaN();
+  // The process's rank in its job, as its launcher set it (kprof/rank.hpp); 0 of 1 alone.
+  int rank = 0;
+  int world_size = 1;
+  int local_rank = 0;
+  std::string launcher = "none";
 };
 
 // The Record::kind of a kernel.

@@ -4,6 +4,7 @@
 
 #include "common.hpp"
 #include "kprof/device.hpp"
+#include "kprof/rank.hpp"
 
 namespace kprof::py {
 namespace {
@@ -48,9 +49,22 @@ nb::dict system_dict() {
   return out;
 }
 
+nb::dict rank_dict() {
+  const kprof::RankInfo r = kprof::rank_info();
+  nb::dict out;
+  out["rank"] = r.rank;
+  out["world_size"] = r.world_size;
+  out["local_rank"] = r.local_rank;
+  out["local_world_size"] = r.local_world_size;
+  out["launcher"] = r.launcher;
+  return out;
+}
+
 }  // namespace
 
 void bind_system(nb::module_& m) {
+  m.def("rank_info", &rank_dict,
+        "This process's rank, world size, local rank and launcher, from its environment.");
   m.def("query_system", &system_dict,
         "GPUs, driver, CUDA and CUPTI versions and counter permission, as a dict. Never raises "
         "for a missing driver or GPU (driver_loaded is then False and driver_error says why).");

@@ -32,6 +32,7 @@ from kprof import (
 from kprof.annotation import annotate
 from kprof.collectors import CollectionScope, InfoCollector
 from kprof.comparison import CompareWarning, compare
+from kprof.ranks import rank_info
 from kprof.results import ProfileResults, load
 from kprof.stopping import StoppingRule
 from kprof.tools import Tool, activate, deactivate, get_active_tool
@@ -48,6 +49,7 @@ __all__ = [
     "analyze",
     "annotate",
     "compare",
+    "rank_info",
     "CompareWarning",
     "VerbosityLevel",
     "errors",

@@ -16,6 +16,7 @@
 #include "kprof/errors.hpp"
 #include "kprof/layout.hpp"
 #include "kprof/log.hpp"
+#include "kprof/rank.hpp"
 
 namespace kprof::detail {
 namespace {
@@ -69,6 +70,11 @@ std::string context_lost_message(const std::string& fault, const std::string& no
 }
 
 void describe_conditions(SessionInfo& session, const Options& options) {
+  const RankInfo rank = rank_info();
+  session.rank = rank.rank;
+  session.world_size = rank.world_size;
+  session.local_rank = rank.local_rank;
+  session.launcher = rank.launcher;
   session.runs = options.stopping ? 0 : options.runs;
   session.clock_control = to_string(options.clock_control);
   session.thermal_mode = to_string(options.thermal_mode);

@@ -82,6 +82,13 @@ std::string overhead_text(const SessionInfo& s) {
   return text;
 }
 
+// "rank 3 of 8 (local rank 1, torchrun)"; "" for a process of its own.
+std::string rank_text(const SessionInfo& s) {
+  if (s.launcher == "none" || s.launcher.empty()) return "";
+  return "rank " + std::to_string(s.rank) + " of " + std::to_string(s.world_size) +
+         " (local rank " + std::to_string(s.local_rank) + ", " + s.launcher + ")";
+}
+
 // A text field of the session as it is.
 template <std::string SessionInfo::* field>
 std::string as_is(const SessionInfo& s) {
@@ -101,6 +108,7 @@ const std::vector<Fact>& facts() {
   static const std::vector<Fact> list{
       {"GPU", true, {"gpu", "device", "compute_clock_khz", "memory_clock_khz"}, gpu_text},
       {"host", true, {"host"}, as_is<&S::host>},
+      {"rank", true, {"rank", "world_size", "local_rank", "launcher"}, rank_text},
       {"date", true, {"started_at"}, as_is<&S::started_at>},
       {"backend", true, {"backend", "replay_mode", "passes"}, backend_text},
       {"cache control", true, {"cache_control"}, as_is<&S::cache_control>},

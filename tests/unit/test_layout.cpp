@@ -194,6 +194,20 @@ TEST(Layout, ContextRowsLeaveOutWhatASessionDoesNotRecord) {
                                               "stop min runs=5", "stop max runs=100"}));
 }
 
+// A rank of a launched job says which; a process of its own says nothing of ranks.
+TEST(Layout, ContextRowsTellTheRankOfALaunchedJob) {
+  SessionInfo s;
+  s.rank = 2;
+  s.world_size = 4;
+  s.local_rank = 2;
+  s.launcher = "torchrun";
+  const auto rows = context_rows(s);
+  ASSERT_NE(find(rows, "rank"), nullptr);
+  EXPECT_EQ(find(rows, "rank")->text, "rank 2 of 4 (local rank 2, torchrun)");
+  EXPECT_TRUE(find(rows, "rank")->brief);
+  EXPECT_EQ(find(context_rows(SessionInfo{}), "rank"), nullptr);
+}
+
 TEST(Layout, ContextRowsKeepACuptiVersionThatIsNoNumber) {
   SessionInfo s;
   s.cupti_version = "13.0 (torch)";
