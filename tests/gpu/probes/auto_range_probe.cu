@@ -16,16 +16,7 @@
 #include <cstring>
 #include <vector>
 
-#define CHECK(x)                                                            \
-  do {                                                                      \
-    CUptiResult r_ = (x);                                                   \
-    if (r_ != CUPTI_SUCCESS) {                                              \
-      const char* s_ = nullptr;                                             \
-      cuptiGetResultString(r_, &s_);                                        \
-      std::printf("%s failed: %d %s\n", #x, static_cast<int>(r_), s_ ? s_ : ""); \
-      return 1;                                                             \
-    }                                                                       \
-  } while (0)
+#include "cupti_check.hpp"
 
 __global__ void scale(const float* x, float* y, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -139,9 +130,10 @@ int main(int argc, char** argv) {
   info.pCounterDataImage = counter_data.data();
   info.counterDataImageSize = counter_data.size();
   CHECK(cuptiRangeProfilerGetCounterDataInfo(&info));
-  std::printf("all passes submitted %d, ranges dropped %zu, ranges %zu (3 kernels), launch "
-              "callbacks %d\n",
-              stop.isAllPassSubmitted, decode.numOfRangeDropped, info.numTotalRanges, launches);
+  std::printf(
+      "all passes submitted %d, ranges dropped %zu, ranges %zu (3 kernels), launch "
+      "callbacks %d\n",
+      stop.isAllPassSubmitted, decode.numOfRangeDropped, info.numTotalRanges, launches);
   for (size_t i = 0; i < info.numTotalRanges; ++i) {
     double value = 0;
     CUpti_Profiler_Host_EvaluateToGpuValues_Params eval{

@@ -16,16 +16,7 @@
 #include <string>
 #include <vector>
 
-#define CHECK(x)                                                                 \
-  do {                                                                           \
-    CUptiResult r_ = (x);                                                        \
-    if (r_ != CUPTI_SUCCESS) {                                                   \
-      const char* s_ = nullptr;                                                  \
-      cuptiGetResultString(r_, &s_);                                             \
-      std::printf("%s failed: %d %s\n", #x, static_cast<int>(r_), s_ ? s_ : ""); \
-      return 1;                                                                  \
-    }                                                                            \
-  } while (0)
+#include "cupti_check.hpp"
 
 constexpr int kIters = 1000;
 
