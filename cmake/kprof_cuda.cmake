@@ -174,9 +174,9 @@ if(KPROF_CUDA)
     # Turing and later, as Nsight Compute, as far as this nvcc knows (Blackwell from CUDA
     # 12.8); the PTX of the newest lets newer GPUs run the demo kernels too.
     if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
-      execute_process(COMMAND "${CMAKE_CUDA_COMPILER}" --version OUTPUT_VARIABLE _kprof_nvcc
-                      ERROR_QUIET)
-      string(REGEX MATCH "release ([0-9]+\\.[0-9]+)" _kprof_nvcc "${_kprof_nvcc}")
+      execute_process(COMMAND "${CMAKE_CUDA_COMPILER}" --version
+                      OUTPUT_VARIABLE _kprof_nvcc_version ERROR_QUIET)
+      string(REGEX MATCH "release ([0-9]+\\.[0-9]+)" _kprof_nvcc_version "${_kprof_nvcc_version}")
       if(CMAKE_MATCH_1 VERSION_LESS 12.8)
         set(CMAKE_CUDA_ARCHITECTURES 75-real 80-real 86-real 89-real 90)
       else()

@@ -53,9 +53,10 @@ struct SessionInfo {
   int stop_min_runs = 0;
   int stop_max_runs = 0;
   double stop_time_budget_s = std::numeric_limits<double>::quiet_NaN();
-  // What profiling added to a call of the function: over the configs, the median of (mean wall
-  // time of a profiled run - the unprofiled warm-up call), and of the unprofiled calls. NaN
-  // with fewer than two warm-up calls (warmup < 2), which give the unprofiled time.
+  // What profiling added to a call of the function: over the configs, the median of (wall time
+  // per profiled run, profiled_seconds_per_run - the config's unprofiled call), and of the
+  // unprofiled calls. NaN when no unprofiled call was made (disclose_overhead=False and
+  // warmup < 2).
   double overhead_seconds_per_run = std::numeric_limits<double>::quiet_NaN();
   double unprofiled_seconds_per_run = std::numeric_limits<double>::quiet_NaN();
   // The process's rank in its job, as its launcher set it (kprof/rank.hpp); 0 of 1 alone.
@@ -128,9 +129,9 @@ struct ConfigInfo {
   // "time_budget", or "error" (the sweep failed in this config).
   std::string stopped_by;
   double seconds = 0;  // wall time of the config, thermal pauses excluded
-  // Wall time of the config's last warm-up call, made before the profile began: the function
-  // unprofiled, as RunInfo::seconds times it profiled. NaN with fewer than two warm-up calls
-  // (the first compiles and loads).
+  // Wall time of the config's unprofiled call (after the profile, or its last warm-up call with
+  // warmup >= 2): the function unprofiled, as RunInfo::seconds times it profiled. NaN when none
+  // was made, or it failed.
   double unprofiled_seconds = std::numeric_limits<double>::quiet_NaN();
 };
 

@@ -39,7 +39,7 @@ std::string graph_launch_with_auto_ranges(std::string_view replay_mode,
 std::string unpaired_auto_ranges(std::string_view replay_mode, std::size_t ranges,
                                  std::size_t launches, bool graph_launched);
 
-// The MeasurementError text when a CUPTI older than the driver made no auto range at all, as
+// The UnsupportedError text when a CUPTI older than the driver made no auto range at all, as
 // CUPTI 12.6 and 12.8 did under a CUDA 13 driver (the H200, docs/validation.md); "" when that
 // is not the case. Versions as cuptiGetVersion and cudaDriverGetVersion give them.
 std::string no_auto_ranges_from_older_cupti(std::string_view replay_mode, std::size_t ranges,

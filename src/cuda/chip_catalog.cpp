@@ -70,8 +70,8 @@ class HostCatalogSource final : public CatalogSource {
         s.metricType = t;
         s.pMetricName = b.ppMetricNames[i];
         CUptiResult r = cuptiProfilerHostGetSubMetrics(&s);
-        const std::string full = std::string(b.ppMetricNames[i]) + any_suffix(t);
         if (r == CUPTI_ERROR_INVALID_METRIC_NAME) {  // CUPTI 12
+          const std::string full = std::string(b.ppMetricNames[i]) + any_suffix(t);
           s.pMetricName = full.c_str();
           r = cuptiProfilerHostGetSubMetrics(&s);
         }
