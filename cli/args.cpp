@@ -86,7 +86,9 @@ ParsedArgs parse_args(const std::vector<std::string>& args, const std::vector<Op
       continue;
     }
     if (arg.rfind("-", 0) != 0 || arg == "-") {
-      if (parsed.positionals().size() < positionals.size()) {
+      // A last argument named "FILE..." takes every further one.
+      const bool more = !positionals.empty() && positionals.back().ends_with("...");
+      if (parsed.positionals().size() < positionals.size() || more) {
         parsed.add_positional(arg);
         continue;
       }

@@ -5,6 +5,7 @@
 #include "cli/commands.hpp"
 #include "kprof/analysis.hpp"
 #include "kprof/errors.hpp"
+#include "kprof/merge.hpp"
 
 namespace kprof::cli {
 
@@ -45,8 +46,12 @@ int command_report(const ParsedArgs& args, std::ostream& out, std::ostream& err)
   const std::string explained = args.has("--explain") ? explanation("--explain", results) : "";
   std::vector<std::vector<std::string>> context = session_context(results.session());
   context.insert(context.begin(), {"file", path});
+  if (const std::string merged = parts_note(results); !merged.empty())
+    context.insert(context.begin() + 1, {"merged", merged});
   print_columns(out, context);
   out << "\n" << results.table();
+  if (const std::string slowest = imbalance_text(results); !slowest.empty())
+    out << "\nimbalance between ranks:\n" << slowest;
   if (!explained.empty()) out << "\n" << explained;
   return kExitOk;
 }

@@ -55,7 +55,7 @@ class ParsedArgs {
 
 // Parses `--name value`, `--name=value` and flags against `specs`; -h and --help are always
 // accepted (as "--help"). `positionals` names the other arguments the command takes, all
-// required ("BASE", "NEW"). Throws UsageError naming an unknown option (and the closest valid
+// required ("BASE", "NEW"); a last name ending in "..." ("FILE...") takes one or more. Throws UsageError naming an unknown option (and the closest valid
 // one), a missing value, a repeated option, a missing argument or a stray argument.
 ParsedArgs parse_args(const std::vector<std::string>& args, const std::vector<OptionSpec>& specs,
                       const std::vector<std::string>& positionals = {});
@@ -205,5 +205,6 @@ int command_demo(const ParsedArgs& args, std::ostream& out, std::ostream& err);
 int command_report(const ParsedArgs& args, std::ostream& out, std::ostream& err);
 int command_compare(const ParsedArgs& args, std::ostream& out, std::ostream& err);
 int command_export(const ParsedArgs& args, std::ostream& out, std::ostream& err);
+int command_merge(const ParsedArgs& args, std::ostream& out, std::ostream& err);
 
 }  // namespace kprof::cli

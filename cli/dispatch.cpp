@@ -144,6 +144,19 @@ std::vector<Command> results_commands() {
         {"--trace", "PATH", "write a Chrome trace of the kernels to PATH"}},
        command_export,
        {"FILE"}},
+      {"merge",
+       "merge the saved results of several ranks or GPUs into one file",
+       "Reads results saved by several processes (the ranks of a job, or runs on several\n"
+       "GPUs) and writes them as one JSON file, in the order given: every row keeps the Rank,\n"
+       "Host and Device it was measured on, and statistics stay per rank. Prints what was\n"
+       "merged and, where ranks measured the same region and config, the slowest and the\n"
+       "fastest rank. The files must come from sweeps of the same parameters.\n"
+       "Exit code 0 when the file was written, 2 for a file that cannot be read or merged, 1\n"
+       "when the output cannot be written.",
+       {{"--out", "PATH", "the merged file to write (required)"},
+        {"--force", "", "replace PATH if it exists"}},
+       command_merge,
+       {"FILE", "FILE..."}},
   };
 }
 

@@ -7,6 +7,7 @@
 #include "kprof/errors.hpp"
 #include "kprof/layout.hpp"
 #include "kprof/log.hpp"
+#include "kprof/merge.hpp"
 #include "kprof/metrics.hpp"
 #include "kprof/options.hpp"
 #include "kprof/profile.hpp"

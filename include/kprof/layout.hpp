@@ -27,12 +27,14 @@ enum class ResultTable {
   configs_file,  // <prefix>configs-<tag>.csv
   info_file,     // <prefix>info-<tag>.csv
   analysis,      // ProfileResults.analysis(): what limits each region (kprof/analysis.hpp)
+  imbalance,     // ProfileResults.imbalance(): the slowest and fastest rank (kprof/merge.hpp)
 };
 
-inline constexpr std::array<ResultTable, 9> kResultTables{
+inline constexpr std::array<ResultTable, 10> kResultTables{
     ResultTable::rows,         ResultTable::samples,      ResultTable::samples_file,
     ResultTable::records,      ResultTable::records_file, ResultTable::runs,
-    ResultTable::configs_file, ResultTable::info_file,    ResultTable::analysis};
+    ResultTable::configs_file, ResultTable::info_file,    ResultTable::analysis,
+    ResultTable::imbalance};
 
 // What a column's cells hold; a DataFrame's dtype follows it.
 enum class ColumnKind {

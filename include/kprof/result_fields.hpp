@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "kprof/analysis.hpp"
+#include "kprof/merge.hpp"
 #include "kprof/results.hpp"
 
 namespace kprof::fields {
@@ -190,6 +191,21 @@ inline constexpr auto analysis_fields = [](auto& a, auto&& f) {
   f("arithmetic_intensity", a.arithmetic_intensity);
   f("roofline_tflops", a.roofline_tflops);
   f("advice", a.advice);
+};
+
+inline constexpr auto imbalance_fields = [](auto& m, auto&& f) {
+  f("annotation", m.annotation);
+  f("metric", m.metric);
+  f("kernel", m.kernel);
+  f("kernel_index", m.kernel_index);
+  f("config", m.config);
+  f("ranks", m.ranks);
+  f("slowest_rank", m.slowest_rank);
+  f("slowest", m.slowest);
+  f("fastest_rank", m.fastest_rank);
+  f("fastest", m.fastest);
+  f("ratio", m.ratio);
+  f("unit", m.unit);
 };
 
 }  // namespace kprof::fields

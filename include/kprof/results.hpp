@@ -207,6 +207,14 @@ struct TableCells {
   std::vector<std::vector<std::string>> rows;  // one per row of Results::rows(), in order
 };
 
+// One part of results merged from several processes (kprof/merge.hpp): the session it was
+// measured in and the configs it holds, a contiguous range of the merged sweep.
+struct ResultPart {
+  SessionInfo session;
+  std::size_t first_config = 0;
+  std::size_t configs = 0;
+};
+
 class Results {
  public:
   Results() = default;
@@ -214,9 +222,21 @@ class Results {
           std::vector<Sample> samples, std::vector<Row> rows);
   Results(SessionInfo session, Sweep sweep, std::vector<Record> records,
           std::vector<Sample> samples, std::vector<Row> rows, std::vector<ConfigInfo> configs,
-          std::vector<RunInfo> runs, std::vector<InfoValue> info);
+          std::vector<RunInfo> runs, std::vector<InfoValue> info,
+          std::vector<ResultPart> parts = {});
 
+  // The session of the profile; for merged results, the first part's.
   const SessionInfo& session() const noexcept { return session_; }
+  // Merged results: the parts, in config order; empty for the results of one profile.
+  const std::vector<ResultPart>& parts() const noexcept { return parts_; }
+  // The session `config` was measured in: its part's, or session().
+  const SessionInfo& session_of(std::size_t config) const;
+  // The ranks the results come from, in order of first appearance: {session().rank} unless
+  // merged.
+  std::vector<int> ranks() const;
+  // The name part of files written for these results: `base`, and "-rank<N>" when the profile
+  // ran in a job of several processes, so that two ranks never write one file.
+  std::string file_tag(const std::string& base) const;
   const Sweep& sweep() const noexcept { return sweep_; }
   const std::vector<Record>& records() const noexcept { return records_; }
   const std::vector<Sample>& samples() const noexcept { return samples_; }
@@ -270,6 +290,7 @@ class Results {
   std::vector<ConfigInfo> configs_;
   std::vector<RunInfo> runs_;
   std::vector<InfoValue> info_;
+  std::vector<ResultPart> parts_;
 };
 
 std::ostream& operator<<(std::ostream& os, const Results& r);

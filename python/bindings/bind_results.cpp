@@ -14,6 +14,7 @@
 #include "common.hpp"
 #include "kprof/analysis.hpp"
 #include "kprof/export.hpp"
+#include "kprof/merge.hpp"
 #include "kprof/options.hpp"
 #include "kprof/result_fields.hpp"
 #include "kprof/results.hpp"
@@ -338,6 +339,31 @@ void bind_results(nb::module_& m) {
             return d;
           },
           "The text table's cells: {'header': [...], 'numeric': [bool...], 'rows': [[str...]]}.")
+      .def_prop_ro(
+          "parts",
+          [](const kprof::Results& r) {
+            nb::list out;
+            for (const kprof::ResultPart& p : r.parts()) {
+              nb::dict d;
+              d["first_config"] = p.first_config;
+              d["configs"] = p.configs;
+              d["session"] = session_dict(p.session);
+              out.append(d);
+            }
+            return out;
+          },
+          "Merged results: per part, its first config, its number of configs and its session "
+          "(a dict); empty for the results of one profile.")
+      .def("ranks", &kprof::Results::ranks, "The ranks the results come from.")
+      .def("file_tag", &kprof::Results::file_tag, nb::arg("base"),
+           "The name part of files for these results: base, and -rank<N> in a job of several.")
+      .def(
+          "imbalance_columns",
+          [](const kprof::Results& r) { return columns(kprof::imbalance(r), imbalance_fields); },
+          "The slowest and fastest rank per region, metric and config (kprof/merge.hpp) as "
+          "{column: list}.")
+      .def("imbalance_text", &kprof::imbalance_text,
+           "The imbalance as text, a line per region, metric and config.")
       .def("throttle_note", &kprof::Results::throttle_note,
            "'3 of 40 runs ran with the SM clock below 75% of the rated 1980 MHz', or ''.")
       .def("to_json", &kprof::Results::to_json)
@@ -379,6 +405,16 @@ void bind_results(nb::module_& m) {
           "__deepcopy__", [](const kprof::Results& r, nb::handle) { return kprof::Results(r); },
           nb::arg("memo"));
   bind_aggregate(m);
+  m.def(
+      "merge",
+      [](const std::vector<const kprof::Results*>& parts) {
+        std::vector<kprof::Results> copies;
+        for (const kprof::Results* p : parts) copies.push_back(*p);
+        return kprof::merge(copies);
+      },
+      nb::arg("parts"),
+      "Results of several processes as one (kprof/merge.hpp): each part's configs after the "
+      "one before, each part's session kept.");
 }
 
 }  // namespace kprof::py

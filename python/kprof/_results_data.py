@@ -11,6 +11,7 @@ above it; :class:`kprof.ProfileResults` joins them.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import math
 import os
@@ -252,12 +253,21 @@ class ResultsData:
         where = [by_run.get(ck) for ck in zip(items["config"], items["run"], strict=True)]
         return lambda field: [None if i is None else r[field][i] for i in where]
 
+    def _session_values(self, field: str, configs: Sequence[int]) -> list[Any]:
+        """A session field for each item's config: the session of its part in merged results
+        (:func:`kprof.merge`), else the one session."""
+        parts = self._core.parts
+        if not parts:
+            return [self._core.session[field]] * len(configs)
+        starts = [p["first_config"] for p in parts]
+        values = [p["session"][field] for p in parts]
+        return [values[bisect.bisect_right(starts, c) - 1] for c in configs]
+
     def _frame(self, table: str, items: Mapping[str, Sequence[Any]]) -> pd.DataFrame:
         """The DataFrame of one of the core's tables, its columns in the layout's order."""
         columns = _layout(table)
         n = len(items["config"])
         shown = _shown(columns, items)
-        session = self._core.session
         run_values = None
         data: dict[str, Any] = {}
         for c in columns:
@@ -272,7 +282,7 @@ class ResultsData:
                     self._info_raw_columns(items["annotation"], items["config"], items["run"])
                 )
             elif c.source == "session":
-                data[c.name] = _cells(c.kind, [session[c.field]] * n)
+                data[c.name] = _cells(c.kind, self._session_values(c.field, items["config"]))
             elif c.source == "run":
                 run_values = run_values or self._run_values(items)
                 data[c.name] = _cells(c.kind, run_values(c.field))

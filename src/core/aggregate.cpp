@@ -351,7 +351,8 @@ void normalize(std::vector<Row>& rows, const std::string& baseline,
   }
 }
 
-// Configs whose mean is NaN (every run failed) are left out, as pandas' mean does.
+}  // namespace
+
 void add_geomeans(std::vector<Row>& rows) {
   const auto groups = group_by(
       rows, [](const Row& r) { return std::tuple(r.annotation, r.metric, r.kernel_index); });
@@ -363,8 +364,6 @@ void add_geomeans(std::vector<Row>& rows) {
     for (Row* r : group) r->geomean = g;
   }
 }
-
-}  // namespace
 
 std::vector<Sample> make_samples(const std::vector<Record>& records, const Options& options) {
   std::vector<Sample> samples = measured_samples(records, options);

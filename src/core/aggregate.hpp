@@ -33,6 +33,11 @@ void require_one_kernel_per_region(std::span<const Record> records, const Option
 // geomean per (annotation, metric[, kernel_index]).
 std::vector<Row> make_rows(const std::vector<Sample>& samples, const Options& options);
 
+// Sets every row's Geomean: the geometric mean of the means of its (annotation, metric[,
+// kernel_index]) over the configs, those whose mean is NaN (every run failed) left out, as
+// pandas' mean does.
+void add_geomeans(std::vector<Row>& rows);
+
 // The raw data of a profile besides its records: how each config stopped, the conditions of
 // each run, the info collectors' values.
 struct Conditions {

@@ -32,6 +32,13 @@ constexpr auto kDevice = std::to_array<ResultColumn>({
     {"MemoryClock", K::integer, S::session, "memory_clock_khz", "kHz"},
 });
 
+// Which process and GPU measured the line: its rank in its job (0 alone) and the CUDA ordinal.
+// Merged results (kprof/merge.hpp) take them from the session of the line's config.
+constexpr auto kRank = std::to_array<ResultColumn>({
+    {"Rank", K::integer, S::session, "rank", "", W::always, true},
+    {"Device", K::optional_integer, S::session, "device", "", W::always, true},
+});
+
 // The rows: one per (annotation, config, metric), and per kernel in per-kernel mode.
 constexpr auto kRowStatistics = std::to_array<ResultColumn>({
     {"Annotation", K::text, S::item, "annotation"},
@@ -71,7 +78,7 @@ constexpr auto kRowTail = std::to_array<ResultColumn>({
     {"ProfilingOverhead", K::real, S::item, "overhead_seconds", "s", W::always, true},
 });
 
-constexpr auto kRows = join(kRowStatistics, kDevice, kRowTail);
+constexpr auto kRows = join(kRowStatistics, kDevice, kRowTail, kRank);
 
 // The samples: one per (annotation, config, run, metric), and per kernel in per-kernel mode.
 // nsight-python's profiled_data columns first.
@@ -91,6 +98,8 @@ constexpr auto kSampleTail = std::to_array<ResultColumn>({
     {"Temperature", K::real, S::run, "temperature_c", "C"},
     {"ClockEventReasons", K::optional_integer, S::run, "clock_event_reasons"},
     {"Throttled", K::flag, S::run, "throttled"},
+    {"Rank", K::integer, S::session, "rank"},
+    {"Device", K::optional_integer, S::session, "device"},
     {"", K::parameters, S::item, "config"},
 });
 
@@ -103,7 +112,7 @@ constexpr auto kSampleFileTail = std::to_array<ResultColumn>({
 });
 
 constexpr auto kSamples = join(kSampleValues, kDevice, kSampleTail);
-constexpr auto kSamplesFile = join(kSampleValues, kDevice, kSampleFileTail);
+constexpr auto kSamplesFile = join(kSampleValues, kDevice, kSampleFileTail, kRank);
 
 // The raw records: one per measured kernel, run and metric.
 constexpr auto kRecords = std::to_array<ResultColumn>({
@@ -119,10 +128,12 @@ constexpr auto kRecords = std::to_array<ResultColumn>({
     {"Stream", K::optional_integer, S::item, "stream", "", W::always, true},
     {"Kind", K::text, S::item, "kind", "", W::always, true},
     {"Bytes", K::optional_integer, S::item, "bytes", "B", W::always, true},
+    {"Rank", K::integer, S::session, "rank"},
+    {"Device", K::optional_integer, S::session, "device"},
     {"", K::parameters, S::item, "config"},
 });
 
-constexpr auto kRecordsFile = std::to_array<ResultColumn>({
+constexpr auto kRecordsFileColumns = std::to_array<ResultColumn>({
     {"Config", K::integer, S::item, "config"},
     {"Run", K::integer, S::item, "run"},
     {"Annotation", K::text, S::item, "annotation"},
@@ -140,7 +151,9 @@ constexpr auto kRecordsFile = std::to_array<ResultColumn>({
     {"Bytes", K::optional_integer, S::item, "bytes", "B", W::always, true},
 });
 
-constexpr auto kRuns = std::to_array<ResultColumn>({
+constexpr auto kRecordsFile = join(kRecordsFileColumns, kRank);
+
+constexpr auto kRunsColumns = std::to_array<ResultColumn>({
     {"Config", K::integer, S::item, "config"},
     {"Run", K::integer, S::item, "run"},
     {"Seconds", K::real, S::item, "seconds", "s"},
@@ -151,6 +164,8 @@ constexpr auto kRuns = std::to_array<ResultColumn>({
     {"Throttled", K::flag, S::item, "throttled"},
     {"", K::parameters, S::item, "config"},
 });
+
+constexpr auto kRuns = join(kRunsColumns, kRank);
 
 constexpr auto kConfigsFile = std::to_array<ResultColumn>({
     {"Config", K::integer, S::item, "config"},
@@ -200,7 +215,25 @@ constexpr auto kAnalysis = std::to_array<ResultColumn>({
     {"DRAMTBs", K::real, S::item, "dram_tbs", "TB/s"},
     {"DRAMPeakTBs", K::real, S::item, "dram_peak_tbs", "TB/s"},
     {"Advice", K::text, S::item, "advice"},
+    {"Rank", K::integer, S::session, "rank"},
+    {"Device", K::optional_integer, S::session, "device"},
     {"", K::parameters, S::item, "config"},
+});
+
+// Where ranks measured the same thing (kprof/merge.hpp): the slowest and the fastest.
+constexpr auto kImbalance = std::to_array<ResultColumn>({
+    {"Annotation", K::text, S::item, "annotation"},
+    {"Metric", K::text, S::item, "metric"},
+    {"Kernel", K::text, S::item, "kernel"},
+    {"KernelIndex", K::integer, S::item, "kernel_index", "", W::per_kernel},
+    {"", K::parameters, S::item, "config"},
+    {"Ranks", K::integer, S::item, "ranks"},
+    {"SlowestRank", K::integer, S::item, "slowest_rank"},
+    {"Slowest", K::real, S::item, "slowest", "Unit"},
+    {"FastestRank", K::integer, S::item, "fastest_rank"},
+    {"Fastest", K::real, S::item, "fastest", "Unit"},
+    {"Ratio", K::real, S::item, "ratio"},
+    {"Unit", K::optional_text, S::item, "unit"},
 });
 
 struct TableEntry {
@@ -219,6 +252,7 @@ constexpr TableEntry kTables[] = {
     {ResultTable::configs_file, "configs_file", kConfigsFile},
     {ResultTable::info_file, "info_file", kInfoFile},
     {ResultTable::analysis, "analysis", kAnalysis},
+    {ResultTable::imbalance, "imbalance", kImbalance},
 };
 
 static_assert(std::size(kTables) == kResultTables.size());
@@ -244,7 +278,7 @@ const std::vector<std::string>& result_column_names() {
     std::vector<std::string> out;
     for (const TableEntry& t : kTables) {
       if (t.table == ResultTable::configs_file || t.table == ResultTable::info_file ||
-          t.table == ResultTable::analysis)
+          t.table == ResultTable::analysis || t.table == ResultTable::imbalance)
         continue;
       for (const ResultColumn& c : t.columns)
         if (!c.name.empty() && std::find(out.begin(), out.end(), c.name) == out.end())

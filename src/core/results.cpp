@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "core/text_table.hpp"
+#include "kprof/errors.hpp"
 #include "kprof/units.hpp"
 
 namespace kprof {
@@ -32,12 +33,15 @@ bool same(const SessionInfo& a, const SessionInfo& b) {
     return std::tie(s.gpu, s.device, s.host, s.compute_clock_khz, s.memory_clock_khz, s.backend,
                     s.replay_mode, s.cache_control, s.clock_control, s.passes, s.runs, s.metrics,
                     s.kprof_version, s.cuda_driver_version, s.cuda_runtime_version, s.cupti_version,
-                    s.started_at, s.thermal_mode, s.clock_source, s.stop_min_runs, s.stop_max_runs);
+                    s.started_at, s.thermal_mode, s.clock_source, s.stop_min_runs, s.stop_max_runs,
+                    s.rank, s.world_size, s.local_rank, s.launcher);
   };
   return tie(a) == tie(b) && same(a.throttle_threshold, b.throttle_threshold) &&
          same(a.profiler_seconds, b.profiler_seconds) &&
          same(a.stop_rel_half_width, b.stop_rel_half_width) &&
-         same(a.stop_time_budget_s, b.stop_time_budget_s);
+         same(a.stop_time_budget_s, b.stop_time_budget_s) &&
+         same(a.overhead_seconds_per_run, b.overhead_seconds_per_run) &&
+         same(a.unprofiled_seconds_per_run, b.unprofiled_seconds_per_run);
 }
 
 bool same(const Sweep& a, const Sweep& b) {
@@ -91,6 +95,10 @@ bool same(const InfoStat& a, const InfoStat& b) {
 }
 
 bool same(const Row& a, const Row& b);
+
+bool same(const ResultPart& a, const ResultPart& b) {
+  return same(a.session, b.session) && a.first_config == b.first_config && a.configs == b.configs;
+}
 
 template <class T>
 bool same(const std::vector<T>& a, const std::vector<T>& b) {
@@ -179,8 +187,11 @@ std::string normalization_note(const std::vector<Row>& rows) {
   return note + "\n";
 }
 
-std::vector<std::string> row_cells(const Row& r, const Sweep& sweep, bool with_kernel_index) {
+// `rank`: the row's rank, or -1 when the results come from one rank and have no Rank column.
+std::vector<std::string> row_cells(const Row& r, const Sweep& sweep, bool with_kernel_index,
+                                   int rank) {
   std::vector<std::string> cells{r.annotation};
+  if (rank >= 0) cells.push_back(std::to_string(rank));
   for (const Value& v : sweep.point(r.config)) cells.push_back(to_string(v));
   cells.push_back(r.metric);
   cells.push_back(shorten(r.kernel, kKernelWidth));
@@ -211,7 +222,7 @@ Results::Results(SessionInfo session, Sweep sweep, std::vector<Record> records,
 Results::Results(SessionInfo session, Sweep sweep, std::vector<Record> records,
                  std::vector<Sample> samples, std::vector<Row> rows,
                  std::vector<ConfigInfo> configs, std::vector<RunInfo> runs,
-                 std::vector<InfoValue> info)
+                 std::vector<InfoValue> info, std::vector<ResultPart> parts)
     : session_(std::move(session)),
       sweep_(std::move(sweep)),
       records_(std::move(records)),
@@ -219,12 +230,47 @@ Results::Results(SessionInfo session, Sweep sweep, std::vector<Record> records,
       rows_(std::move(rows)),
       configs_(std::move(configs)),
       runs_(std::move(runs)),
-      info_(std::move(info)) {}
+      info_(std::move(info)),
+      parts_(std::move(parts)) {
+  std::size_t next = 0;
+  for (const ResultPart& p : parts_) {
+    if (p.first_config != next)
+      throw FormatError("merged results: part " + std::to_string(&p - parts_.data()) +
+                        " starts at config " + std::to_string(p.first_config) + ", not " +
+                        std::to_string(next) + " (parts are contiguous, in config order)");
+    next += p.configs;
+  }
+  if (!parts_.empty() && next != sweep_.size())
+    throw FormatError("merged results: the parts hold " + std::to_string(next) +
+                      " configs, the sweep " + std::to_string(sweep_.size()));
+}
+
+const SessionInfo& Results::session_of(std::size_t config) const {
+  // Parts are contiguous and in order: the last one starting at or before `config`.
+  const auto after =
+      std::upper_bound(parts_.begin(), parts_.end(), config,
+                       [](std::size_t c, const ResultPart& p) { return c < p.first_config; });
+  return after == parts_.begin() ? session_ : std::prev(after)->session;
+}
+
+std::vector<int> Results::ranks() const {
+  std::vector<int> out;
+  for (const ResultPart& p : parts_)
+    if (std::find(out.begin(), out.end(), p.session.rank) == out.end())
+      out.push_back(p.session.rank);
+  if (out.empty()) out.push_back(session_.rank);
+  return out;
+}
+
+std::string Results::file_tag(const std::string& base) const {
+  if (!parts_.empty() || session_.world_size <= 1) return base;
+  return base + "-rank" + std::to_string(session_.rank);
+}
 
 bool operator==(const Results& a, const Results& b) {
   return same(a.session_, b.session_) && same(a.sweep_, b.sweep_) && same(a.records_, b.records_) &&
          same(a.samples_, b.samples_) && same(a.rows_, b.rows_) && same(a.configs_, b.configs_) &&
-         same(a.runs_, b.runs_) && same(a.info_, b.info_);
+         same(a.runs_, b.runs_) && same(a.info_, b.info_) && same(a.parts_, b.parts_);
 }
 
 TableCells Results::table_cells() const {
@@ -235,14 +281,18 @@ TableCells Results::table_cells() const {
     t.header.push_back(std::move(name));
     t.numeric.push_back(numeric);
   };
+  const bool with_rank = ranks().size() > 1;
   column("Annotation", false);
+  if (with_rank) column("Rank", true);
   for (const std::string& name : sweep_.names()) column(name, false);
   column("Metric", false);
   column("Kernel", false);
   if (with_kernel_index) column("KernelIndex", true);
   for (const char* name : {"Mean", "Median", "StdDev", "CI95", "RSD%", "Runs"}) column(name, true);
   column("Unit", false);
-  for (const Row& r : rows_) t.rows.push_back(row_cells(r, sweep_, with_kernel_index));
+  for (const Row& r : rows_)
+    t.rows.push_back(
+        row_cells(r, sweep_, with_kernel_index, with_rank ? session_of(r.config).rank : -1));
   return t;
 }
 

@@ -293,9 +293,10 @@ std::string render(const Layout<T, Fields>& layout, const std::vector<T>& items,
   detail::csv::append_row(out, head);
   for (const T& item : items) {
     Cells cells;
-    append_cells(layout.before, item, layout.fields, r.session(), cells);
+    const SessionInfo& session = r.session_of(item.config);
+    append_cells(layout.before, item, layout.fields, session, cells);
     for (const Value& v : r.sweep().point(item.config)) cells.push_back(param_text(v));
-    append_cells(layout.after, item, layout.fields, r.session(), cells);
+    append_cells(layout.after, item, layout.fields, session, cells);
     if constexpr (std::is_same_v<T, Row>) info->cells(item, cells);
     detail::csv::append_row(out, cells);
   }
@@ -441,6 +442,47 @@ std::string render_session(const SessionInfo& session) {
   return out;
 }
 
+// Merged results: <prefix>parts-<tag>.csv, a part a line (its configs and its session's fields).
+constexpr const char* kPartsKind = "parts";
+
+std::string render_parts(const std::vector<ResultPart>& parts) {
+  std::string out;
+  Cells head{"FirstConfig", "Configs"};
+  const SessionInfo names;
+  session_fields(names, [&](const char* name, const auto&) { head.emplace_back(name); });
+  detail::csv::append_row(out, head);
+  for (const ResultPart& p : parts) {
+    Cells cells{text(p.first_config), text(p.configs)};
+    session_fields(p.session, [&](const char*, const auto& v) { cells.push_back(text(v)); });
+    detail::csv::append_row(out, cells);
+  }
+  return out;
+}
+
+std::vector<ResultPart> read_parts(const std::string& path) {
+  const auto lines = detail::csv::parse(detail::read_text_file(path), path);
+  std::vector<ResultPart> parts;
+  for (std::size_t i = 1; i < lines.size(); ++i) {
+    const Cells& line = lines[i];
+    if (line.size() != lines.front().size())
+      fail(path, "data line " + std::to_string(i) + " has " + std::to_string(line.size()) +
+                     " fields, the header " + std::to_string(lines.front().size()));
+    ResultPart& p = parts.emplace_back();
+    std::size_t k = 0;
+    try {
+      parse(line[k++], p.first_config);
+      parse(line[k++], p.configs);
+      session_fields(p.session, [&](const char* name, auto& field) {
+        const auto at = std::find(lines.front().begin(), lines.front().end(), name);
+        if (at != lines.front().end()) parse(line[at - lines.front().begin()], field);
+      });
+    } catch (const BadCell& e) {
+      fail(path, "data line " + std::to_string(i) + ": " + e.what);
+    }
+  }
+  return parts;
+}
+
 SessionInfo read_session(const std::string& path) {
   const auto lines = detail::csv::parse(detail::read_text_file(path), path);
   if (lines.empty() || lines.front() != Cells{"Field", "Value"})
@@ -481,14 +523,21 @@ std::vector<std::string> Results::write_csv(const std::string& prefix,
   write(configs_layout(), configs_);
   write(runs_layout(), runs_);
   write(info_layout(), info_);
+  if (!parts_.empty()) {
+    paths.push_back(file_path(prefix, kPartsKind, tag));
+    detail::write_text_file_atomic(paths.back(), render_parts(parts_));
+  }
   return paths;
 }
 
 Results Results::read_csv(const std::string& prefix, const std::string& tag) {
   SessionInfo session = read_session(file_path(prefix, kSessionKind, tag));
   SweepBuilder sweep;
+  // The session file is the session; the tables' session columns (a merged file's differ from
+  // line to line) are checked but not kept.
+  SessionInfo lines_session = session;
   auto read = [&](const auto& layout) {
-    return read_table(file_path(prefix, layout.kind, tag), layout, session, sweep);
+    return read_table(file_path(prefix, layout.kind, tag), layout, lines_session, sweep);
   };
   // Files added after the first sets were written: missing means an empty table.
   auto read_if_there = [&](const auto& layout) {
@@ -502,9 +551,12 @@ Results Results::read_csv(const std::string& prefix, const std::string& tag) {
   auto runs = read_if_there(runs_layout());
   auto info = read_if_there(info_layout());
   detail::add_info(rows, info);
+  const std::string parts_path = file_path(prefix, kPartsKind, tag);
+  auto parts =
+      std::filesystem::exists(parts_path) ? read_parts(parts_path) : std::vector<ResultPart>{};
   return Results(std::move(session), sweep.build(prefix + "*-" + tag + ".csv"), std::move(records),
                  std::move(samples), std::move(rows), std::move(configs), std::move(runs),
-                 std::move(info));
+                 std::move(info), std::move(parts));
 }
 
 }  // namespace kprof

@@ -238,12 +238,13 @@ class Reader {
   Results read(const std::string& text) const {
     const Json doc = parse(text);
     check_format(doc);
-    return Results(
-        session(member(doc, "session", "the document")), sweep(doc),
-        columns<Record>(doc, "records", record_fields),
-        columns<Sample>(doc, "samples", sample_fields), columns<Row>(doc, "rows", row_fields),
-        columns<ConfigInfo>(doc, "configs", config_fields),
-        columns<RunInfo>(doc, "runs", run_fields), columns<InfoValue>(doc, "info", info_fields));
+    return Results(session(member(doc, "session", "the document")), sweep(doc),
+                   columns<Record>(doc, "records", record_fields),
+                   columns<Sample>(doc, "samples", sample_fields),
+                   columns<Row>(doc, "rows", row_fields),
+                   columns<ConfigInfo>(doc, "configs", config_fields),
+                   columns<RunInfo>(doc, "runs", run_fields),
+                   columns<InfoValue>(doc, "info", info_fields), parts(doc));
   }
 
  private:
@@ -293,6 +294,22 @@ class Reader {
       read_value(member(j, name, "session"), field, std::string("session.") + name);
     });
     return s;
+  }
+
+  // Merged results name the session of each part; the results of one profile have no "parts".
+  std::vector<ResultPart> parts(const Json& doc) const {
+    std::vector<ResultPart> out;
+    if (!doc.contains("parts")) return out;
+    const Json& j = doc["parts"];
+    if (!j.is_array()) fail("parts is not a list");
+    for (std::size_t i = 0; i < j.size(); ++i) {
+      const std::string where = "parts[" + std::to_string(i) + "]";
+      ResultPart& p = out.emplace_back();
+      read_value(member(j[i], "first_config", where), p.first_config, where + ".first_config");
+      read_value(member(j[i], "configs", where), p.configs, where + ".configs");
+      p.session = session(member(j[i], "session", where));
+    }
+    return out;
   }
 
   Sweep sweep(const Json& doc) const {
@@ -378,6 +395,14 @@ std::string Results::to_json() const {
   doc["configs"] = columns_to_json(configs_, config_fields);
   doc["runs"] = columns_to_json(runs_, run_fields);
   doc["info"] = columns_to_json(info_, info_fields);
+  if (!parts_.empty()) {
+    Json parts = Json::array();
+    for (const ResultPart& p : parts_)
+      parts.push_back({{"first_config", p.first_config},
+                       {"configs", p.configs},
+                       {"session", session_to_json(p.session)}});
+    doc["parts"] = std::move(parts);
+  }
   return doc.dump();
 }
 

@@ -77,7 +77,7 @@ TEST(Cli, UnknownCommandNamesItAndTheValidOnes) {
   EXPECT_EQ(o.out, "");
   EXPECT_EQ(lines(o.err).front(),
             "kprof: unknown command 'frobnicate'; valid commands: devices, doctor, demo, metrics, "
-            "report, compare, export, help");
+            "report, compare, export, merge, help");
 }
 
 TEST(Cli, UnknownCommandSuggestsTheClosest) {

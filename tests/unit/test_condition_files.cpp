@@ -126,13 +126,14 @@ TEST_F(ConditionFiles, CsvRoundTripIsExact) {
             "Config,Runs,StoppedBy,Seconds,n,UnprofiledSeconds");
   EXPECT_EQ(first_line(path("c_runs-t.csv")),
             "Config,Run,Seconds,ThermalPause,MeasuredClock,Temperature,ClockEventReasons,"
-            "Throttled,n");
+            "Throttled,n,Rank,Device");
   EXPECT_EQ(first_line(path("c_info-t.csv")), "Name,Scope,Config,Run,Annotation,Value,Text,n");
   const std::string processed = first_line(path("c_processed_data-t.csv"));
-  EXPECT_NE(processed.find(",RunsDone,StoppedBy,MeasuredClock,Temperature,ThrottledRuns,"
-                           "ProfilingOverhead,clock_Avg,clock_Std,clock_Min,clock_Max,label,"
-                           "driver"),
-            std::string::npos)
+  EXPECT_NE(
+      processed.find(",RunsDone,StoppedBy,MeasuredClock,Temperature,ThrottledRuns,"
+                     "ProfilingOverhead,Rank,Device,clock_Avg,clock_Std,clock_Min,clock_Max,label,"
+                     "driver"),
+      std::string::npos)
       << processed;
 }
 
@@ -161,9 +162,9 @@ TEST_F(ConditionFiles, FilesFromBeforeTheConditionsStillRead) {
   while (begin < text.size()) {
     const std::size_t end = text.find('\n', begin);
     std::string line = text.substr(begin, end - begin);
-    // Every line ends with the five conditions cells and ProfilingOverhead (no info columns
-    // here): drop them.
-    for (int k = 0; k < 6; ++k) line.erase(line.rfind(','));
+    // Every line ends with the five conditions cells, ProfilingOverhead, Rank and Device (no
+    // info columns here): drop them.
+    for (int k = 0; k < 8; ++k) line.erase(line.rfind(','));
     legacy += line + "\n";
     begin = end + 1;
   }
@@ -186,7 +187,8 @@ TEST_F(ConditionFiles, FilesOfTheGenerationBeforeTheOverheadColumnStillRead) {
   for (std::size_t begin = 0; begin < text.size();) {
     const std::size_t end = text.find('\n', begin);
     std::string line = text.substr(begin, end - begin);
-    line.erase(line.rfind(','));  // the last cell: ProfilingOverhead
+    // The last cells: ProfilingOverhead, Rank and Device.
+    for (int k = 0; k < 3; ++k) line.erase(line.rfind(','));
     earlier += line + "\n";
     begin = end + 1;
   }

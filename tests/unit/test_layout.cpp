@@ -44,6 +44,8 @@ std::set<std::string> item_fields(ResultTable table) {
       return field_names<InfoValue>(info_fields);
     case ResultTable::analysis:
       return field_names<RegionAnalysis>(analysis_fields);
+    case ResultTable::imbalance:
+      return field_names<Imbalance>(imbalance_fields);
   }
   return {};
 }
@@ -123,7 +125,9 @@ TEST(Layout, ReservedNamesAreEveryColumnOfTheTables) {
                                        "Stream",
                                        "Kind",
                                        "Bytes",
-                                       "ProfilingOverhead"};
+                                       "ProfilingOverhead",
+                                       "Rank",
+                                       "Device"};
   const auto& reserved = reserved_column_names();
   EXPECT_EQ(std::set<std::string>(reserved.begin(), reserved.end()), expected);
   EXPECT_EQ(reserved.size(), expected.size());  // each once

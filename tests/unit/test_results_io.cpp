@@ -415,16 +415,16 @@ TEST_F(ResultsIoFiles, CsvColumnsFollowNsightPython) {
   const auto paths = sample_parts().make().write_csv(path(""), "t");
   EXPECT_EQ(first_line(paths[0]),
             "Annotation,Value,Metric,Kernel,GPU,Host,ComputeClock,MemoryClock,Unit,KernelIndex,"
-            "Run,Config,n,scale,dtype");
+            "Run,Config,n,scale,dtype,Rank,Device");
   EXPECT_EQ(first_line(paths[1]),
             "Annotation,Metric,n,scale,dtype,AvgValue,StdDev,MinValue,MaxValue,NumRuns,Kernel,"
             "GPU,Host,ComputeClock,MemoryClock,Unit,CI95_Lower,CI95_Upper,RelativeStdDevPct,"
             "StableMeasurement,Normalized,NormalizationValue,Geomean,Median,KernelIndex,Config,"
             "Backend,ReplayMode,CacheControl,Passes,RunsDone,StoppedBy,MeasuredClock,Temperature,"
-            "ThrottledRuns,ProfilingOverhead");
+            "ThrottledRuns,ProfilingOverhead,Rank,Device");
   EXPECT_EQ(first_line(paths[2]),
             "Config,Run,Annotation,Kernel,KernelIndex,Metric,Value,Unit,n,"
-            "scale,dtype,GpuStart,GpuEnd,Stream,Kind,Bytes");
+            "scale,dtype,GpuStart,GpuEnd,Stream,Kind,Bytes,Rank,Device");
 }
 
 TEST_F(ResultsIoFiles, CsvCellsAreQuotedAndSpelledAsPandasReadsThem) {
@@ -432,16 +432,16 @@ TEST_F(ResultsIoFiles, CsvCellsAreQuotedAndSpelledAsPandasReadsThem) {
   const std::string samples = slurp(paths[0]);
   EXPECT_NE(samples.find("outer/inner,0.1,gpu__time_duration.sum,\"void gemm<float, 128>(float "
                          "const*, int)\",NVIDIA H200,node-7,1980000,3201000,ns,0,0,0,1024,2.0,"
-                         "fp16\n"),
+                         "fp16,0,0\n"),
             std::string::npos)
       << samples;
   EXPECT_NE(samples.find("\"k\"\"quoted\"\", with\nnewline\""), std::string::npos);
-  EXPECT_NE(samples.find(",-3,0.1,\"a, \"\"b\"\"\nc\"\n"), std::string::npos);
+  EXPECT_NE(samples.find(",-3,0.1,\"a, \"\"b\"\"\nc\",0,0\n"), std::string::npos);
   EXPECT_NE(samples.find("\nouter,nan,speedup,k,"), std::string::npos);
   const std::string rows = slurp(paths[1]);
   // one run: no spread, stability unset; normalized row: the baseline's name.
   EXPECT_NE(rows.find(",nan,nan,,False,nan,1.25,1.25,-1,1,cupti-activity,kernel,all,2,0,,nan,nan,"
-                      "nan,nan\n"),
+                      "nan,nan,0,0\n"),
             std::string::npos)
       << rows;
   EXPECT_NE(rows.find(",False,baseline,2500000,"), std::string::npos) << rows;
@@ -498,10 +498,10 @@ TEST_F(ResultsIoFiles, CsvBadCellsAreFormatErrorsNamingLineAndColumn) {
   spit(paths[0], replace_once(samples, "outer/inner,0.1,", "outer/inner,zero,"));
   expect_format_error([&] { Results::read_csv(path(""), "t"); },
                       {paths[0], "data line 1", "column Value", "'zero'"});
-  spit(paths[0], replace_once(samples, ",fp16\n", ",fp16,extra\n"));
+  spit(paths[0], replace_once(samples, ",fp16,0,0\n", ",fp16,0,0,extra\n"));
   expect_format_error([&] { Results::read_csv(path(""), "t"); },
-                      {paths[0], "data line 1", "16 fields"});
-  spit(paths[0], replace_once(samples, ",1024,2.0,fp16\n", ",1024,2.0,fp32\n"));
+                      {paths[0], "data line 1", "18 fields"});
+  spit(paths[0], replace_once(samples, ",1024,2.0,fp16,", ",1024,2.0,fp32,"));
   expect_format_error([&] { Results::read_csv(path(""), "t"); },
                       {paths[0], "config 0 has other parameter values"});
 }

@@ -1,0 +1,206 @@
+// Results of several ranks or GPUs as one (kprof/merge.hpp): renumbered configs, the session of
+// each part on every line, statistics per rank, files that read back, the imbalance summary and
+// `kprof merge`.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "cli_runner.hpp"
+#include "kprof/errors.hpp"
+#include "kprof/layout.hpp"
+#include "kprof/merge.hpp"
+#include "kprof/results.hpp"
+#include "results_io_support.hpp"
+
+namespace kprof {
+namespace {
+
+using testing::full_session;
+using testing::kprof_cli;
+
+// One rank's durations: configs n = 1, 2 (or those given), three runs of `ns * n` each.
+Results rank_results(int rank, double ns, std::vector<std::int64_t> ns_values = {1, 2},
+                     int device = -1) {
+  SessionInfo s = full_session();
+  s.rank = rank;
+  s.world_size = 4;
+  s.launcher = "torchrun";
+  s.device = device < 0 ? rank : device;
+  s.host = rank < 2 ? "node-a" : "node-b";
+  std::vector<std::vector<Value>> points;
+  std::vector<Record> records;
+  for (std::size_t c = 0; c < ns_values.size(); ++c) {
+    points.push_back({ns_values[c]});
+    for (int run = 0; run < 3; ++run)
+      records.push_back({c, run, "gemm", "k", 0, "gpu__time_duration.sum",
+                         ns * static_cast<double>(ns_values[c]) + run, "ns"});
+  }
+  Options options;
+  options.runs = 3;
+  return Results::aggregate(s, Sweep::list({"n"}, points), records, options);
+}
+
+TEST(Merge, ConfigsFollowEachOtherAndEveryLineKeepsItsSession) {
+  const std::vector<Results> parts{rank_results(0, 100), rank_results(1, 110)};
+  const Results merged = merge(parts);
+  ASSERT_EQ(merged.sweep().size(), 4u);
+  ASSERT_EQ(merged.parts().size(), 2u);
+  EXPECT_EQ(merged.parts()[1].first_config, 2u);
+  EXPECT_EQ(merged.session_of(1).rank, 0);
+  EXPECT_EQ(merged.session_of(2).rank, 1);
+  EXPECT_EQ(merged.session_of(3).device, 1);
+  EXPECT_EQ(merged.ranks(), (std::vector<int>{0, 1}));
+  ASSERT_EQ(merged.rows().size(), 4u);
+  // Rank 1's rows are rank 1's statistics, on its configs renumbered.
+  EXPECT_EQ(merged.rows()[2].config, 2u);
+  EXPECT_DOUBLE_EQ(merged.rows()[2].mean, parts[1].rows()[0].mean);
+  EXPECT_DOUBLE_EQ(merged.rows()[2].geomean, parts[1].rows()[0].geomean);
+  EXPECT_EQ(merged.records().back().config, 3u);
+  EXPECT_EQ(merged.samples().back().config, 3u);
+}
+
+TEST(Merge, GeomeanIsPerRankSoASharedSweepReadsAsOneProfile) {
+  // One rank's sweep n = 1, 2, 4, 8 measured in two shares (two GPUs of one process).
+  const Results whole = rank_results(0, 100, {1, 2, 4, 8});
+  const std::vector<Results> shares{rank_results(0, 100, {1, 2}, 0),
+                                    rank_results(0, 100, {4, 8}, 1)};
+  const Results merged = merge(shares);
+  ASSERT_EQ(merged.rows().size(), whole.rows().size());
+  for (std::size_t i = 0; i < whole.rows().size(); ++i) {
+    EXPECT_DOUBLE_EQ(merged.rows()[i].mean, whole.rows()[i].mean);
+    EXPECT_DOUBLE_EQ(merged.rows()[i].geomean, whole.rows()[i].geomean);
+  }
+  EXPECT_EQ(merged.session_of(3).device, 1);
+}
+
+TEST(Merge, MergedPartsBringTheirPartsAndTheOrderIsKept) {
+  const std::vector<Results> first{rank_results(0, 100), rank_results(1, 100)};
+  const std::vector<Results> all{merge(first), rank_results(2, 100), rank_results(3, 100)};
+  const Results merged = merge(all);
+  ASSERT_EQ(merged.parts().size(), 4u);
+  EXPECT_EQ(merged.parts()[3].first_config, 6u);
+  EXPECT_EQ(merged.ranks(), (std::vector<int>{0, 1, 2, 3}));
+}
+
+TEST(Merge, DifferentParametersAreAFormatErrorNamingBoth) {
+  SessionInfo s = full_session();
+  Options options;
+  const Results other =
+      Results::aggregate(s, Sweep::list({"m"}, {{std::int64_t{1}}}),
+                         {{0, 0, "gemm", "k", 0, "gpu__time_duration.sum", 1.0, "ns"}}, options);
+  const std::vector<Results> parts{rank_results(0, 100), other};
+  try {
+    merge(parts);
+    FAIL() << "no FormatError";
+  } catch (const FormatError& e) {
+    EXPECT_NE(std::string(e.what()).find("[n] and [m]"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(merge(std::vector<Results>{}), FormatError);
+}
+
+TEST(Merge, JsonAndCsvReadBackExactlyWithEachLinesRank) {
+  const std::vector<Results> parts{rank_results(0, 100), rank_results(3, 130)};
+  const Results merged = merge(parts);
+  EXPECT_TRUE(Results::from_json(merged.to_json()) == merged);
+  const auto dir = std::filesystem::temp_directory_path() / "kprof_test_merge_csv";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string prefix = (dir / "m_").string();
+  merged.write_csv(prefix, "t");
+  EXPECT_TRUE(std::filesystem::exists(prefix + "parts-t.csv"));
+  EXPECT_TRUE(Results::read_csv(prefix, "t") == merged);
+  std::ifstream in(prefix + "processed_data-t.csv");
+  std::string header, line0, line1, line2;
+  std::getline(in, header);
+  std::getline(in, line0);
+  std::getline(in, line1);
+  std::getline(in, line2);
+  EXPECT_TRUE(header.ends_with(",Rank,Device")) << header;
+  EXPECT_TRUE(line0.ends_with(",0,0")) << line0;
+  EXPECT_TRUE(line2.ends_with(",3,3")) << line2;
+  EXPECT_NE(line2.find("node-b"), std::string::npos) << line2;
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Merge, PartsMustCoverTheSweepInOrder) {
+  const Results one = rank_results(0, 100);
+  EXPECT_THROW(Results(one.session(), one.sweep(), one.records(), one.samples(), one.rows(), {}, {},
+                       {}, {{one.session(), 1, 1}}),
+               FormatError);
+  EXPECT_THROW(Results(one.session(), one.sweep(), one.records(), one.samples(), one.rows(), {}, {},
+                       {}, {{one.session(), 0, 1}}),
+               FormatError);
+}
+
+TEST(Merge, FilesOfARankOfSeveralCarryItsRank) {
+  const Results r = rank_results(2, 100);
+  EXPECT_EQ(r.file_tag("gemm-0"), "gemm-0-rank2");
+  SessionInfo alone = full_session();
+  EXPECT_EQ(Results(alone, Sweep(), {}, {}, {}).file_tag("gemm-0"), "gemm-0");
+}
+
+TEST(Merge, ImbalanceNamesTheSlowestAndFastestRankPerConfig) {
+  const std::vector<Results> parts{rank_results(0, 100), rank_results(1, 125),
+                                   rank_results(2, 110)};
+  const Results merged = merge(parts);
+  const std::vector<Imbalance> m = imbalance(merged);
+  ASSERT_EQ(m.size(), 2u);  // n = 1 and n = 2, each measured by three ranks
+  EXPECT_EQ(m[0].ranks, 3);
+  EXPECT_EQ(m[0].slowest_rank, 1);
+  EXPECT_EQ(m[0].fastest_rank, 0);
+  EXPECT_DOUBLE_EQ(m[0].ratio, 126.0 / 101.0);  // means of 100+run and 125+run over runs 0..2
+  EXPECT_EQ(std::get<std::int64_t>(merged.sweep().point(m[1].config)[0]), 2);
+  const std::string text = imbalance_text(merged);
+  EXPECT_NE(text.find("gemm [n=1]: rank 1 is 1.25x slower than rank 0"), std::string::npos) << text;
+  // One rank alone has no imbalance; neither has a merge of GPUs of one process.
+  EXPECT_TRUE(imbalance(parts[0]).empty());
+  EXPECT_EQ(parts_note(parts[0]), "");
+  EXPECT_EQ(parts_note(merged),
+            "3 ranks (0, 1, 2) on 2 hosts (node-a, node-b), GPUs 0, 1, 2, 3 parts");
+}
+
+TEST(Merge, TheTableHasARankColumnWhenRanksDiffer) {
+  const std::vector<Results> parts{rank_results(0, 100), rank_results(1, 125)};
+  const TableCells t = merge(parts).table_cells();
+  ASSERT_GE(t.header.size(), 2u);
+  EXPECT_EQ(t.header[1], "Rank");
+  EXPECT_EQ(t.rows[2][1], "1");
+  EXPECT_NE(rank_results(0, 100).table_cells().header[1], "Rank");
+}
+
+TEST(Merge, TheCommandWritesOneFileAndSaysWhatItMerged) {
+  const auto dir = std::filesystem::temp_directory_path() / "kprof_test_merge_cli";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  std::vector<std::string> args{"merge"};
+  for (int rank = 0; rank < 2; ++rank) {
+    const std::string path = (dir / ("rank" + std::to_string(rank) + ".json")).string();
+    rank_results(rank, 100 + 20 * rank).write_json(path);
+    args.push_back(path);
+  }
+  const std::string out = (dir / "all.json").string();
+  args.insert(args.end(), {"--out", out});
+  const auto o = kprof_cli(args);
+  EXPECT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("merged 2 files: 2 ranks (0, 1)"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("rank 1 is 1.2x slower than rank 0"), std::string::npos) << o.out;
+  EXPECT_EQ(Results::read_json(out).parts().size(), 2u);
+  // An existing output needs --force; one file is not a merge.
+  EXPECT_EQ(kprof_cli(args).code, 2);
+  args.push_back("--force");
+  EXPECT_EQ(kprof_cli(args).code, 0);
+  const auto one = kprof_cli({"merge", args[1], "--out", out, "--force"});
+  EXPECT_EQ(one.code, 2);
+  EXPECT_NE(one.err.find("missing argument FILE..."), std::string::npos) << one.err;
+  const auto report = kprof_cli({"report", out});
+  EXPECT_NE(report.out.find("merged  "), std::string::npos) << report.out;
+  EXPECT_NE(report.out.find("imbalance between ranks:"), std::string::npos) << report.out;
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace kprof
