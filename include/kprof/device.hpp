@@ -40,6 +40,11 @@ struct SystemInfo {
 // Queries the machine. Never throws for a missing driver or GPU.
 SystemInfo query_system();
 
+// Makes `ordinal` the current CUDA device of the calling thread, the one profile() measures
+// (as cudaSetDevice or torch.cuda.set_device). Throws NoGpuError without a driver or a GPU of
+// that ordinal, CudaError for other failures.
+void use_device(int ordinal);
+
 // "13.0" for 13000.
 std::string cuda_version_string(int version);
 

@@ -97,6 +97,16 @@ class CuptiBusyError : public Error {
   std::string holder_;
 };
 
+// Another process profiles the hardware counters of the GPU (CUPTI_ERROR_HARDWARE_BUSY): a
+// GPU's counters serve one process at a time, from its first pass until it disables them.
+// Durations are not affected. Options::wait_for_counters waits for them instead.
+class CountersBusyError : public CuptiBusyError {
+ public:
+  explicit CountersBusyError(const std::string& message, std::string holder = "another process")
+      : CuptiBusyError(message, std::move(holder)) {}
+  const char* kind() const noexcept override { return "CountersBusyError"; }
+};
+
 // A CUDA or CUPTI call failed in a way that has no more specific error.
 class CudaError : public Error {
  public:

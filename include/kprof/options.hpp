@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -174,6 +175,10 @@ struct Options {
   // call per config after the profile, and each run timed to the end of its kernels, as that
   // call is. False: the function is called only warmup + runs times per config.
   bool disclose_overhead = true;
+  // Seconds to wait for the GPU's hardware counters while another process profiles them
+  // (they serve one process at a time); 0 raises CountersBusyError at once, infinity waits
+  // until they are free. Durations alone never wait.
+  double wait_for_counters = 0;
   // Set: each config runs until this rule stops it, and `runs` is not used.
   std::optional<StoppingRule> stopping;
   // Metric names of the GPU's chip, or "set:NAME" for a metric set (kprof/metrics.hpp). The
@@ -304,6 +309,10 @@ inline constexpr auto kOptionTable = std::tuple{
            "autotuning)"),
     option("disclose_overhead", Field<&Options::disclose_overhead>{}, rules::Any{"true or false"},
            "one unprofiled call per config after the profile: what profiling added per run"),
+    option("wait_for_counters", Field<&Options::wait_for_counters>{},
+           rules::Between{0, std::numeric_limits<double>::infinity(),
+                          "a number of seconds >= 0 (inf: until they are free)"},
+           "seconds to wait for the GPU's counters while another process profiles them"),
     option("derive_metric", Field<&Options::derive>{}, rules::Any{"a function, or None"},
            "computes metrics of each run from the measured ones"),
     option("normalize_against", Field<&Options::normalize_against>{},

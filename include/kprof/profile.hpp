@@ -44,7 +44,8 @@ Results profile(const Options& options, const Sweep& sweep, const BenchmarkFn& f
 
 // Saves what a failed profile measured under `prefix`: kprof's JSON document
 // `{prefix}partial-{tag}.json` (for kprof.load and `kprof report`) and, with `csv`, the CSV
-// files of output_csv tagged `partial-{tag}`. Returns the paths written.
+// files of output_csv tagged `partial-{tag}`; in a job of several ranks both names end in
+// `-rank<N>` (Results::file_tag). Returns the paths written.
 std::vector<std::string> save_partial_results(const Results& partial, const std::string& prefix,
                                               const std::string& tag, bool csv);
 

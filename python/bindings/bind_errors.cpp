@@ -21,7 +21,7 @@ nb::dict attributes_of(const kprof::Error& e) {
     attrs["option"] = o->option();
     attrs["value"] = o->value();
     attrs["valid"] = o->valid();
-  } else if (auto* c = dynamic_cast<const kprof::CuptiBusyError*>(&e)) {
+  } else if (auto* c = dynamic_cast<const kprof::CuptiBusyError*>(&e)) {  // CountersBusyError too
     attrs["holder"] = c->holder();
   } else if (auto* u = dynamic_cast<const kprof::UserFunctionError*>(&e)) {
     attrs["config"] = u->config();
@@ -57,6 +57,7 @@ void translate(const std::exception_ptr& p, void*) {
   if (kind == "UserFunctionError") throw kprof::UserFunctionError(message, 2, 1);
   if (kind == "NoGpuError") throw kprof::NoGpuError(message);
   if (kind == "CuptiBusyError") throw kprof::CuptiBusyError(message, "torch.profiler");
+  if (kind == "CountersBusyError") throw kprof::CountersBusyError(message);
   if (kind == "CudaError") throw kprof::CudaError(message);
   if (kind == "GpuFaultError") throw kprof::GpuFaultError(message);
   if (kind == "UnsupportedError") throw kprof::UnsupportedError(message);
@@ -182,7 +183,7 @@ void bind_errors(nb::module_& m) {
       "KprofError", "OptionError", "ConfigError", "AnnotationError", "MeasurementError",
       "UserFunctionError", "NoGpuError", "CuptiBusyError", "CudaError", "UnsupportedError",
       "FormatError", "ThermalControlError", "CoolingTimeoutError", "ClockControlError",
-      "ClockPermissionError", "CounterPermissionError", "GpuFaultError");
+      "ClockPermissionError", "CounterPermissionError", "GpuFaultError", "CountersBusyError");
 }
 
 }  // namespace kprof::py

@@ -362,6 +362,9 @@ void bind_results(nb::module_& m) {
           [](const kprof::Results& r) { return columns(kprof::imbalance(r), imbalance_fields); },
           "The slowest and fastest rank per region, metric and config (kprof/merge.hpp) as "
           "{column: list}.")
+      .def("parts_note", &kprof::parts_note,
+           "What merged results hold: '4 ranks (0, 1, 2, 3) on 1 host (vm), GPU 0, 4 parts'; "
+           "empty for the results of one profile.")
       .def("imbalance_text", &kprof::imbalance_text,
            "The imbalance as text, a line per region, metric and config.")
       .def("throttle_note", &kprof::Results::throttle_note,

@@ -32,6 +32,7 @@ from kprof import (
 from kprof.annotation import annotate
 from kprof.collectors import CollectionScope, InfoCollector
 from kprof.comparison import CompareWarning, compare
+from kprof.merging import gather, merge
 from kprof.ranks import rank_info
 from kprof.results import ProfileResults, load
 from kprof.stopping import StoppingRule
@@ -50,6 +51,8 @@ __all__ = [
     "annotate",
     "compare",
     "rank_info",
+    "merge",
+    "gather",
     "CompareWarning",
     "VerbosityLevel",
     "errors",

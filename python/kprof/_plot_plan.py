@@ -7,6 +7,7 @@ raises :class:`kprof.errors.OptionError` naming the option, the value and what i
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import sys
@@ -166,10 +167,22 @@ class Plan:
     table: pd.DataFrame  # the plotted rows (print_data)
 
 
+def _with_ranks(results: ResultsData, o: PlotOptions) -> tuple[list[str], PlotOptions]:
+    """The fields a plot may place: the parameters, and ``Rank`` for results of several ranks
+    (:func:`kprof.merge`), which get a column of panels per rank unless an option places it."""
+    parameters = list(results.parameters)
+    if len(results.ranks) < 2:
+        return parameters, o
+    placed = {*o.row_panels, *o.col_panels, *o.variant_fields, *(o.x_keys or ())}
+    if "Rank" not in placed:
+        o = dataclasses.replace(o, col_panels=(*o.col_panels, "Rank"))
+    return [*parameters, "Rank"], o
+
+
 def make_plan(results: ResultsData, o: PlotOptions) -> Plan:
     """Everything the figure of ``results`` with options ``o`` shows."""
     df = results.to_dataframe()
-    parameters = results.parameters
+    parameters, o = _with_ranks(results, o)
     metrics = _metrics(o.metric, results.metrics)
     annotations = list(dict.fromkeys(df["Annotation"].tolist()))
     _check_names(o, parameters, annotations)

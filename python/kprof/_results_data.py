@@ -315,7 +315,8 @@ class ResultsData:
         ``MeasuredClock`` (mean SM clock of the runs as NVML read it, kHz like
         ``ComputeClock``), ``Temperature`` (mean GPU temperature, degrees C),
         ``ThrottledRuns`` (runs whose clock was below 75% of ``ComputeClock``); NaN without
-        NVML.
+        NVML. Last, ``Rank`` (the process's rank in its job, 0 alone) and ``Device`` (the CUDA
+        ordinal of the GPU): in merged results (:func:`kprof.merge`) each row's own.
         """
         return self._frame("rows", self._core.rows_columns())
 
@@ -383,6 +384,31 @@ class ResultsData:
                 names them), or were normalized.
         """
         return self._frame("analysis", self._core.analysis_columns())
+
+    # --- ranks ----------------------------------------------------------------------------------
+
+    @property
+    def ranks(self) -> list[int]:
+        """The ranks the results come from: ``[session["rank"]]``, or every rank of merged
+        results (:func:`kprof.merge`, :func:`kprof.gather`)."""
+        return list(self._core.ranks())
+
+    @property
+    def parts(self) -> list[dict[str, Any]]:
+        """Merged results: per part, ``first_config``, ``configs`` (how many) and the
+        ``session`` it was measured in; empty for the results of one profile."""
+        return list(self._core.parts)
+
+    def imbalance(self) -> pd.DataFrame:
+        """Where ranks measured the same region, metric and config: the slowest and the fastest
+        rank. Only metrics of time, and only where two ranks or more measured.
+
+        Columns: ``Annotation``, ``Metric``, ``Kernel``, ``KernelIndex`` (per-kernel mode), the
+        parameter columns, ``Ranks`` (how many measured it), ``SlowestRank`` and ``Slowest``
+        (its mean), ``FastestRank`` and ``Fastest``, ``Ratio`` (slowest / fastest) and
+        ``Unit``. Empty for the results of one rank.
+        """
+        return self._frame("imbalance", self._core.imbalance_columns())
 
     def explain(self) -> str:
         """:meth:`analysis` as text: a table and the advice for each region, as ``kprof

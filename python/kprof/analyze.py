@@ -18,6 +18,7 @@ from kprof._partial import keep
 from kprof.call_progress import CallProgress
 from kprof.collectors import CollectorCalls, check_parameter_names
 from kprof.configs import BoundConfigs, FunctionParams, bind, materialize
+from kprof.devices import check_devices, check_importable, profile_on_devices, resolve_devices
 from kprof.errors import KprofError, UserFunctionError
 from kprof.plot_decorator import plot
 from kprof.results import ProfileResults
@@ -74,6 +75,7 @@ class _KernelProfiler:
         func: Callable[..., Any],
         settings: Settings,
         decorator_configs: Iterable[Any] | None,
+        devices: Any = None,
     ) -> None:
         self.func = func
         self.settings = settings
@@ -82,6 +84,9 @@ class _KernelProfiler:
             None if decorator_configs is None else materialize(decorator_configs, "decoration")
         )
         self.call_id = 0  # goes up after each successful call (nsight-python's run id)
+        self.devices = check_devices(devices)
+        if self.devices is not None:
+            check_importable(func)
         check_parameter_names(settings.info_collectors, self.params.names, self.params.name)
         derive = settings.derive_metric
         if derive is not None:
@@ -138,12 +143,46 @@ class _KernelProfiler:
     def __call__(
         self, *args: Any, configs: Iterable[Any] | None = None, **kwargs: Any
     ) -> ProfileResults:
-        bound = bind(
+        if self.devices is None:
+            return self.profile(args, kwargs, configs)
+        devices = resolve_devices(self.devices)
+        if configs is not None:
+            configs = materialize(configs, "call")
+        bound = bind(  # the configs are checked here, before any worker starts
             self.params,
             args=args,
             kwargs=kwargs,
             call_configs=configs,
             decorator_configs=self.decorator_configs,
+        )
+        given = configs if configs is not None else self.decorator_configs
+        results = profile_on_devices(self, args, kwargs, list(given or []), bound.values, devices)
+        self._write_files(results)
+        return results
+
+    def _write_files(self, results: ProfileResults) -> list[str]:
+        """The CSV files of output_csv, one set per call named after the function."""
+        if not self.settings.output_csv:
+            return []
+        tag = results.core.file_tag(f"{self.params.name}-{self.call_id}")
+        return results.write_csv(self.settings.output_prefix, tag)
+
+    def profile(
+        self,
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+        configs: Iterable[Any] | None,
+        share: bool = False,
+    ) -> ProfileResults:
+        """One call profiled in this process. A worker of ``devices`` profiles its ``share``:
+        its configs stand for the decorated ones, and it writes no files (the caller writes
+        the merged ones)."""
+        bound = bind(
+            self.params,
+            args=args,
+            kwargs=kwargs,
+            call_configs=configs,
+            decorator_configs=None if share else self.decorator_configs,
         )
         collected = CollectorCalls(self.settings.info_collectors, bound.derive_args)
         options = self.settings.core_options(
@@ -186,11 +225,7 @@ class _KernelProfiler:
                 RuntimeWarning,
                 stacklevel=3,
             )
-        paths: list[str] = []
-        if self.settings.output_csv:
-            paths = results.write_csv(
-                self.settings.output_prefix, f"{self.params.name}-{self.call_id}"
-            )
+        paths = [] if share else self._write_files(results)
         self.call_id += 1
         progress.done(paths)
         return results
@@ -221,6 +256,8 @@ def kernel(
     per_kernel: bool = False,
     warmup: int = 0,
     disclose_overhead: bool = True,
+    wait_for_counters: float = 0,
+    devices: Literal["all"] | Sequence[int] | None = None,
 ) -> Any:
     """Profiles the GPU kernels a benchmark function launches, over a sweep of configurations.
 
@@ -395,6 +432,24 @@ def kernel(
             is left out of the comparison when the config has others (with ``runs=1`` it
             counts: ``warmup=1`` leaves it out). An unprofiled call that raises costs the
             disclosure (a warning, NaN), not the profile.
+        wait_for_counters: kprof only. Seconds to wait for the GPU's hardware counters while
+            another process profiles them: a GPU's counters serve one process at a time.
+            kprof tries again after 50 ms, then twice as long each time up to every second,
+            says once at INFO "waiting for GPU 0's counters (another process profiles them)",
+            and raises :class:`kprof.errors.CountersBusyError` saying how long it waited once
+            the time is spent. Default 0: raise at once; ``float("inf")`` waits until they are
+            free. A number >= 0 (None is refused). Durations alone never wait.
+        devices: kprof only. Share the sweep among GPUs of this machine: ``"all"`` or a list
+            of CUDA ordinals (``[0, 1]``; ``[0, 0]`` runs two workers on GPU 0). The configs
+            are cut into one contiguous share per listed GPU, each profiled by a worker
+            process (spawned) on its GPU with its own thermal guard and clock readings; the
+            results come back merged in config order, each row's ``Device`` its GPU's. The
+            worker imports the function by name: define it at the top level of a module file
+            (a script guarded by ``if __name__ == "__main__":``), not in a notebook or inside
+            a function; its arguments and configs must pickle. A failing worker keeps the
+            others' results (``partial_results`` of the error). Counters are exclusive per
+            GPU: two workers on one GPU both measuring counters wait for each other only with
+            ``wait_for_counters``. Default None: this process, its current GPU.
 
     Returns:
         The decorated function, returning a :class:`kprof.ProfileResults`.
@@ -406,6 +461,8 @@ def kernel(
         kprof.errors.ConfigError: The configs do not fit the function (call time).
         kprof.errors.NoGpuError: No usable GPU or driver (call time, before the first run).
         kprof.errors.CuptiBusyError: Another tool (Nsight Systems, torch.profiler) holds CUPTI.
+        kprof.errors.CountersBusyError: Another process profiles the GPU's counters (after
+            ``wait_for_counters`` seconds; a ``CuptiBusyError``).
         kprof.errors.UserFunctionError: The function raised; the original exception is the
             ``__cause__``, the message names the config and run, and ``partial_results``
             holds what was measured before.
@@ -416,9 +473,10 @@ def kernel(
         kprof.errors.ClockControlError: ``clock_control="base"`` could not lock the clock
             (:class:`kprof.errors.ClockPermissionError`: not permitted).
     """
-    # Every keyword but configs is a row of the option table (include/kprof/options.hpp),
+    # Every keyword but configs and devices (a sweep shared among worker processes, which the
+    # core does not see: kprof.devices) is a row of the option table (include/kprof/options.hpp),
     # forwarded by name: the signature above is for editors and readers.
-    options = {k: v for k, v in locals().items() if k not in ("_func", "configs")}
+    options = {k: v for k, v in locals().items() if k not in ("_func", "configs", "devices")}
     if _func is not None and not callable(_func):
         raise TypeError(
             "kprof.analyze.kernel takes its options as keyword arguments, e.g. "
@@ -431,7 +489,7 @@ def kernel(
             raise TypeError(
                 f"kprof.analyze.kernel decorates a function, not {type(func).__name__} ({func!r})"
             )
-        profiler = _KernelProfiler(func, settings, configs)
+        profiler = _KernelProfiler(func, settings, configs, devices)
 
         @functools.wraps(func)
         def wrapper(

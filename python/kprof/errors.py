@@ -17,10 +17,10 @@ Each class also derives from the built-in exception a Python user would expect, 
 written for nsight-python (which raised ``ValueError`` and ``RuntimeError``) keeps working:
 :class:`OptionError`, :class:`ConfigError`, :class:`AnnotationError` and :class:`FormatError`
 are ``ValueError``; :class:`MeasurementError`, :class:`UserFunctionError`, :class:`NoGpuError`,
-:class:`CuptiBusyError`, :class:`CudaError` (and :class:`GpuFaultError`),
-:class:`ThermalControlError`,
-:class:`ClockControlError` and :class:`ToolError` are ``RuntimeError``; :class:`UnsupportedError`
-is ``NotImplementedError``; :class:`CounterPermissionError` is ``PermissionError``.
+:class:`CuptiBusyError` (and :class:`CountersBusyError`), :class:`CudaError` (and
+:class:`GpuFaultError`), :class:`ThermalControlError`, :class:`ClockControlError` and
+:class:`ToolError` are ``RuntimeError``; :class:`UnsupportedError` is ``NotImplementedError``;
+:class:`CounterPermissionError` is ``PermissionError``.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ __all__ = [
     "UserFunctionError",
     "NoGpuError",
     "CuptiBusyError",
+    "CountersBusyError",
     "CudaError",
     "GpuFaultError",
     "UnsupportedError",
@@ -193,6 +194,27 @@ class CuptiBusyError(KprofError, RuntimeError):
         self.holder = holder
 
 
+class CountersBusyError(CuptiBusyError):
+    """Another process profiles the hardware counters of the GPU (CUPTI's
+    ``CUPTI_ERROR_HARDWARE_BUSY``): a GPU's counters serve one process at a time, from that
+    process's first pass until its profile ends. The message names the GPU. Profile one
+    process at a time, or pass ``wait_for_counters=<seconds>`` to wait for them (the message
+    then says how long kprof waited). Durations (``gpu__time_duration.sum`` alone) are not
+    affected. A busy answer mid-sweep keeps what was measured in ``partial_results``.
+
+    Attributes:
+        holder: ``"another process"``.
+    """
+
+    kind = "CountersBusyError"
+    _attributes = {"holder": "another process"}
+
+    def __init__(
+        self, message: str = "", *, holder: str = "another process", partial_results: Any = None
+    ) -> None:
+        super().__init__(message, holder=holder, partial_results=partial_results)
+
+
 class CudaError(KprofError, RuntimeError):
     """A CUDA or CUPTI call failed in a way that has no more specific error."""
 
@@ -296,6 +318,7 @@ _KINDS: dict[str, type[KprofError]] = {
         UserFunctionError,
         NoGpuError,
         CuptiBusyError,
+        CountersBusyError,
         CudaError,
         GpuFaultError,
         UnsupportedError,

@@ -275,6 +275,9 @@ def render_html(
     ]
     if source:
         out.append(f"<tr><th>file</th><td>{e(source)}</td></tr>")
+    merged = results.core.parts_note()
+    if merged:
+        out.append(f"<tr><th>merged</th><td>{e(merged)}</td></tr>")
     for label, text in context_rows(results.session):
         out.append(f"<tr><th>{e(label)}</th><td>{e(text)}</td></tr>")
     out.append("</table></section>")
@@ -296,6 +299,10 @@ def render_html(
             table = _table(results, rows, with_metric=False, caption=m)
             out.append(f'<div class="scroll">{table}</div>')
     out.append("</section>")
+    slowest = results.core.imbalance_text()
+    if slowest:
+        out.append('<section id="imbalance"><h2>Imbalance between ranks</h2>')
+        out.append(f"<pre>{e(slowest)}</pre></section>")
     analysis = analysis_section(results, png=_png_base64 if plots else None)
     if analysis:
         out.append(analysis)

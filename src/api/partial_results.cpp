@@ -17,7 +17,7 @@ std::vector<std::string> save_partial_results(const Results& partial, const std:
   std::error_code ignored;  // a folder that cannot be made fails the write below, which says so
   if (const auto folder = std::filesystem::path(prefix).parent_path(); !folder.empty())
     std::filesystem::create_directories(folder, ignored);
-  const std::string name = "partial-" + tag;
+  const std::string name = partial.file_tag("partial-" + tag);
   std::vector<std::string> paths{prefix + detail::file_name_part(name) + ".json"};
   partial.write_json(paths.front());
   if (csv)

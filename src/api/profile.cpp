@@ -127,7 +127,7 @@ Results profile(const Options& given, const Sweep& sweep, const BenchmarkFn& fn,
   }
   Results& results = *measured;
   if (options.output_csv) {
-    for (const auto& path : results.write_csv(options.output_prefix, "profile"))
+    for (const auto& path : results.write_csv(options.output_prefix, results.file_tag("profile")))
       if (options.verbosity != Verbosity::silent) log_line("[kprof] wrote " + path);
   }
   return results;

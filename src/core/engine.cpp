@@ -10,6 +10,7 @@
 
 #include "core/aggregate.hpp"
 #include "core/clock_lock.hpp"
+#include "core/counter_wait.hpp"
 #include "core/region_tracker.hpp"
 #include "core/say.hpp"
 #include "core/warm_up.hpp"
@@ -125,6 +126,9 @@ Results run_sweep(Backend& backend, const Options& options, const Sweep& sweep, 
   Conditions conditions;
   {
     SessionGuard guard(backend, tracker);
+    // Ctrl-C also stops a wait for the GPU's counters (wait_for_counters), which the backend
+    // makes where no hook reaches: as it starts, and at its first pass.
+    const InterruptPollScope polled(hooks.interrupt_poll);
     backend.start(options);
     if (hooks.started) hooks.started(session);
     SweepRuns runs(options, sweep, body, hooks, services, session);

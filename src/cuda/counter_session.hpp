@@ -76,7 +76,9 @@ class CounterSession {
   // SessionInfo for the counter backends: the passes the metrics need on this GPU.
   SessionInfo describe() const;
   // Subscribes to the launch callbacks, allocates the flush buffer (cache_control="all") and
-  // enables the range profiler for the metrics; launches are logged from then on.
+  // enables the range profiler for the metrics; launches are logged from then on. While
+  // another process profiles the GPU's counters: waits up to options.wait_for_counters, then
+  // CountersBusyError (also from the first pass).
   void start(const Options& options, const Setup& setup);
   // Wall time inside CUPTI is kept for profiler_seconds(). Never throws.
   void stop() noexcept;
@@ -137,6 +139,9 @@ class CounterSession {
   // Kept after stop() until the next start(), so that a CUPTI callback that raced with stop()
   // never touches freed memory.
   std::unique_ptr<LaunchAttribution> attribution_;
+  // The profile's wait for the counters (wait_for_counters), which the profiler takes them
+  // through; made by start(), it outlives the profiler.
+  std::unique_ptr<CounterWait> counter_wait_;
   std::unique_ptr<RangeProfiler> profiler_;
   KernelNames names_;
 };

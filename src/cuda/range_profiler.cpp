@@ -77,7 +77,10 @@ void initialize_profiler() {
 
 namespace {
 
-std::vector<std::uint8_t> counter_availability(CUcontext context) {
+// The first call that needs the GPU's counters free: on the H200 (CUPTI 13.0, driver 580) the
+// image is CUPTI_ERROR_HARDWARE_BUSY while another process's range profiler has started a pass
+// and not yet been disabled, or reads its own image; its size, Enable and SetConfig never are.
+std::vector<std::uint8_t> counter_availability(CUcontext context, CounterWait& wait) {
   auto p = cupti_params<CUpti_Profiler_GetCounterAvailability_Params>(
       CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE);
   p.ctx = context;
@@ -85,8 +88,14 @@ std::vector<std::uint8_t> counter_availability(CUcontext context) {
                        "cuptiProfilerGetCounterAvailability");
   std::vector<std::uint8_t> image(p.counterAvailabilityImageSize);
   p.pCounterAvailabilityImage = image.data();
-  check_range_profiler(cuptiProfilerGetCounterAvailability(&p),
-                       "cuptiProfilerGetCounterAvailability");
+  wait.take(
+      [&p] {
+        const CUptiResult result = cuptiProfilerGetCounterAvailability(&p);
+        if (result == CUPTI_ERROR_HARDWARE_BUSY) return false;
+        check_range_profiler(result, "cuptiProfilerGetCounterAvailability");
+        return true;
+      },
+      current_counter_gpu(), "cuptiProfilerGetCounterAvailability");
   return image;
 }
 
@@ -101,10 +110,29 @@ CUcontext current_context() {
 
 }  // namespace
 
+CounterGpu current_counter_gpu() {
+  CounterGpu gpu;
+  if (cudaGetDevice(&gpu.ordinal) != cudaSuccess) {
+    (void)cudaGetLastError();
+    gpu.ordinal = 0;
+  }
+  gpu.name = [ordinal = gpu.ordinal] {
+    cudaDeviceProp prop{};
+    if (cudaGetDeviceProperties(&prop, ordinal) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return std::string();
+    }
+    return std::string(prop.name);
+  };
+  return gpu;
+}
+
 void check_range_profiler(CUptiResult result, const char* call) {
   switch (result) {
     case CUPTI_SUCCESS:
       return;
+    case CUPTI_ERROR_HARDWARE_BUSY:
+      throw CountersBusyError(counters_busy_message(current_counter_gpu(), call));
     case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
     case CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES:
       throw CounterPermissionError(
@@ -131,15 +159,18 @@ void check_range_profiler(CUptiResult result, const char* call) {
   }
 }
 
-RangeProfiler::RangeProfiler(std::vector<std::string> metrics, bool reset_cache_per_pass)
-    : metrics_(std::move(metrics)) {
+RangeProfiler::RangeProfiler(std::vector<std::string> metrics, bool reset_cache_per_pass,
+                             CounterWait* wait)
+    : metrics_(std::move(metrics)), wait_(wait) {
   Timed timed(costs_.enable_s);
   context_ = current_context();
   initialize_profiler();
   std::optional<std::string> chip = metrics::detail::device_chip();
   if (!chip) throw CudaError("cuptiDeviceGetChipName failed: CUPTI cannot name this GPU's chip");
   chip_ = *chip;
-  availability_ = counter_availability(context_);
+  const double waited = this->wait().waited_s();
+  availability_ = counter_availability(context_, this->wait());
+  costs_.wait_s += this->wait().waited_s() - waited;
   {
     std::lock_guard lock(profiler_host_mutex());
     host_ = std::make_unique<HostObject>(chip_, &availability_);
@@ -169,6 +200,13 @@ RangeProfiler::RangeProfiler(std::vector<std::string> metrics, bool reset_cache_
 }
 
 RangeProfiler::~RangeProfiler() { disable(); }
+
+CounterWait& RangeProfiler::wait() {
+  if (wait_ != nullptr) return *wait_;
+  if (own_wait_ == nullptr)
+    own_wait_ = std::make_unique<CounterWait>(0.0, system_counter_wait_clock());
+  return *own_wait_;
+}
 
 void RangeProfiler::disable() noexcept {
   if (object_ == nullptr) return;
@@ -236,7 +274,24 @@ void RangeProfiler::start_pass() {
   auto s =
       cupti_params<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
   s.pRangeProfilerObject = object_;
-  check_range_profiler(cuptiRangeProfilerStart(&s), "cuptiRangeProfilerStart");
+  if (started_) {
+    check_range_profiler(cuptiRangeProfilerStart(&s), "cuptiRangeProfilerStart");
+  } else {
+    // The first Start takes the counters: another process that took them since this one read
+    // their availability makes it CUPTI_ERROR_HARDWARE_BUSY (seen on the H200; a Start tried
+    // again once they are free succeeds and measures).
+    const double waited = wait().waited_s();
+    wait().take(
+        [&s] {
+          const CUptiResult result = cuptiRangeProfilerStart(&s);
+          if (result == CUPTI_ERROR_HARDWARE_BUSY) return false;
+          check_range_profiler(result, "cuptiRangeProfilerStart");
+          return true;
+        },
+        current_counter_gpu(), "cuptiRangeProfilerStart");
+    costs_.wait_s += wait().waited_s() - waited;
+    started_ = true;
+  }
   in_pass_ = true;
 }
 

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "core/counter_wait.hpp"
 #include "core/pass_pause.hpp"
 #include "cuda/profiler_host.hpp"
 
@@ -42,8 +43,12 @@ class RangeProfiler final : public PassControl {
   // of a configuration of several, which only CUPTI 13.4 and later can
   // (resets_cache_per_pass()); meant for kernel replay, where kprof cannot flush between them.
   // Throws CounterPermissionError when counters are restricted, UnsupportedError when the device
-  // cannot be profiled, CudaError otherwise.
-  RangeProfiler(std::vector<std::string> metrics, bool reset_cache_per_pass);
+  // cannot be profiled, CudaError otherwise. While another process profiles the GPU's counters,
+  // takes them through `wait` (wait_for_counters; null: CountersBusyError at once), here and at
+  // the first start_pass(); from that pass until it is destroyed the counters are this
+  // process's.
+  RangeProfiler(std::vector<std::string> metrics, bool reset_cache_per_pass,
+                CounterWait* wait = nullptr);
   ~RangeProfiler();  // stops a session in flight and disables the profiler
   RangeProfiler(const RangeProfiler&) = delete;
   RangeProfiler& operator=(const RangeProfiler&) = delete;
@@ -77,6 +82,7 @@ class RangeProfiler final : public PassControl {
     double ranges_s = 0;    // PushRange and PopRange
     double decode_s = 0;    // DecodeData and range names
     double evaluate_s = 0;  // EvaluateToGpuValues
+    double wait_s = 0;      // waiting for another process's counters, within enable_s and start_s
     int sessions = 0, passes = 0;
     std::size_t ranges = 0;  // decoded
   };
@@ -84,6 +90,8 @@ class RangeProfiler final : public PassControl {
 
  private:
   void disable() noexcept;
+  // The wait for the counters: the caller's, or one that raises at once.
+  CounterWait& wait();
 
   std::vector<std::string> metrics_;
   std::string chip_;
@@ -97,6 +105,9 @@ class RangeProfiler final : public PassControl {
   std::vector<std::uint8_t> counter_data_;  // SetConfig keeps a pointer: never resized in a session
   std::size_t max_ranges_ = 0;
   bool in_pass_ = false;
+  bool started_ = false;  // a pass has started: the counters are held until disable()
+  CounterWait* wait_ = nullptr;
+  std::unique_ptr<CounterWait> own_wait_;
   Costs costs_;
 };
 
@@ -105,7 +116,11 @@ class RangeProfiler final : public PassControl {
 // Throws like check_range_profiler.
 void initialize_profiler();
 
-// Turns a CUPTI result of a range-profiler target call into kprof's typed errors.
+// The current CUDA device, as CountersBusyError names it.
+CounterGpu current_counter_gpu();
+
+// Turns a CUPTI result of a range-profiler target call into kprof's typed errors
+// (CUPTI_ERROR_HARDWARE_BUSY: CountersBusyError).
 void check_range_profiler(CUptiResult result, const char* call);
 
 }  // namespace kprof::detail

@@ -10,6 +10,7 @@
 #include "cuda/cuda_check.hpp"
 #include "cuda/device_facts.hpp"
 #include "kprof/device.hpp"
+#include "kprof/errors.hpp"
 
 namespace kprof {
 namespace {
@@ -73,6 +74,14 @@ SystemInfo query_system() {
     info.driver_error = std::string("query failed: ") + e.what();
   }
   return info;
+}
+
+void use_device(int ordinal) {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || ordinal < 0 || ordinal >= count)
+    throw NoGpuError("No usable GPU: no CUDA device " + std::to_string(ordinal) + " (" +
+                     std::to_string(count) + " visible)");
+  detail::check_cuda(cudaSetDevice(ordinal), "cudaSetDevice");
 }
 
 }  // namespace kprof

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "kprof/device.hpp"
+#include "kprof/errors.hpp"
 
 namespace kprof {
 
@@ -21,6 +22,11 @@ SystemInfo query_system() {
   info.host = gethostname(host, sizeof(host) - 1) == 0 && host[0] != '\0' ? host : "unknown";
   info.counter_permission = "unknown (kprof was built without CUDA support)";
   return info;
+}
+
+void use_device(int ordinal) {
+  throw NoGpuError("No usable GPU: kprof was built without CUDA (device " +
+                   std::to_string(ordinal) + ")");
 }
 
 }  // namespace kprof

@@ -6,6 +6,7 @@
 #include "core/gpu_layer.hpp"
 #include "gpu_test_support.hpp"
 #include "kprof/demo.hpp"
+#include "kprof/errors.hpp"
 
 namespace kprof_test {
 namespace {
@@ -36,6 +37,23 @@ TEST(System, QuerySystemSeesTheGpu) {
     EXPECT_GT(d.compute_clock_khz, 0);
     EXPECT_GT(d.memory_clock_khz, 0);
   }
+}
+
+// One process per device, as the C++ API shares a sweep among GPUs: use_device picks the GPU a
+// profile measures and its session records; an ordinal the driver does not show is NoGpuError.
+TEST(System, UseDevicePicksTheProfiledGpu) {
+  const int last = static_cast<int>(kprof::query_system().devices.size()) - 1;
+  ASSERT_GE(last, 0);
+  kprof::use_device(last);
+  kprof::demo::Kernels kernels(1024);
+  auto results = kprof::profile(duration_options(kprof::CacheControl::all, 1), [&] {
+    kprof::Annotation a("scale");
+    kernels.scale(1024);
+  });
+  EXPECT_EQ(results.session().device, last);
+  EXPECT_THROW(kprof::use_device(last + 1), kprof::NoGpuError);
+  EXPECT_THROW(kprof::use_device(-1), kprof::NoGpuError);
+  kprof::use_device(0);
 }
 
 TEST(System, SessionInfoDescribesTheBackend) {

@@ -450,7 +450,15 @@ def test_raw_data_has_each_runs_collector_values_and_conditions():
         "shape",
         "depth",
     ]
-    assert cols[-5:] == ["MeasuredClock", "Temperature", "ClockEventReasons", "Throttled", "n"]
+    assert cols[-7:] == [
+        "MeasuredClock",
+        "Temperature",
+        "ClockEventReasons",
+        "Throttled",
+        "Rank",
+        "Device",
+        "n",
+    ]
     a = raw[raw["Annotation"] == "a"]
     assert list(a["mem"]) == [1000.0, 1010.0, 1020.0]
     assert list(a["depth"]) == [1.0, 1.0, 1.0]
@@ -493,6 +501,8 @@ def test_runs_dataframe():
         "ClockEventReasons",
         "Throttled",
         "n",
+        "Rank",
+        "Device",
     ]
     assert list(runs["ThermalPause"]) == [0.0, 1.5, 0.0]
     assert list(runs["n"]) == [8, 8, 8]

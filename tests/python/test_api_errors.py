@@ -20,6 +20,7 @@ BUILTIN_BASE = {
     "UserFunctionError": RuntimeError,
     "NoGpuError": RuntimeError,
     "CuptiBusyError": RuntimeError,
+    "CountersBusyError": RuntimeError,
     "CudaError": RuntimeError,
     "UnsupportedError": NotImplementedError,
     "FormatError": ValueError,
@@ -79,6 +80,17 @@ def test_cupti_busy_error_holder():
     with pytest.raises(errors.CuptiBusyError) as info:
         _core._raise_error("CuptiBusyError", "busy")
     assert info.value.holder == "torch.profiler"
+
+
+def test_counters_busy_error_is_a_cupti_busy_error_of_another_process():
+    assert issubclass(errors.CountersBusyError, errors.CuptiBusyError)
+    with pytest.raises(errors.CuptiBusyError) as info:  # caught as the one it refines
+        _core._raise_error("CountersBusyError", "another process profiles the counters of GPU 0")
+    assert type(info.value) is errors.CountersBusyError
+    assert info.value.holder == "another process"
+    assert "GPU 0" in str(info.value)
+    assert errors.CountersBusyError("busy").holder == "another process"
+    assert "CountersBusyError" in errors.__all__
 
 
 def test_python_constructors():

@@ -89,6 +89,8 @@ def test_kernel_signature_matches_nsight():
         "per_kernel": False,
         "warmup": 0,  # kprof's own, after nsight-python's
         "disclose_overhead": True,
+        "wait_for_counters": 0,
+        "devices": None,
     }
     assert list(sig.parameters) == list(expected)
     for name, default in expected.items():

@@ -59,6 +59,11 @@ def decorate(**options):
         ("ignore_kernel_list", [""], "non-empty kernel names"),
         ("derive_metric", "tflops", "a function"),
         ("thermal_wait", "hot", "an integer, or None"),
+        ("wait_for_counters", -1, "a number of seconds >= 0"),
+        ("wait_for_counters", float("nan"), "a number of seconds >= 0"),
+        ("wait_for_counters", None, "a number of seconds >= 0"),
+        ("wait_for_counters", "60", "a number of seconds >= 0"),
+        ("wait_for_counters", True, "a number of seconds >= 0"),
     ],
 )
 def test_invalid_option(option, value, valid):
@@ -112,6 +117,15 @@ def test_valid_options_are_accepted():
     settings = wrapped._kprof_profiler.settings
     assert settings.metrics == ["gpu__time_duration.sum"]
     assert settings.core_options().combine_kernel_metrics == "max"
+
+
+@pytest.mark.parametrize("seconds", [0, 2, 60.5, float("inf")])
+def test_wait_for_counters_is_accepted(seconds):
+    """Seconds to wait for the GPU's counters while another process profiles them."""
+    wrapped, spy = decorate(wait_for_counters=seconds)
+    assert spy.calls == 0
+    assert wrapped._kprof_profiler.settings.core_options().wait_for_counters == seconds
+    assert _core.Options().wait_for_counters == 0  # raise at once by default
 
 
 def test_decorator_forms():
@@ -220,7 +234,8 @@ def test_the_keywords_of_kernel_are_the_rows_of_the_option_table():
     """Adding an option is a row in the table and a keyword here: each keyword is a row, its
     default gives the table's default, and the docstring says what it does."""
     params = inspect.signature(kprof.analyze.kernel).parameters
-    keywords = {n for n in params if n not in ("_func", "configs")}
+    # devices shares a sweep among worker processes, a front end's work the core never sees.
+    keywords = {n for n in params if n not in ("_func", "configs", "devices")}
     rows = [r for r in _core.option_table() if r["keyword"]]
     assert keywords == {r["name"] for r in rows}
     defaults = _core.Options()

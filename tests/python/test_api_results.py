@@ -48,6 +48,8 @@ KPROF_COLUMNS = [
     "Temperature",
     "ThrottledRuns",
     "ProfilingOverhead",
+    "Rank",
+    "Device",
 ]
 
 
@@ -160,6 +162,8 @@ def test_raw_dataframe_layout(two_by_two):
         "Temperature",
         "ClockEventReasons",
         "Throttled",
+        "Rank",
+        "Device",
         "n",
         "dtype",
     ]
@@ -184,6 +188,8 @@ def test_records_dataframe_layout(two_by_two):
         "Stream",
         "Kind",
         "Bytes",
+        "Rank",
+        "Device",
         "n",
         "dtype",
     ]

@@ -170,7 +170,7 @@ def test_unknown_command_is_a_usage_error():
     assert result.stdout == ""
     assert result.stderr.splitlines()[0] == (
         "kprof: unknown command 'frobnicate'; valid commands: devices, doctor, demo, metrics, "
-        "report, compare, export, help"
+        "report, compare, export, merge, help"
     )
 
 

@@ -1,0 +1,160 @@
+# SPDX-License-Identifier: Apache-2.0
+"""``analyze.kernel(..., devices=...)``: one sweep shared among the GPUs of this machine.
+
+The configs are cut into one contiguous share per listed GPU, in order; each share is profiled
+by a worker process of the standard library's process pool (spawned, so that no CUDA context
+is inherited), on its GPU, with its own thermal guard and clock readings; the shares come back
+merged in config order (:func:`kprof.merge`). One share per worker keeps the fixed cost of a
+profile call to one per GPU. A worker finds the benchmark function by importing its module, so
+the function must be defined at the top level of a module file.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import importlib
+import multiprocessing
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from kprof._native import core as _core
+from kprof.errors import KprofError, OptionError
+from kprof.merging import merge
+from kprof.results import ProfileResults
+
+__all__ = ["check_devices", "check_importable", "resolve_devices", "profile_on_devices"]
+
+_VALID = "'all', or a non-empty list of CUDA device ordinals (ints >= 0), or None"
+
+
+def check_devices(devices: Any) -> str | list[int] | None:
+    """The ``devices`` option checked for its form (decoration time): None, "all" or a list of
+    ordinals."""
+    if devices is None or devices == "all":
+        return devices
+    if isinstance(devices, (str, bytes)) or not isinstance(devices, Sequence) or not devices:
+        raise OptionError("devices", repr(devices), _VALID)
+    for d in devices:
+        if isinstance(d, bool) or not isinstance(d, int) or d < 0:
+            raise OptionError("devices", repr(devices), _VALID)
+    return list(devices)
+
+
+def resolve_devices(devices: str | list[int]) -> list[int]:
+    """The ordinals to run on, checked against the GPUs the driver shows (call time, before any
+    GPU work)."""
+    count = len(_core.query_system()["devices"])
+    if devices == "all":
+        if count == 0:
+            raise OptionError("devices", "'all'", "a machine with a GPU: the driver shows none")
+        return list(range(count))
+    assert isinstance(devices, list)
+    unknown = [d for d in devices if d >= count]
+    if unknown:
+        raise OptionError(
+            "devices", repr(devices), f"ordinals below {count}: the driver shows {count} GPU(s)"
+        )
+    return devices
+
+
+def check_importable(func: Any) -> None:
+    """A worker imports the function by module and name: say what to do when it cannot."""
+    name = getattr(func, "__qualname__", repr(func))
+    module = sys.modules.get(getattr(func, "__module__", ""), None)
+    where = None
+    if "<locals>" in name or "<lambda>" in name:
+        where = "is defined inside a function or is a lambda"
+    elif module is None or not getattr(module, "__file__", None):
+        where = "is defined where a worker process cannot import it (a notebook or the REPL)"
+    if where:
+        raise OptionError(
+            "devices",
+            f"with {name}, which {where}",
+            "a benchmark function defined at the top level of a module file (a worker process "
+            "imports it by name); or leave devices unset to profile in this process",
+        )
+
+
+def _shares(count: int, parts: int) -> list[range]:
+    """`count` configs cut into at most `parts` contiguous shares of nearly equal size."""
+    parts = min(parts, count)
+    size, extra = divmod(count, parts)
+    out, start = [], 0
+    for i in range(parts):
+        end = start + size + (1 if i < extra else 0)
+        out.append(range(start, end))
+        start = end
+    return out
+
+
+def _worker(
+    module: str, qualname: str, device: int, args: tuple, kwargs: dict, configs: list
+) -> tuple[str | None, BaseException | None, str | None]:
+    """In a worker: profiles `configs` on `device`; returns (results JSON, error, partial JSON)."""
+    target: Any = importlib.import_module(module)
+    for part in qualname.split("."):
+        target = getattr(target, part)
+    _core.use_device(device)
+    torch = sys.modules.get("torch")
+    if torch is not None and torch.cuda.is_available():
+        torch.cuda.set_device(device)  # "cuda" tensors go to this GPU too
+    try:
+        results = target._kprof_profiler.profile(args, kwargs, configs, share=True)
+    except KprofError as e:
+        partial = e.partial_results
+        return None, e, None if partial is None else partial.to_json()
+    except Exception as e:  # noqa: BLE001 (sent to the parent, which raises it)
+        return None, e, None
+    return results.to_json(), None, None
+
+
+def profile_on_devices(
+    profiler: Any,
+    args: tuple,
+    kwargs: dict,
+    configs: list[Any],
+    values: list[tuple[Any, ...]],
+    devices: list[int],
+) -> ProfileResults:
+    """Profiles `configs` (as given; `values` are their parameter values, bound) shared among
+    `devices` and returns the merged results. A worker's failure keeps the other shares: the
+    first failure (in config order) is raised with ``partial_results`` holding every share
+    measured."""
+    func = profiler.func
+    shares = _shares(len(values), len(devices))
+    context = multiprocessing.get_context("spawn")
+    with concurrent.futures.ProcessPoolExecutor(len(shares), mp_context=context) as pool:
+        futures = [
+            pool.submit(
+                _worker,
+                func.__module__,
+                func.__qualname__,
+                d,
+                args,
+                kwargs,
+                [configs[i] for i in share] if configs else None,
+            )
+            for d, share in zip(devices, shares, strict=False)
+        ]
+        outcomes = []
+        for device, future in zip(devices, futures, strict=False):
+            try:
+                outcomes.append((device, *future.result()))
+            except Exception as e:  # the worker died (BrokenProcessPool) or did not pickle
+                outcomes.append((device, None, e, None))
+    parts: list[ProfileResults] = []
+    failure: tuple[int, BaseException] | None = None
+    for (device, text, error, partial), share in zip(outcomes, shares, strict=True):
+        text = text if text is not None else partial
+        if text is not None:
+            core = _core.Results.from_json(text)
+            parts.append(ProfileResults(core, None, [values[i] for i in share]))
+        if error is not None and failure is None:
+            failure = (device, error)
+    if failure is not None:
+        device, error = failure
+        if isinstance(error, KprofError):
+            error.partial_results = merge(parts) if parts else None
+        raise error
+    return merge(parts)

@@ -1,0 +1,203 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Results of several processes as one: :func:`merge` for results at hand or saved files, and
+:func:`gather`, which brings every rank's results to rank 0 through the job's own channel.
+
+The merging itself is the core's (``kprof::merge``, include/kprof/merge.hpp): each part keeps
+its session, so every row still says which ``Rank``, ``Host`` and ``Device`` measured it, and
+statistics stay per rank.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from kprof._native import core as _core
+from kprof.errors import FormatError, KprofError, OptionError
+from kprof.ranks import rank_info
+from kprof.results import ProfileResults, load
+
+__all__ = ["merge", "gather"]
+
+# What one rank sends: its results as the core's JSON document, which runs no code when read.
+# The parameter columns of gathered results hold the values a saved file holds (int, float, str).
+_Payload = str
+
+
+def _as_results(part: Any) -> ProfileResults:
+    if isinstance(part, ProfileResults):
+        return part
+    if isinstance(part, (str, os.PathLike)):
+        return load(part)
+    raise OptionError(
+        "results",
+        f"a {type(part).__name__}",
+        "ProfileResults, or paths of files saved by ProfileResults.save",
+    )
+
+
+def _offset_info(results: ProfileResults, offset: int) -> dict[tuple[str, int, int, str], Any]:
+    return {
+        (name, config + offset, run, annotation): obj
+        for (name, config, run, annotation), obj in results._info_objects.items()
+    }
+
+
+def merge(parts: Iterable[ProfileResults | str | os.PathLike[str]]) -> ProfileResults:
+    """Several results as one: the ranks of a job, or the shares of a sweep run on several GPUs.
+
+    Each part's configs follow the one before, in the order given, and each part keeps the
+    session it was measured in: every DataFrame's ``Rank``, ``Host`` and ``Device`` columns
+    (and ``GPU``, the clocks...) are the part's. Statistics stay as each part computed them,
+    except ``Geomean``, computed again over the configs of each rank. :meth:`ProfileResults.
+    imbalance` then names, where ranks measured the same thing, the slowest and the fastest::
+
+        merged = kprof.merge(["run/rank0.json", "run/rank1.json"])
+        print(merged.imbalance())
+
+    ``kprof merge a.json b.json --out all.json`` does the same with files.
+
+    Args:
+        parts: :class:`ProfileResults`, or paths of files saved with
+            :meth:`ProfileResults.save` (JSON or Parquet), or both.
+
+    Raises:
+        kprof.errors.FormatError: The parts come from sweeps of different parameters, none is
+            given, or a file cannot be read.
+    """
+    results = [_as_results(p) for p in parts]
+    if not results:
+        raise FormatError("merge: no results to merge")
+    core = _core.merge([r.core for r in results])
+    configs: list[tuple[Any, ...]] = []
+    info: dict[tuple[str, int, int, str], Any] = {}
+    for r in results:
+        info.update(_offset_info(r, len(configs)))
+        configs.extend(r.configs)
+    return ProfileResults(core, results[0].parameters, configs, info_objects=info)
+
+
+def _from_payload(payload: _Payload) -> ProfileResults:
+    return ProfileResults(_core.Results.from_json(payload))
+
+
+def _torch_group() -> Any:
+    """torch.distributed when the job initialised it, else None."""
+    dist = sys.modules.get("torch.distributed")
+    if dist is None or not dist.is_available() or not dist.is_initialized():
+        return None
+    return dist
+
+
+def _mpi_comm() -> Any:
+    """mpi4py's world communicator when the job runs under mpirun and mpi4py imports."""
+    if "mpi4py.MPI" not in sys.modules and not rank_info()["launcher"].startswith("mpirun"):
+        return None
+    try:
+        from mpi4py import MPI  # noqa: PLC0415 (optional, and importing it starts MPI)
+    except ImportError:
+        return None
+    return MPI.COMM_WORLD
+
+
+# Gathers this process made through files: every rank makes the same calls, so the n-th gather
+# of each rank writes files of the n-th name and never meets those of an earlier gather.
+_file_gathers = 0
+
+
+def _gather_files(
+    payload: _Payload, rank: int, world: int, folder: str, timeout_s: float
+) -> list[_Payload] | None:
+    """Each rank writes its file in `folder`; rank 0 waits for all of them."""
+    global _file_gathers
+    call = _file_gathers
+    _file_gathers += 1
+    os.makedirs(folder, exist_ok=True)
+
+    def name(r: int) -> str:
+        return os.path.join(folder, f"gather{call}-rank{r:05d}.json")
+
+    path = name(rank)
+    with open(path + ".tmp", "w", encoding="utf-8") as f:
+        f.write(payload)
+    os.replace(path + ".tmp", path)  # a reader never sees half a file
+    if rank != 0:
+        return None
+    paths = [name(r) for r in range(world)]
+    deadline = time.monotonic() + timeout_s
+    while not all(os.path.exists(p) for p in paths):
+        if time.monotonic() > deadline:
+            missing = [r for r, p in enumerate(paths) if not os.path.exists(p)]
+            raise KprofError(
+                f"gather: ranks {missing} wrote no results to {folder} within {timeout_s:g} s"
+            )
+        time.sleep(0.1)
+    payloads = []
+    for p in paths:
+        with open(p, encoding="utf-8") as f:
+            payloads.append(f.read())
+    return payloads
+
+
+def gather(
+    results: ProfileResults, *, folder: str | os.PathLike[str] | None = None, timeout_s: float = 600
+) -> ProfileResults | None:
+    """Brings every rank's results to rank 0 and returns them merged there (:func:`merge`, in
+    rank order); the other ranks get ``None``. Every rank of the job must call it.
+
+    The channel is the job's own: ``torch.distributed`` when it is initialised
+    (``gather_object``), mpi4py's world communicator under mpirun, else files in ``folder``, a
+    folder every rank can reach (a shared file system)::
+
+        results = bench()                      # each rank profiles its share
+        merged = kprof.gather(results)
+        if merged is not None:                 # rank 0
+            print(merged.to_dataframe()[["Annotation", "Rank", "AvgValue"]])
+            print(merged.imbalance())
+
+    A process alone (world size 1) gets its results back unchanged. What travels is each
+    rank's JSON document: the parameter columns of the merged results hold the values a saved
+    file holds (int, float, or ``str(obj)``), as :func:`kprof.load` gives them. In the files
+    channel each rank writes ``gather<K>-rank<N>.json`` in ``folder`` (K counts this process's
+    gathers), which stays there.
+
+    Args:
+        results: This rank's results.
+        folder: The shared folder for the files channel; needed only when neither
+            torch.distributed nor mpi4py is there.
+        timeout_s: How long rank 0 waits for the other ranks' files.
+
+    Raises:
+        kprof.errors.OptionError: Several ranks, no torch.distributed or mpi4py, and no
+            ``folder``.
+        kprof.errors.KprofError: A rank's file did not come within ``timeout_s``.
+    """
+    info = rank_info()
+    rank, world = info["rank"], info["world_size"]
+    if world <= 1:
+        return results
+    payload = results.to_json()
+    gathered: Sequence[_Payload] | None
+    dist = _torch_group()
+    comm = None if dist is not None else _mpi_comm()
+    if dist is not None:
+        out: list[Any] | None = [None] * world if rank == 0 else None
+        dist.gather_object(payload, out, dst=0)
+        gathered = out
+    elif comm is not None:
+        gathered = comm.gather(payload, root=0)
+    elif folder is not None:
+        gathered = _gather_files(payload, rank, world, os.fspath(folder), timeout_s)
+    else:
+        raise OptionError(
+            "folder",
+            "None",
+            "a folder every rank can reach, when neither torch.distributed (initialised) nor "
+            "mpi4py is there to gather through",
+        )
+    if rank != 0 or gathered is None:
+        return None
+    return merge([_from_payload(p) for p in gathered])
