@@ -23,7 +23,7 @@ from kprof.errors import KprofError, OptionError
 from kprof.merging import merge
 from kprof.results import ProfileResults
 
-__all__ = ["check_devices", "check_importable", "resolve_devices", "profile_on_devices"]
+__all__ = ["check_devices", "check_importable", "resolve_devices", "profile_on_devices", "combine"]
 
 _VALID = "'all', or a non-empty list of CUDA device ordinals (ints >= 0), or None"
 
@@ -88,9 +88,13 @@ def _shares(count: int, parts: int) -> list[range]:
     return out
 
 
+# What a worker sends back: its results as JSON, or the error it raised and what it measured.
+_Outcome = tuple[str | None, BaseException | None, str | None]
+
+
 def _worker(
     module: str, qualname: str, device: int, args: tuple, kwargs: dict, configs: list
-) -> tuple[str | None, BaseException | None, str | None]:
+) -> _Outcome:
     """In a worker: profiles `configs` on `device`; returns (results JSON, error, partial JSON)."""
     target: Any = importlib.import_module(module)
     for part in qualname.split("."):
@@ -137,24 +141,32 @@ def profile_on_devices(
             )
             for d, share in zip(devices, shares, strict=False)
         ]
-        outcomes = []
-        for device, future in zip(devices, futures, strict=False):
+        outcomes: list[_Outcome] = []
+        for future in futures:
             try:
-                outcomes.append((device, *future.result()))
+                outcomes.append(future.result())
             except Exception as e:  # the worker died (BrokenProcessPool) or did not pickle
-                outcomes.append((device, None, e, None))
+                outcomes.append((None, e, None))
+    return combine(outcomes, [[values[i] for i in share] for share in shares])
+
+
+def combine(
+    outcomes: Sequence[_Outcome], values: Sequence[list[tuple[Any, ...]]]
+) -> ProfileResults:
+    """The workers' shares merged in config order (``values``: each share's parameter values).
+    When a worker failed, its error (the first in config order) is raised with
+    ``partial_results`` holding every share measured, the failed ones' measured part
+    included."""
     parts: list[ProfileResults] = []
-    failure: tuple[int, BaseException] | None = None
-    for (device, text, error, partial), share in zip(outcomes, shares, strict=True):
+    failure: BaseException | None = None
+    for (text, error, partial), share_values in zip(outcomes, values, strict=True):
         text = text if text is not None else partial
         if text is not None:
-            core = _core.Results.from_json(text)
-            parts.append(ProfileResults(core, None, [values[i] for i in share]))
+            parts.append(ProfileResults(_core.Results.from_json(text), None, share_values))
         if error is not None and failure is None:
-            failure = (device, error)
+            failure = error
     if failure is not None:
-        device, error = failure
-        if isinstance(error, KprofError):
-            error.partial_results = merge(parts) if parts else None
-        raise error
+        if isinstance(failure, KprofError):
+            failure.partial_results = merge(parts) if parts else None
+        raise failure
     return merge(parts)

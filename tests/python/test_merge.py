@@ -257,3 +257,25 @@ def test_plots_of_several_ranks_get_a_column_of_panels_per_rank():
     assert titles == ["Rank=0", "Rank=1", "Rank=2", "Rank=3"]
     one_panel = merged.plot(variant_fields=["Rank"], variant_annotations=["scale"])
     assert len(one_panel.axes) == 1
+
+
+def test_a_failing_worker_keeps_the_other_shares_in_config_order():
+    """devices=: the shares come back in config order; the first failure is raised with every
+    share measured, the failed worker's measured part included."""
+    from kprof.devices import combine
+    from kprof.errors import UserFunctionError
+
+    first, second = rank_results(0, 100, device=0), rank_results(0, 200, device=1)
+    values = [[(1,), (2,)], [(3,), (4,)]]
+    merged = combine([(first.to_json(), None, None), (second.to_json(), None, None)], values)
+    assert list(merged.to_dataframe()["n"]) == [1, 2, 3, 4]
+    assert list(merged.to_dataframe()["Device"]) == [0, 0, 1, 1]
+    failed = UserFunctionError("bench raised ValueError: n=4 in config 2 of 2")
+    outcomes = [(first.to_json(), None, None), (None, failed, second.to_json())]
+    with pytest.raises(UserFunctionError, match="n=4") as e:
+        combine(outcomes, values)
+    kept = e.value.partial_results.to_dataframe()
+    assert list(kept["n"]) == [1, 2, 3, 4] and list(kept["Device"]) == [0, 0, 1, 1]
+    died = RuntimeError("A process in the process pool was terminated abruptly")
+    with pytest.raises(RuntimeError, match="terminated"):
+        combine([(first.to_json(), None, None), (None, died, None)], values)
