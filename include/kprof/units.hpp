@@ -32,6 +32,11 @@ struct DisplayUnit {
 DisplayUnit display_unit(double value, const std::string& unit, int significant = kDisplayDigits);
 Scaled scale_for_display(double value, const std::string& unit, int significant = kDisplayDigits);
 
+// A unit as kprof's records spell it: CUPTI's and Nsight Compute's long names of the families
+// above ("nanosecond", "nsecond", "usecond", "byte", "Mbyte", "byte/second", "percent") become
+// the short ones ("ns", "us", "B", "MB", "B/s", "%"); any other unit comes back unchanged.
+std::string short_unit(const std::string& unit);
+
 // The factor that converts a value in `from` to `to`: unit_factor("ms", "ns") == 1e6. Empty
 // when either unit is unknown or they measure different things.
 std::optional<double> unit_factor(const std::string& from, const std::string& to);

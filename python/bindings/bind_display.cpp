@@ -37,6 +37,8 @@ void bind_display(nb::module_& m) {
       },
       nb::arg("value"), nb::arg("significant") = kprof::kDisplayDigits,
       "A number as the results table prints it (4 significant digits; '-' for NaN).");
+  m.def("short_unit", &kprof::short_unit, nb::arg("unit"),
+        "A unit as kprof's records spell it: 'nsecond' -> 'ns', 'byte' -> 'B', 'percent' -> '%'.");
   m.def("describe_run", &kprof::describe_run, nb::arg("config"), nb::arg("configs"),
         nb::arg("params"), nb::arg("run"), nb::arg("runs"),
         "'config 2/4 (n=1024), run 3/10' (config and run from 0; runs 0: not fixed; run -1: "

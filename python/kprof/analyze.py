@@ -11,7 +11,7 @@ import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Literal
 
-from kprof import tools
+from kprof import ncu, tools
 from kprof._native import core as _core
 from kprof._options import Settings, check_arity
 from kprof._partial import keep
@@ -19,7 +19,7 @@ from kprof.call_progress import CallProgress
 from kprof.collectors import CollectorCalls, check_parameter_names
 from kprof.configs import BoundConfigs, FunctionParams, bind, materialize
 from kprof.devices import check_devices, check_importable, profile_on_devices, resolve_devices
-from kprof.errors import KprofError, UserFunctionError
+from kprof.errors import KprofError, UnsupportedError, UserFunctionError
 from kprof.plot_decorator import plot
 from kprof.results import ProfileResults
 from kprof.stopping import StoppingRule
@@ -143,6 +143,8 @@ class _KernelProfiler:
     def __call__(
         self, *args: Any, configs: Iterable[Any] | None = None, **kwargs: Any
     ) -> ProfileResults:
+        if tools.get_active_tool() == tools.Tool.NCU or ncu.in_child():
+            return self._profile_with_ncu(args, kwargs, configs)
         if self.devices is None:
             return self.profile(args, kwargs, configs)
         devices = resolve_devices(self.devices)
@@ -158,6 +160,33 @@ class _KernelProfiler:
         given = configs if configs is not None else self.decorator_configs
         results = profile_on_devices(self, args, kwargs, list(given or []), bound.values, devices)
         self._write_files(results)
+        return results
+
+    def _profile_with_ncu(
+        self, args: tuple[Any, ...], kwargs: dict[str, Any], configs: Iterable[Any] | None
+    ) -> ProfileResults:
+        """Tool.NCU: the call measured by Nsight Compute in a child process (:mod:`kprof.ncu`);
+        in that child, the call it measures runs its configs and ends the process."""
+        if self.devices is not None:
+            raise UnsupportedError(
+                "devices= shares a sweep among kprof's workers; with Tool.NCU, Nsight Compute "
+                "measures in one child process: leave devices unset, or use Tool.CUPTI"
+            )
+        bound = bind(
+            self.params,
+            args=args,
+            kwargs=kwargs,
+            call_configs=configs,
+            decorator_configs=self.decorator_configs,
+        )
+        if ncu.in_child():
+            results = ncu.child_call(self, bound, bound.calls)
+        else:
+            tag = f"{self.params.name}-{self.call_id}"
+            options = self.settings.core_options(self._derive_wrapper(bound))
+            results = ncu.profile(self, bound, options, tag, self.settings.output_prefix)
+            self._write_files(results)
+        self.call_id += 1
         return results
 
     def _write_files(self, results: ProfileResults) -> list[str]:

@@ -4,12 +4,16 @@
 
 nsight-python 1.1 has two tools: ``Tool.NCU`` (Nsight Compute, its default) and
 ``Tool.CUPTI`` (an in-process CUPTI backend). kprof *is* an in-process CUPTI profiler:
-``Tool.CUPTI`` is kprof's engine, always available. kprof has no Nsight Compute backend, so
-``activate(Tool.NCU)`` raises :class:`kprof.errors.ToolUnavailableError`.
+``Tool.CUPTI`` is kprof's engine, always available and the default. ``Tool.NCU`` measures each
+call with Nsight Compute instead (:mod:`kprof.ncu`: the script runs again in a child process
+under ``ncu``, whose report kprof reads); activating it needs ``ncu`` (on PATH, or
+``$KPROF_NCU``), else :class:`kprof.errors.ToolUnavailableError`.
 
 The rules are nsight-python's: activating the active tool again does nothing; activating
 another while one is active raises :class:`kprof.errors.ToolError`; ``deactivate`` with no
-tool active does nothing. ``Tool.CUPTI`` may be activated before or after CUDA is initialised
+tool active does nothing. Neither tool stays loaded in the process (Nsight Compute runs in the
+child), so ``deactivate`` always clears the active tool, where nsight-python's attached Nsight
+Compute cannot be unloaded. ``Tool.CUPTI`` may be activated before or after CUDA is initialised
 (kprof subscribes to CUPTI only while a profile runs, so activation itself touches nothing).
 A profile run with no tool active activates ``Tool.CUPTI``, as nsight-python's first profile
 loads its default tool.
@@ -19,14 +23,14 @@ from __future__ import annotations
 
 import enum
 
-from kprof.errors import OptionError, ToolError, ToolUnavailableError
+from kprof.errors import OptionError, ToolError
 
 __all__ = ["Tool", "activate", "deactivate", "get_active_tool"]
 
 
 class Tool(str, enum.Enum):
-    """The profiling tools nsight-python knows. In kprof only ``CUPTI`` (kprof's own
-    in-process engine) exists."""
+    """The profiling tools: ``CUPTI``, kprof's own in-process engine, and ``NCU``, Nsight
+    Compute running the script in a child process."""
 
     NCU = "ncu"
     CUPTI = "cupti"
@@ -43,7 +47,8 @@ def activate(tool: Tool) -> None:
             as nsight-python's).
         kprof.errors.ToolError: Another tool is active (a ``RuntimeError``, as
             nsight-python's).
-        kprof.errors.ToolUnavailableError: ``Tool.NCU``: kprof has no Nsight Compute backend.
+        kprof.errors.ToolUnavailableError: ``Tool.NCU`` without ``ncu`` (on PATH or
+            ``$KPROF_NCU``).
     """
     global _active
     if not isinstance(tool, Tool):
@@ -55,17 +60,16 @@ def activate(tool: Tool) -> None:
             return
         raise ToolError(f"{_active!r} is already active; cannot switch to {tool!r}")
     if tool == Tool.NCU:
-        raise ToolUnavailableError(
-            "kprof has no Nsight Compute backend: Tool.NCU cannot be activated. kprof measures "
-            "in-process through CUPTI: activate kprof.Tool.CUPTI, or activate nothing (kprof's "
-            "engine is used either way)"
-        )
+        from kprof.ncu import find_ncu
+
+        find_ncu()
     _active = tool
 
 
 def deactivate() -> None:
     """Clears the active tool; does nothing when none is active. (kprof's engine holds
-    nothing between profiles, so there is nothing to unload.)"""
+    nothing between profiles, and Nsight Compute runs in a child process: there is nothing to
+    unload.)"""
     global _active
     _active = None
 

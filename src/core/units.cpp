@@ -24,7 +24,7 @@ struct Family {
 
 constexpr Named kTime[] = {{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}};
 constexpr Named kTimeAliases[] = {
-    {"nsecond", 1}, {"usecond", 1e3}, {"msecond", 1e6}, {"second", 1e9}};
+    {"nanosecond", 1}, {"nsecond", 1}, {"usecond", 1e3}, {"msecond", 1e6}, {"second", 1e9}};
 constexpr Named kBytes[] = {{"B", 1}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12}};
 constexpr Named kBytesAliases[] = {{"byte", 1},    {"bytes", 1},   {"Kbyte", 1e3},
                                    {"Mbyte", 1e6}, {"Gbyte", 1e9}, {"Tbyte", 1e12}};
@@ -85,6 +85,14 @@ std::string trim_zeros(std::string s) {
 }
 
 }  // namespace
+
+std::string short_unit(const std::string& unit) {
+  for (const Family& f : kFamilies)
+    if (const auto factor = find_in(f.aliases, unit))
+      for (const Named& n : f.ladder)
+        if (n.factor == *factor) return std::string(n.name);
+  return unit;
+}
 
 DisplayUnit display_unit(double value, const std::string& unit, int significant) {
   const auto known = lookup(unit);

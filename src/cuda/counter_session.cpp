@@ -18,21 +18,13 @@
 #include "kprof/errors.hpp"
 #include "kprof/log.hpp"
 #include "kprof/metrics.hpp"
+#include "kprof/units.hpp"
 
 namespace kprof::detail {
 namespace {
 
 // Ranges one session holds at most; a larger sweep runs in several sessions.
 constexpr std::size_t kMaxCapacity = 1 << 16;
-
-// CUPTI's dimension units in the short spelling kprof's durations and tables use.
-std::string short_unit(const std::string& unit) {
-  if (unit == "nanosecond" || unit == "nsecond") return "ns";
-  if (unit == "byte") return "B";
-  if (unit == "percent") return "%";
-  if (unit == "byte/second") return "B/s";
-  return unit;
-}
 
 }  // namespace
 

@@ -61,12 +61,14 @@ def test_activate_cupti_is_kprofs_engine(no_tool):
     kprof.deactivate()  # nothing active: nothing happens
 
 
-def test_ncu_is_a_typed_error(no_tool):
+def test_ncu_without_ncu_is_a_typed_error(no_tool, monkeypatch):
+    monkeypatch.setenv("PATH", "/nonexistent")
+    monkeypatch.delenv("KPROF_NCU", raising=False)
     with pytest.raises(errors.ToolUnavailableError) as info:
         kprof.activate(kprof.Tool.NCU)
     e = info.value
-    assert "no Nsight Compute backend" in str(e)
-    assert "Tool.CUPTI" in str(e)
+    assert "no ncu on PATH" in str(e)
+    assert "KPROF_NCU" in str(e) and "Tool.CUPTI" in str(e)
     # nsight-python scripts catching NCUNotAvailableError still catch it.
     assert isinstance(e, kprof.exceptions.NCUNotAvailableError)
     assert isinstance(e, errors.UnsupportedError)

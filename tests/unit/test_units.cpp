@@ -122,5 +122,18 @@ TEST(Units, FormatNumberNonFinite) {
   EXPECT_EQ(format_number(-std::numeric_limits<double>::infinity(), 4), "-inf");
 }
 
+TEST(ShortUnit, LongNamesOfCuptiAndNsightComputeBecomeKprofs) {
+  EXPECT_EQ(short_unit("nanosecond"), "ns");
+  EXPECT_EQ(short_unit("nsecond"), "ns");
+  EXPECT_EQ(short_unit("usecond"), "us");
+  EXPECT_EQ(short_unit("byte"), "B");
+  EXPECT_EQ(short_unit("Mbyte"), "MB");
+  EXPECT_EQ(short_unit("byte/second"), "B/s");
+  EXPECT_EQ(short_unit("percent"), "%");
+  EXPECT_EQ(short_unit("ns"), "ns");
+  EXPECT_EQ(short_unit("cycle"), "cycle");
+  EXPECT_EQ(short_unit(""), "");
+}
+
 }  // namespace
 }  // namespace kprof

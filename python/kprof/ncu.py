@@ -1,0 +1,288 @@
+# SPDX-License-Identifier: Apache-2.0
+"""``Tool.NCU``: a call of a decorated function measured by Nsight Compute, as nsight-python does.
+
+Nsight Compute releases before 2026.2.1 cannot attach to a running process, so the script runs
+again in a child process under ``ncu`` (nsight-python's launch mode): the child reaches the same
+call, runs its configs ``runs`` times each inside kprof's annotations (NVTX ranges of the domain
+``kprof``, which ``ncu --nvtx-include`` selects) and exits; ``ncu`` writes its report
+``{output_prefix}ncu-output-{function}-{call}.ncu-rep`` and its log ``.log`` beside it. The parent
+reads the report with Nsight Compute's own Python module (``ncu_report``), gives each profiled
+kernel its config and run by launch order, and aggregates the records with the core's rules:
+the same DataFrame as kprof's engine, derived metrics, normalisation and kernel combination
+included.
+
+The child makes every other call of a decorated function return empty results, so a script
+runs on to the call being measured.
+"""
+
+from __future__ import annotations
+
+import datetime
+import glob
+import hashlib
+import importlib
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from kprof import _version
+from kprof._native import core as _core
+from kprof.configs import BoundConfigs
+from kprof.errors import MeasurementError, ToolError, ToolUnavailableError, UnsupportedError
+from kprof.results import ProfileResults
+
+__all__ = ["find_ncu", "ncu_command", "Kernel", "assign", "profile", "CHILD_VARIABLE"]
+
+#: Set in the child: the call it measures (``call_key``).
+CHILD_VARIABLE = "KPROF_NCU_CHILD"
+#: NVTX ranges of kprof's annotations, as ``ncu --nvtx-include`` names them.
+NVTX_INCLUDE = "regex:kprof@.+/"
+# kprof's replay modes in ncu's words; "auto" is kprof's engine's choice, ncu's default here.
+_REPLAY = {"auto": "kernel", "kernel": "kernel", "range": "range", "application": "application"}
+
+
+def find_ncu() -> str:
+    """The ``ncu`` executable: ``$KPROF_NCU``, else ``ncu`` on PATH.
+
+    Raises:
+        kprof.errors.ToolUnavailableError: Neither names an executable.
+    """
+    given = os.environ.get("KPROF_NCU")
+    path = shutil.which(given) if given else shutil.which("ncu")
+    if path is None:
+        where = f"KPROF_NCU={given!r} is not an executable" if given else "no ncu on PATH"
+        raise ToolUnavailableError(
+            f"Tool.NCU needs Nsight Compute's command line ({where}): install Nsight Compute "
+            "and put ncu on PATH, or set KPROF_NCU to its path; kprof's own engine "
+            "(Tool.CUPTI) needs neither"
+        )
+    return path
+
+
+def _report_module(ncu: str) -> Any:
+    """Nsight Compute's ``ncu_report`` module, from the ``extras/python`` folder of the
+    install that ``ncu`` belongs to (or one already importable)."""
+    try:
+        return importlib.import_module("ncu_report")
+    except ImportError:
+        pass
+    home = os.path.dirname(os.path.realpath(ncu))
+    candidates = [os.path.join(home, "extras", "python")]
+    candidates += sorted(glob.glob(os.path.join(home, "..", "nsight-compute*", "extras", "python")))
+    for folder in candidates:
+        if os.path.exists(os.path.join(folder, "ncu_report.py")):
+            sys.path.insert(0, folder)
+            return importlib.import_module("ncu_report")
+    raise ToolUnavailableError(
+        f"Nsight Compute's report module (ncu_report.py) is not beside {ncu} "
+        f"(looked in {', '.join(candidates)})"
+    )
+
+
+def report_paths(prefix: str, tag: str) -> tuple[str, str]:
+    """nsight-python's names: ``{prefix}ncu-output-{tag}.ncu-rep`` and its ``.log``."""
+    report = f"{prefix}ncu-output-{tag}.ncu-rep"
+    return report, report[: -len(".ncu-rep")] + ".log"
+
+
+def call_key(name: str, call_id: int, bound: BoundConfigs) -> str:
+    """What tells the child which call to measure: the function, its call number and its
+    configs (as the core stores them)."""
+    digest = hashlib.sha1(json.dumps(bound.core_points()).encode()).hexdigest()[:16]
+    return f"{name}:{call_id}:{digest}"
+
+
+def ncu_command(ncu: str, report: str, log: str, options: Any, argv: Sequence[str]) -> list[str]:
+    """The command line that runs ``argv`` (the script and its arguments) under Nsight Compute
+    with the options of the call."""
+    return [
+        ncu,
+        "--log-file",
+        log,
+        "--cache-control",
+        options.cache_control,
+        "--clock-control",
+        options.clock_control,
+        "--replay-mode",
+        _REPLAY[options.replay_mode],
+        "--nvtx",
+        "--nvtx-include",
+        NVTX_INCLUDE,
+        "--metrics",
+        ",".join(options.measured_metrics),
+        "-f",
+        "-o",
+        report,
+        sys.executable,
+        *argv,
+    ]
+
+
+@dataclass
+class Kernel:
+    """One kernel of the report: the annotation path it ran in, its name, and its values."""
+
+    annotation: str
+    name: str
+    values: dict[str, tuple[float, str]]  # metric -> (value, unit)
+    facts: dict[str, Any] = field(default_factory=dict)  # gpu, clocks
+
+
+def assign(kernels: Sequence[Kernel], configs: int, runs: int) -> dict[str, list[Any]]:
+    """The records of ``kernels`` (in launch order): each annotation's kernels are its
+    ``configs * runs`` runs in order, the same number in each (nsight-python's rule).
+
+    Raises:
+        kprof.errors.MeasurementError: An annotation's kernels do not divide into its runs.
+    """
+    by_annotation: dict[str, list[Kernel]] = {}
+    for k in kernels:
+        by_annotation.setdefault(k.annotation, []).append(k)
+    cols: dict[str, list[Any]] = {
+        c: [] for c in ("config", "run", "annotation", "kernel", "kernel_index", "metric")
+    }
+    cols.update(value=[], unit=[])
+    slots = configs * runs
+    for annotation, ks in by_annotation.items():
+        if len(ks) % slots:
+            raise MeasurementError(
+                f"Nsight Compute profiled {len(ks)} kernels in annotation {annotation!r} over "
+                f"{configs} configs of {runs} runs: not the same number in each run"
+            )
+        per_run = len(ks) // slots
+        for i, k in enumerate(ks):
+            slot, index = divmod(i, per_run)
+            for metric, (value, unit) in k.values.items():
+                for name, v in (
+                    ("config", slot // runs),
+                    ("run", slot % runs),
+                    ("annotation", annotation),
+                    ("kernel", k.name),
+                    ("kernel_index", index),
+                    ("metric", metric),
+                    ("value", value),
+                    ("unit", _core.short_unit(unit)),
+                ):
+                    cols[name].append(v)
+    return cols
+
+
+def _kernels(report: Any, module: Any, metrics: Sequence[str]) -> list[Kernel]:
+    """Every kernel of the report that ran in a kprof annotation, in launch order."""
+    base = getattr(module.IAction, "NameBase_DEMANGLED", None)
+    out = []
+    for r in range(report.num_ranges()):
+        current = report.range_by_idx(r)
+        for a in range(current.num_actions()):
+            action = current.action_by_idx(a)
+            state = action.nvtx_state()
+            path = ""
+            for domain_id in state.domains():
+                domain = state.domain_by_id(domain_id)
+                if domain.name() == "kprof":
+                    path = "/".join(domain.push_pop_ranges())
+            if not path:
+                continue
+            values = {}
+            for m in metrics:
+                metric = action.metric_by_name(m)
+                if metric is None:
+                    raise ToolError(f"Nsight Compute's report has no metric {m!r}")
+                values[m] = (metric.as_double(), metric.unit())
+            facts = {
+                name: action.metric_by_name(m).value()
+                for name, m in (
+                    ("gpu", "device__attribute_display_name"),
+                    ("compute_clock_khz", "device__attribute_clock_rate"),
+                    ("memory_clock_khz", "device__attribute_memory_clock_rate"),
+                )
+                if action.metric_by_name(m) is not None
+            }
+            name = action.name(base) if base is not None else action.name()
+            out.append(Kernel(path, name, values, facts))
+    return out
+
+
+def _session(options: Any, kernels: Sequence[Kernel], runs: int) -> dict[str, Any]:
+    facts = kernels[0].facts if kernels else {}
+    return {
+        "gpu": str(facts.get("gpu", "")),
+        "host": socket.gethostname(),
+        "compute_clock_khz": int(facts.get("compute_clock_khz", 0)),
+        "memory_clock_khz": int(facts.get("memory_clock_khz", 0)),
+        "backend": "nsight-compute",
+        "replay_mode": _REPLAY[options.replay_mode],
+        "cache_control": options.cache_control,
+        "clock_control": options.clock_control,
+        "runs": runs,
+        "metrics": list(options.measured_metrics),
+        "kprof_version": _version.version(),
+        "started_at": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+    }
+
+
+def _log_errors(log: str) -> str:
+    try:
+        with open(log, encoding="utf-8", errors="replace") as f:
+            lines = [line.strip() for line in f if "ERROR" in line]
+    except OSError:
+        return ""
+    return "; ".join(lines[:5])
+
+
+def profile(
+    profiler: Any, bound: BoundConfigs, options: Any, tag: str, prefix: str
+) -> ProfileResults:
+    """In the parent: runs the script again under ``ncu`` for this call and reads its report."""
+    if profiler.settings.stopping is not None:
+        raise UnsupportedError(
+            "Tool.NCU runs each config a fixed number of times: runs='auto' and stopping rules "
+            "need kprof's own engine (Tool.CUPTI)"
+        )
+    ncu = find_ncu()
+    report, log = report_paths(prefix, tag)
+    os.makedirs(os.path.dirname(report) or ".", exist_ok=True)
+    env = dict(os.environ)
+    env[CHILD_VARIABLE] = call_key(profiler.params.name, profiler.call_id, bound)
+    command = ncu_command(ncu, report, log, options, sys.argv)
+    done = subprocess.run(command, env=env)
+    if done.returncode != 0 or not os.path.exists(report):
+        raise ToolError(
+            f"Nsight Compute exited with {done.returncode} profiling {tag} "
+            f"({_log_errors(log) or 'no report written'}); its log: {log}"
+        )
+    module = _report_module(ncu)
+    kernels = _kernels(module.load_report(report), module, options.measured_metrics)
+    runs = profiler.settings.runs
+    records = assign(kernels, len(bound.values), runs)
+    session = _session(options, kernels, runs)
+    core = _core._aggregate(session, bound.columns, bound.core_points(), records, options)
+    results = ProfileResults(core, bound.columns, bound.values)
+    results.ncu_report, results.ncu_log = report, log  # type: ignore[attr-defined]
+    return results
+
+
+def in_child() -> bool:
+    """Whether this process is a child that ``ncu`` runs for a parent."""
+    return CHILD_VARIABLE in os.environ
+
+
+def child_call(profiler: Any, bound: BoundConfigs, calls: Iterable[Any]) -> ProfileResults:
+    """In the child: the call being measured runs its configs ``runs`` times each and ends the
+    process; any other call returns empty results."""
+    if os.environ[CHILD_VARIABLE] != call_key(profiler.params.name, profiler.call_id, bound):
+        return ProfileResults(_core.Results())
+    for call_args, call_kwargs in calls:
+        for _ in range(profiler.settings.runs):
+            profiler.func(*call_args, **call_kwargs)
+    torch = sys.modules.get("torch")
+    if torch is not None and torch.cuda.is_initialized():
+        torch.cuda.synchronize()  # the last kernels end before the process does
+    sys.stdout.flush()
+    os._exit(0)  # the rest of the script is the parent's
