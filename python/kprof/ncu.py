@@ -227,6 +227,15 @@ def _session(options: Any, kernels: Sequence[Kernel], runs: int) -> dict[str, An
     }
 
 
+def script_argv() -> list[str]:
+    """The arguments that start this script again: ``-m module ...`` for one started with
+    ``python -m`` (its path alone would lose the package), else ``sys.argv``."""
+    spec = getattr(sys.modules.get("__main__"), "__spec__", None)
+    if spec is not None and spec.name and spec.name != "__main__":
+        return ["-m", spec.name, *sys.argv[1:]]
+    return list(sys.argv)
+
+
 def _log_errors(log: str) -> str:
     try:
         with open(log, encoding="utf-8", errors="replace") as f:
@@ -250,7 +259,7 @@ def profile(
     os.makedirs(os.path.dirname(report) or ".", exist_ok=True)
     env = dict(os.environ)
     env[CHILD_VARIABLE] = call_key(profiler.params.name, profiler.call_id, bound)
-    command = ncu_command(ncu, report, log, options, sys.argv)
+    command = ncu_command(ncu, report, log, options, script_argv())
     done = subprocess.run(command, env=env)
     if done.returncode != 0 or not os.path.exists(report):
         raise ToolError(

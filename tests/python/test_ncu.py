@@ -152,3 +152,24 @@ def test_the_child_makes_the_measured_calls_runs_and_ends(tmp_path):
         "second 10",
         "second 10",
     ]
+
+
+def test_a_script_started_as_a_module_starts_again_as_one(tmp_path):
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "bench.py").write_text(
+        "import sys\nfrom kprof import ncu\nprint(ncu.script_argv())\n"
+    )
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(tmp_path), *filter(None, [env.get("PYTHONPATH")]), *sys.path]
+    )
+    as_module = subprocess.run(
+        [sys.executable, "-m", "pkg.bench", "--n", "4"], capture_output=True, text=True, env=env
+    )
+    assert as_module.stdout.strip() == "['-m', 'pkg.bench', '--n', '4']", as_module.stderr
+    as_path = subprocess.run(
+        [sys.executable, str(package / "bench.py"), "x"], capture_output=True, text=True, env=env
+    )
+    assert as_path.stdout.strip() == str([str(package / "bench.py"), "x"]), as_path.stderr
