@@ -14,11 +14,13 @@ namespace kprof {
 // `parts` as one Results, in the order given: each part's sweep after the one before (its
 // configs renumbered, every table's items with them) and each part's session kept
 // (Results::parts(); a part that was itself merged brings its parts). Statistics stay as each
-// part computed them, except Geomean, computed again over the configs of each rank: a sweep
-// shared among the GPUs of one process reads as one profile of it, the ranks of a job stay
-// apart. Throws FormatError when the parts' parameters differ (naming both lists) or none is
-// given.
+// part computed them, Geomean included. Throws FormatError when the parts' parameters differ
+// (naming both lists) or none is given.
 Results merge(std::span<const Results> parts);
+
+// The shares of one sweep measured apart (analyze.kernel's devices=): merge(), with Geomean
+// computed again over every config, as one profile of the whole sweep gives it.
+Results merge_shares(std::span<const Results> shares);
 
 // What merged results hold, for reports: "4 ranks (0, 1, 2, 3) on 1 host (node1), GPUs 0, 1,
 // 2, 3"; empty for the results of one profile.
@@ -26,27 +28,34 @@ std::string parts_note(const Results& results);
 
 // Where ranks measured the same region, metric and config, the slowest and the fastest: only
 // for metrics of time, and only where at least two ranks measured.
+// Each process (a part of merged results) is named by its rank, host and GPU: the ranks of an
+// array of jobs may all be 0.
 struct Imbalance {
   std::string annotation;
   std::string metric;
   std::string kernel;
   int kernel_index = -1;
-  std::size_t config = 0;  // the slowest rank's config (the parameter values)
-  int ranks = 0;           // ranks that measured it
+  std::size_t config = 0;  // the slowest process's config (the parameter values)
+  int ranks = 0;           // processes that measured it
   int slowest_rank = 0;
+  std::string slowest_host;
+  int slowest_device = -1;
   double slowest = 0;  // its mean, in `unit`
   int fastest_rank = 0;
+  std::string fastest_host;
+  int fastest_device = -1;
   double fastest = 0;
   double ratio = 0;  // slowest / fastest
   std::string unit;
 };
 
-// One Imbalance per region, metric, kernel and config measured by two ranks or more, in the
+// One Imbalance per region, metric, kernel and config measured by two processes or more, in the
 // order of their first row.
 std::vector<Imbalance> imbalance(const Results& results);
 
-// The same as text: "softmax [n=4096]: rank 3 is 1.08x slower than rank 0 (2.31 ms vs 2.14 ms)",
-// a line each; empty when no two ranks measured the same thing.
+// The same as text: "softmax [n=4096]: rank 3 is 1.08x slower than rank 0 (2.31 ms vs 2.14 ms,
+// 4 ranks)", a line each, processes named "node-b GPU 1 (rank 0)" where ranks repeat; empty when
+// no two processes measured the same thing.
 std::string imbalance_text(const Results& results);
 
 }  // namespace kprof

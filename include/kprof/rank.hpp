@@ -16,6 +16,10 @@ struct RankInfo {
   std::string launcher = "none";
 };
 
+// The name part of the files a process writes: `base`, and "-rank<N>" in a job of several
+// processes, so that two ranks never write one file.
+std::string rank_file_tag(const std::string& base, int rank, int world_size);
+
 // The rank of this process, from its environment. Throws Error naming the variable when a
 // launcher's variable holds no number.
 RankInfo rank_info();

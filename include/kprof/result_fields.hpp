@@ -201,8 +201,12 @@ inline constexpr auto imbalance_fields = [](auto& m, auto&& f) {
   f("config", m.config);
   f("ranks", m.ranks);
   f("slowest_rank", m.slowest_rank);
+  f("slowest_host", m.slowest_host);
+  f("slowest_device", m.slowest_device);
   f("slowest", m.slowest);
   f("fastest_rank", m.fastest_rank);
+  f("fastest_host", m.fastest_host);
+  f("fastest_device", m.fastest_device);
   f("fastest", m.fastest);
   f("ratio", m.ratio);
   f("unit", m.unit);

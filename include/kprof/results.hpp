@@ -231,11 +231,13 @@ class Results {
   const std::vector<ResultPart>& parts() const noexcept { return parts_; }
   // The session `config` was measured in: its part's, or session().
   const SessionInfo& session_of(std::size_t config) const;
+  // The index in parts() of the part that holds `config`; 0 for the results of one profile.
+  std::size_t part_of(std::size_t config) const;
   // The ranks the results come from, in order of first appearance: {session().rank} unless
   // merged.
   std::vector<int> ranks() const;
-  // The name part of files written for these results: `base`, and "-rank<N>" when the profile
-  // ran in a job of several processes, so that two ranks never write one file.
+  // The name part of files written for these results: `base`, and "-rank<N>" when they come
+  // from one rank of a job of several processes, so that two ranks never write one file.
   std::string file_tag(const std::string& base) const;
   const Sweep& sweep() const noexcept { return sweep_; }
   const std::vector<Record>& records() const noexcept { return records_; }

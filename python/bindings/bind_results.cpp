@@ -355,6 +355,15 @@ void bind_results(nb::module_& m) {
           "Merged results: per part, its first config, its number of configs and its session "
           "(a dict); empty for the results of one profile.")
       .def("ranks", &kprof::Results::ranks, "The ranks the results come from.")
+      .def(
+          "part_indices",
+          [](const kprof::Results& r, const std::vector<std::size_t>& configs) {
+            std::vector<std::size_t> out;
+            out.reserve(configs.size());
+            for (std::size_t c : configs) out.push_back(r.part_of(c));
+            return out;
+          },
+          nb::arg("configs"), "For each config, the index in parts of the part that holds it.")
       .def("file_tag", &kprof::Results::file_tag, nb::arg("base"),
            "The name part of files for these results: base, and -rank<N> in a job of several.")
       .def(
@@ -418,6 +427,15 @@ void bind_results(nb::module_& m) {
       nb::arg("parts"),
       "Results of several processes as one (kprof/merge.hpp): each part's configs after the "
       "one before, each part's session kept.");
+  m.def(
+      "merge_shares",
+      [](const std::vector<const kprof::Results*>& shares) {
+        std::vector<kprof::Results> copies;
+        for (const kprof::Results* p : shares) copies.push_back(*p);
+        return kprof::merge_shares(copies);
+      },
+      nb::arg("shares"),
+      "The shares of one sweep measured apart, merged, Geomean over the whole sweep.");
 }
 
 }  // namespace kprof::py

@@ -68,6 +68,8 @@ void bind_system(nb::module_& m) {
   m.def("query_system", &system_dict,
         "GPUs, driver, CUDA and CUPTI versions and counter permission, as a dict. Never raises "
         "for a missing driver or GPU (driver_loaded is then False and driver_error says why).");
+  m.def("rank_file_tag", &kprof::rank_file_tag, nb::arg("base"), nb::arg("rank"),
+        nb::arg("world_size"), "base, and -rank<N> in a job of several processes.");
   m.def("use_device", &kprof::use_device, nb::arg("ordinal"),
         "Makes `ordinal` the current CUDA device of this thread, the one a profile measures.");
   m.def("cuda_version_string", &kprof::cuda_version_string, nb::arg("version"),

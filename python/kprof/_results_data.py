@@ -11,7 +11,6 @@ above it; :class:`kprof.ProfileResults` joins them.
 
 from __future__ import annotations
 
-import bisect
 import functools
 import math
 import os
@@ -259,9 +258,8 @@ class ResultsData:
         parts = self._core.parts
         if not parts:
             return [self._core.session[field]] * len(configs)
-        starts = [p["first_config"] for p in parts]
         values = [p["session"][field] for p in parts]
-        return [values[bisect.bisect_right(starts, c) - 1] for c in configs]
+        return [values[i] for i in self._core.part_indices(list(configs))]
 
     def _frame(self, table: str, items: Mapping[str, Sequence[Any]]) -> pd.DataFrame:
         """The DataFrame of one of the core's tables, its columns in the layout's order."""

@@ -135,9 +135,13 @@ class _KernelProfiler:
         bound: BoundConfigs,
         collected: CollectorCalls,
         progress: CallProgress,
+        share: int | None = None,
     ) -> None:
-        """Keeps and saves what a failed call measured (:mod:`kprof._partial`)."""
+        """Keeps and saves what a failed call measured (:mod:`kprof._partial`); a worker's
+        share is saved under a name of its own."""
         tag = f"{self.params.name}-{self.call_id}"
+        if share is not None:
+            tag += f"-share{share}"
         keep(err, bound, collected, self.settings, tag, progress.say)
 
     def __call__(
@@ -160,6 +164,7 @@ class _KernelProfiler:
         given = configs if configs is not None else self.decorator_configs
         results = profile_on_devices(self, args, kwargs, list(given or []), bound.values, devices)
         self._write_files(results)
+        self.call_id += 1
         return results
 
     def _profile_with_ncu(
@@ -201,17 +206,17 @@ class _KernelProfiler:
         args: tuple[Any, ...],
         kwargs: dict[str, Any],
         configs: Iterable[Any] | None,
-        share: bool = False,
+        share: int | None = None,
     ) -> ProfileResults:
-        """One call profiled in this process. A worker of ``devices`` profiles its ``share``:
-        its configs stand for the decorated ones, and it writes no files (the caller writes
-        the merged ones)."""
+        """One call profiled in this process. A worker of ``devices`` profiles its ``share``
+        (the share's index): its configs stand for the decorated ones, it writes no files (the
+        caller writes the merged ones) and saves partial results under a name of its own."""
         bound = bind(
             self.params,
             args=args,
             kwargs=kwargs,
             call_configs=configs,
-            decorator_configs=None if share else self.decorator_configs,
+            decorator_configs=None if share is not None else self.decorator_configs,
         )
         collected = CollectorCalls(self.settings.info_collectors, bound.derive_args)
         options = self.settings.core_options(
@@ -233,13 +238,13 @@ class _KernelProfiler:
             core = _core.profile(options, bound.columns, bound.core_points(), run)
         except UserFunctionError as e:
             if e.__cause__ is None:
-                self._keep(e, bound, collected, progress)
+                self._keep(e, bound, collected, progress, share)
                 raise
             located = self._where(e, bound)  # keep() gives its partial results the configs
-            self._keep(located, bound, collected, progress)
+            self._keep(located, bound, collected, progress, share)
             raise located from e.__cause__
         except (KprofError, KeyboardInterrupt) as e:
-            self._keep(e, bound, collected, progress)
+            self._keep(e, bound, collected, progress, share)
             raise
         finally:
             _core._flush_log()
@@ -254,7 +259,7 @@ class _KernelProfiler:
                 RuntimeWarning,
                 stacklevel=3,
             )
-        paths = [] if share else self._write_files(results)
+        paths = [] if share is not None else self._write_files(results)
         self.call_id += 1
         progress.done(paths)
         return results

@@ -93,9 +93,10 @@ _Outcome = tuple[str | None, BaseException | None, str | None]
 
 
 def _worker(
-    module: str, qualname: str, device: int, args: tuple, kwargs: dict, configs: list
+    module: str, qualname: str, device: int, share: int, args: tuple, kwargs: dict, configs: list
 ) -> _Outcome:
-    """In a worker: profiles `configs` on `device`; returns (results JSON, error, partial JSON)."""
+    """In a worker: profiles `configs`, its `share` of the sweep, on `device`; returns (results
+    JSON, error, partial JSON)."""
     target: Any = importlib.import_module(module)
     for part in qualname.split("."):
         target = getattr(target, part)
@@ -104,7 +105,7 @@ def _worker(
     if torch is not None and torch.cuda.is_available():
         torch.cuda.set_device(device)  # "cuda" tensors go to this GPU too
     try:
-        results = target._kprof_profiler.profile(args, kwargs, configs, share=True)
+        results = target._kprof_profiler.profile(args, kwargs, configs, share=share)
     except KprofError as e:
         partial = e.partial_results
         return None, e, None if partial is None else partial.to_json()
@@ -128,25 +129,33 @@ def profile_on_devices(
     func = profiler.func
     shares = _shares(len(values), len(devices))
     context = multiprocessing.get_context("spawn")
-    with concurrent.futures.ProcessPoolExecutor(len(shares), mp_context=context) as pool:
+    # One pool per worker: a worker that dies breaks its own pool, not the others' shares.
+    pools = [concurrent.futures.ProcessPoolExecutor(1, mp_context=context) for _ in shares]
+    try:
         futures = [
             pool.submit(
                 _worker,
                 func.__module__,
                 func.__qualname__,
-                d,
+                device,
+                index,
                 args,
                 kwargs,
                 [configs[i] for i in share] if configs else None,
             )
-            for d, share in zip(devices, shares, strict=False)
+            for index, (pool, device, share) in enumerate(zip(pools, devices, shares, strict=False))
         ]
         outcomes: list[_Outcome] = []
-        for future in futures:
+        for device, future in zip(devices, futures, strict=False):
             try:
                 outcomes.append(future.result())
             except Exception as e:  # the worker died (BrokenProcessPool) or did not pickle
-                outcomes.append((None, e, None))
+                died = KprofError(f"the worker profiling on GPU {device} ended: {e}")
+                died.__cause__ = e
+                outcomes.append((None, died, None))
+    finally:
+        for pool in pools:
+            pool.shutdown(cancel_futures=True)
     return combine(outcomes, [[values[i] for i in share] for share in shares])
 
 
@@ -167,6 +176,6 @@ def combine(
             failure = error
     if failure is not None:
         if isinstance(failure, KprofError):
-            failure.partial_results = merge(parts) if parts else None
+            failure.partial_results = merge(parts, shares=True) if parts else None
         raise failure
-    return merge(parts)
+    return merge(parts, shares=True)

@@ -46,14 +46,16 @@ def _offset_info(results: ProfileResults, offset: int) -> dict[tuple[str, int, i
     }
 
 
-def merge(parts: Iterable[ProfileResults | str | os.PathLike[str]]) -> ProfileResults:
+def merge(
+    parts: Iterable[ProfileResults | str | os.PathLike[str]], *, shares: bool = False
+) -> ProfileResults:
     """Several results as one: the ranks of a job, or the shares of a sweep run on several GPUs.
 
     Each part's configs follow the one before, in the order given, and each part keeps the
     session it was measured in: every DataFrame's ``Rank``, ``Host`` and ``Device`` columns
     (and ``GPU``, the clocks...) are the part's. Statistics stay as each part computed them,
-    except ``Geomean``, computed again over the configs of each rank. :meth:`ProfileResults.
-    imbalance` then names, where ranks measured the same thing, the slowest and the fastest::
+    ``Geomean`` included. :meth:`ProfileResults.imbalance` then names, where processes measured
+    the same thing, the slowest and the fastest::
 
         merged = kprof.merge(["run/rank0.json", "run/rank1.json"])
         print(merged.imbalance())
@@ -63,6 +65,8 @@ def merge(parts: Iterable[ProfileResults | str | os.PathLike[str]]) -> ProfileRe
     Args:
         parts: :class:`ProfileResults`, or paths of files saved with
             :meth:`ProfileResults.save` (JSON or Parquet), or both.
+        shares: The parts are shares of one sweep measured apart (as ``devices=`` makes them):
+            ``Geomean`` is computed again over the whole sweep.
 
     Raises:
         kprof.errors.FormatError: The parts come from sweeps of different parameters, none is
@@ -71,7 +75,7 @@ def merge(parts: Iterable[ProfileResults | str | os.PathLike[str]]) -> ProfileRe
     results = [_as_results(p) for p in parts]
     if not results:
         raise FormatError("merge: no results to merge")
-    core = _core.merge([r.core for r in results])
+    core = (_core.merge_shares if shares else _core.merge)([r.core for r in results])
     configs: list[tuple[Any, ...]] = []
     info: dict[tuple[str, int, int, str], Any] = {}
     for r in results:
@@ -107,6 +111,19 @@ def _mpi_comm() -> Any:
 # of each rank writes files of the n-th name and never meets those of an earlier gather.
 _file_gathers = 0
 
+# The launchers' names of one job, so that a folder used by several jobs never mixes their files.
+_JOB_VARIABLES = ("TORCHELASTIC_RUN_ID", "SLURM_JOB_ID", "OMPI_MCA_ess_base_jobid")
+
+
+def _job_id() -> str:
+    """This job's id from its launcher (with SLURM's array task), or "job" when none says."""
+    for name in _JOB_VARIABLES:
+        value = os.environ.get(name)
+        if value:
+            task = os.environ.get("SLURM_ARRAY_TASK_ID", "")
+            return "".join(c if c.isalnum() or c in "-_." else "_" for c in value + task)
+    return "job"
+
 
 def _gather_files(
     payload: _Payload, rank: int, world: int, folder: str, timeout_s: float
@@ -117,8 +134,10 @@ def _gather_files(
     _file_gathers += 1
     os.makedirs(folder, exist_ok=True)
 
+    job = _job_id()
+
     def name(r: int) -> str:
-        return os.path.join(folder, f"gather{call}-rank{r:05d}.json")
+        return os.path.join(folder, f"{job}-gather{call}-rank{r:05d}.json")
 
     path = name(rank)
     with open(path + ".tmp", "w", encoding="utf-8") as f:
@@ -161,8 +180,11 @@ def gather(
     A process alone (world size 1) gets its results back unchanged. What travels is each
     rank's JSON document: the parameter columns of the merged results hold the values a saved
     file holds (int, float, or ``str(obj)``), as :func:`kprof.load` gives them. In the files
-    channel each rank writes ``gather<K>-rank<N>.json`` in ``folder`` (K counts this process's
-    gathers), which stays there.
+    channel each rank writes ``<job>-gather<K>-rank<N>.json`` in ``folder``, which stays there:
+    ``<job>`` is the launcher's id of the job (``TORCHELASTIC_RUN_ID``, ``SLURM_JOB_ID`` with the
+    array task, Open MPI's job id), so that jobs sharing a folder never read each other's files
+    (without a launcher id, give each job its own folder), and K counts this process's
+    gathers.
 
     Args:
         results: This rank's results.
@@ -175,14 +197,21 @@ def gather(
             ``folder``.
         kprof.errors.KprofError: A rank's file did not come within ``timeout_s``.
     """
-    info = rank_info()
-    rank, world = info["rank"], info["world_size"]
-    if world <= 1:
-        return results
     payload = results.to_json()
     gathered: Sequence[_Payload] | None
     dist = _torch_group()
     comm = None if dist is not None else _mpi_comm()
+    # The channel's own numbering where there is one: a job started by
+    # torch.multiprocessing.spawn sets no launcher variable.
+    if dist is not None:
+        rank, world = dist.get_rank(), dist.get_world_size()
+    elif comm is not None:
+        rank, world = comm.Get_rank(), comm.Get_size()
+    else:
+        info = rank_info()
+        rank, world = info["rank"], info["world_size"]
+    if world <= 1:
+        return results
     if dist is not None:
         out: list[Any] | None = [None] * world if rank == 0 else None
         dist.gather_object(payload, out, dst=0)

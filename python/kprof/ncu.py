@@ -35,6 +35,7 @@ from kprof import _version
 from kprof._native import core as _core
 from kprof.configs import BoundConfigs
 from kprof.errors import MeasurementError, ToolError, ToolUnavailableError, UnsupportedError
+from kprof.ranks import rank_info
 from kprof.results import ProfileResults
 
 __all__ = ["find_ncu", "ncu_command", "Kernel", "assign", "profile", "CHILD_VARIABLE"]
@@ -236,6 +237,11 @@ def script_argv() -> list[str]:
     return list(sys.argv)
 
 
+def _rank_fields(rank: dict[str, Any]) -> dict[str, Any]:
+    """The session's rank fields, as kprof's engine records them."""
+    return {k: rank[k] for k in ("rank", "world_size", "local_rank", "launcher")}
+
+
 def _log_errors(log: str) -> str:
     try:
         with open(log, encoding="utf-8", errors="replace") as f:
@@ -254,8 +260,14 @@ def profile(
             "Tool.NCU runs each config a fixed number of times: runs='auto' and stopping rules "
             "need kprof's own engine (Tool.CUPTI)"
         )
+    if profiler.settings.options.warmup:
+        raise UnsupportedError(
+            "Tool.NCU profiles every call the child makes inside kprof's annotations: warm-up "
+            "calls would be measured too; leave warmup at 0, or use Tool.CUPTI"
+        )
     ncu = find_ncu()
-    report, log = report_paths(prefix, tag)
+    rank = rank_info()
+    report, log = report_paths(prefix, _core.rank_file_tag(tag, rank["rank"], rank["world_size"]))
     os.makedirs(os.path.dirname(report) or ".", exist_ok=True)
     env = dict(os.environ)
     env[CHILD_VARIABLE] = call_key(profiler.params.name, profiler.call_id, bound)
@@ -270,7 +282,7 @@ def profile(
     kernels = _kernels(module.load_report(report), module, options.measured_metrics)
     runs = profiler.settings.runs
     records = assign(kernels, len(bound.values), runs)
-    session = _session(options, kernels, runs)
+    session = {**_session(options, kernels, runs), **_rank_fields(rank)}
     core = _core._aggregate(session, bound.columns, bound.core_points(), records, options)
     results = ProfileResults(core, bound.columns, bound.values)
     results.ncu_report, results.ncu_log = report, log  # type: ignore[attr-defined]

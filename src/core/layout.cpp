@@ -220,7 +220,7 @@ constexpr auto kAnalysis = std::to_array<ResultColumn>({
     {"", K::parameters, S::item, "config"},
 });
 
-// Where ranks measured the same thing (kprof/merge.hpp): the slowest and the fastest.
+// Where processes measured the same thing (kprof/merge.hpp): the slowest and the fastest.
 constexpr auto kImbalance = std::to_array<ResultColumn>({
     {"Annotation", K::text, S::item, "annotation"},
     {"Metric", K::text, S::item, "metric"},
@@ -229,8 +229,12 @@ constexpr auto kImbalance = std::to_array<ResultColumn>({
     {"", K::parameters, S::item, "config"},
     {"Ranks", K::integer, S::item, "ranks"},
     {"SlowestRank", K::integer, S::item, "slowest_rank"},
+    {"SlowestHost", K::text, S::item, "slowest_host"},
+    {"SlowestDevice", K::optional_integer, S::item, "slowest_device"},
     {"Slowest", K::real, S::item, "slowest", "Unit"},
     {"FastestRank", K::integer, S::item, "fastest_rank"},
+    {"FastestHost", K::text, S::item, "fastest_host"},
+    {"FastestDevice", K::optional_integer, S::item, "fastest_device"},
     {"Fastest", K::real, S::item, "fastest", "Unit"},
     {"Ratio", K::real, S::item, "ratio"},
     {"Unit", K::optional_text, S::item, "unit"},

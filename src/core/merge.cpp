@@ -39,18 +39,6 @@ void append_parts(std::vector<ResultPart>& out, const Results& r, std::size_t of
   }
 }
 
-// Geomean over the configs of each rank: add_geomeans on each rank's rows.
-void geomeans_per_rank(std::vector<Row>& rows, const std::vector<int>& row_ranks) {
-  std::map<int, std::vector<std::size_t>> by_rank;
-  for (std::size_t i = 0; i < rows.size(); ++i) by_rank[row_ranks[i]].push_back(i);
-  for (const auto& [rank, indices] : by_rank) {
-    std::vector<Row> subset;
-    for (std::size_t i : indices) subset.push_back(rows[i]);
-    detail::add_geomeans(subset);
-    for (std::size_t k = 0; k < indices.size(); ++k) rows[indices[k]].geomean = subset[k].geomean;
-  }
-}
-
 bool is_time(const std::string& unit) { return unit_factor(unit, "s").has_value(); }
 
 }  // namespace
@@ -66,7 +54,6 @@ Results merge(std::span<const Results> parts) {
   std::vector<RunInfo> runs;
   std::vector<InfoValue> info;
   std::vector<ResultPart> merged_parts;
-  std::vector<int> row_ranks;
   for (const Results& r : parts) {
     if (r.sweep().names() != names)
       throw FormatError("merge: results of different sweeps: parameters " + names_text(names) +
@@ -79,13 +66,20 @@ Results merge(std::span<const Results> parts) {
     append_shifted(configs, r.config_info(), offset);
     append_shifted(runs, r.run_info(), offset);
     append_shifted(info, r.info(), offset);
-    for (const Row& row : r.rows()) row_ranks.push_back(r.session_of(row.config).rank);
     append_parts(merged_parts, r, offset);
   }
-  geomeans_per_rank(rows, row_ranks);
   return Results(parts.front().session(), Sweep::list(names, std::move(points)), std::move(records),
                  std::move(samples), std::move(rows), std::move(configs), std::move(runs),
                  std::move(info), std::move(merged_parts));
+}
+
+Results merge_shares(std::span<const Results> shares) {
+  const Results merged = merge(shares);
+  std::vector<Row> rows = merged.rows();
+  detail::add_geomeans(rows);
+  return Results(merged.session(), merged.sweep(), merged.records(), merged.samples(),
+                 std::move(rows), merged.config_info(), merged.run_info(), merged.info(),
+                 merged.parts());
 }
 
 std::string parts_note(const Results& results) {
@@ -113,40 +107,65 @@ std::string parts_note(const Results& results) {
          list(devices, number) + ", " + std::to_string(results.parts().size()) + " parts";
 }
 
+// A process of merged results: the one that measured `config`.
+static void name_process(const Results& results, std::size_t config, int& rank, std::string& host,
+                         int& device) {
+  const SessionInfo& s = results.session_of(config);
+  rank = s.rank;
+  host = s.host;
+  device = s.device;
+}
+
 std::vector<Imbalance> imbalance(const Results& results) {
   using Key = std::tuple<std::string, std::string, std::string, int, std::string>;
   std::map<Key, std::size_t> at;  // index into `out`
   std::vector<Imbalance> out;
-  std::vector<std::vector<int>> seen;  // ranks per entry of `out`
+  std::vector<std::vector<std::size_t>> seen;  // the parts that measured each entry
+  std::vector<std::size_t> fastest_config;
   for (const Row& r : results.rows()) {
     if (!is_time(r.unit) || std::isnan(r.mean)) continue;
     std::string point;
     for (const Value& v : results.sweep().point(r.config)) point += to_string(v) + '\x1f';
     const Key key{r.annotation, r.metric, r.kernel, r.kernel_index, point};
-    const int rank = results.session_of(r.config).rank;
     auto [it, fresh] = at.try_emplace(key, out.size());
     if (fresh) {
-      out.push_back({r.annotation, r.metric, r.kernel, r.kernel_index, r.config, 0, rank, r.mean,
-                     rank, r.mean, 1.0, r.unit});
+      Imbalance m;
+      m.annotation = r.annotation, m.metric = r.metric, m.kernel = r.kernel;
+      m.kernel_index = r.kernel_index, m.unit = r.unit, m.config = r.config;
+      m.slowest = m.fastest = r.mean;
+      out.push_back(std::move(m));
       seen.emplace_back();
+      fastest_config.push_back(r.config);
     }
-    Imbalance& m = out[it->second];
-    std::vector<int>& ranks = seen[it->second];
-    if (std::find(ranks.begin(), ranks.end(), rank) == ranks.end()) ranks.push_back(rank);
-    if (r.mean > m.slowest) m.slowest_rank = rank, m.slowest = r.mean, m.config = r.config;
-    if (r.mean < m.fastest) m.fastest_rank = rank, m.fastest = r.mean;
+    const std::size_t i = it->second;
+    const std::size_t part = results.part_of(r.config);
+    if (std::find(seen[i].begin(), seen[i].end(), part) == seen[i].end()) seen[i].push_back(part);
+    if (r.mean > out[i].slowest) out[i].slowest = r.mean, out[i].config = r.config;
+    if (r.mean < out[i].fastest) out[i].fastest = r.mean, fastest_config[i] = r.config;
   }
   std::vector<Imbalance> kept;
   for (std::size_t i = 0; i < out.size(); ++i) {
     if (seen[i].size() < 2) continue;
-    out[i].ranks = static_cast<int>(seen[i].size());
-    out[i].ratio = out[i].fastest > 0 ? out[i].slowest / out[i].fastest : std::nan("");
-    kept.push_back(std::move(out[i]));
+    Imbalance& m = out[i];
+    m.ranks = static_cast<int>(seen[i].size());
+    m.ratio = m.fastest > 0 ? m.slowest / m.fastest : std::nan("");
+    name_process(results, m.config, m.slowest_rank, m.slowest_host, m.slowest_device);
+    name_process(results, fastest_config[i], m.fastest_rank, m.fastest_host, m.fastest_device);
+    kept.push_back(std::move(m));
   }
   return kept;
 }
 
 std::string imbalance_text(const Results& results) {
+  // Ranks name processes when each part has its own; an array of jobs repeats rank 0.
+  std::vector<int> ranks;
+  for (const ResultPart& p : results.parts()) ranks.push_back(p.session.rank);
+  std::sort(ranks.begin(), ranks.end());
+  const bool unique = std::adjacent_find(ranks.begin(), ranks.end()) == ranks.end();
+  const auto process = [&](int rank, const std::string& host, int device) {
+    const std::string r = "rank " + std::to_string(rank);
+    return unique ? r : host + " GPU " + std::to_string(device) + " (" + r + ")";
+  };
   std::string out;
   for (const Imbalance& m : imbalance(results)) {
     std::string where = m.annotation;
@@ -158,8 +177,9 @@ std::string imbalance_text(const Results& results) {
     if (m.kernel_index >= 0) where += " kernel " + std::to_string(m.kernel_index);
     const Scaled slow = scale_for_display(m.slowest, m.unit);
     const DisplayUnit unit = display_unit(m.slowest, m.unit);
-    out += where + ": rank " + std::to_string(m.slowest_rank) + " is " + format_number(m.ratio, 3) +
-           "x slower than rank " + std::to_string(m.fastest_rank) + " (" +
+    out += where + ": " + process(m.slowest_rank, m.slowest_host, m.slowest_device) + " is " +
+           format_number(m.ratio, 3) + "x slower than " +
+           process(m.fastest_rank, m.fastest_host, m.fastest_device) + " (" +
            format_number(slow.value) + " " + slow.unit + " vs " +
            format_number(m.fastest * unit.factor) + " " + unit.unit + ", " +
            std::to_string(m.ranks) + " ranks)\n";

@@ -65,4 +65,8 @@ RankInfo rank_info() {
   return detail::rank_info_from([](const char* name) { return std::getenv(name); });
 }
 
+std::string rank_file_tag(const std::string& base, int rank, int world_size) {
+  return world_size <= 1 ? base : base + "-rank" + std::to_string(rank);
+}
+
 }  // namespace kprof

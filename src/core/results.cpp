@@ -11,6 +11,7 @@
 
 #include "core/text_table.hpp"
 #include "kprof/errors.hpp"
+#include "kprof/rank.hpp"
 #include "kprof/units.hpp"
 
 namespace kprof {
@@ -245,12 +246,16 @@ Results::Results(SessionInfo session, Sweep sweep, std::vector<Record> records,
                       " configs, the sweep " + std::to_string(sweep_.size()));
 }
 
-const SessionInfo& Results::session_of(std::size_t config) const {
+std::size_t Results::part_of(std::size_t config) const {
   // Parts are contiguous and in order: the last one starting at or before `config`.
   const auto after =
       std::upper_bound(parts_.begin(), parts_.end(), config,
                        [](std::size_t c, const ResultPart& p) { return c < p.first_config; });
-  return after == parts_.begin() ? session_ : std::prev(after)->session;
+  return after == parts_.begin() ? 0 : static_cast<std::size_t>(after - parts_.begin()) - 1;
+}
+
+const SessionInfo& Results::session_of(std::size_t config) const {
+  return parts_.empty() ? session_ : parts_[part_of(config)].session;
 }
 
 std::vector<int> Results::ranks() const {
@@ -263,8 +268,9 @@ std::vector<int> Results::ranks() const {
 }
 
 std::string Results::file_tag(const std::string& base) const {
-  if (!parts_.empty() || session_.world_size <= 1) return base;
-  return base + "-rank" + std::to_string(session_.rank);
+  // Merged results of several ranks are nobody's own: only one rank's carry its number.
+  if (ranks().size() > 1) return base;
+  return rank_file_tag(base, session_.rank, session_.world_size);
 }
 
 bool operator==(const Results& a, const Results& b) {

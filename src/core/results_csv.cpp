@@ -390,8 +390,8 @@ std::vector<T> read_table(const std::string& path, const Layout<T, Fields>& layo
   const auto lines = detail::csv::parse(detail::read_text_file(path), path);
   // Files written before some of the `added_later` columns existed end before them: the
   // layout of each such generation is tried, newest first.
+  // Info collector columns follow the last known column in every generation.
   Layout<T, Fields> earlier = layout;
-  earlier.extra_tail = false;
   std::optional<std::size_t> now, before;
   if (!lines.empty()) {
     now = after_start(lines.front(), layout);
@@ -483,6 +483,14 @@ std::vector<ResultPart> read_parts(const std::string& path) {
   return parts;
 }
 
+// The files rebuild the sweep from the configs that have lines: configs at the end that never
+// ran (a failed sweep's) are not there, and the last parts lose them.
+void clip_parts(std::vector<ResultPart>& parts, std::size_t configs) {
+  while (!parts.empty() && parts.back().first_config >= configs) parts.pop_back();
+  if (!parts.empty())
+    parts.back().configs = std::min(parts.back().configs, configs - parts.back().first_config);
+}
+
 SessionInfo read_session(const std::string& path) {
   const auto lines = detail::csv::parse(detail::read_text_file(path), path);
   if (lines.empty() || lines.front() != Cells{"Field", "Value"})
@@ -523,9 +531,14 @@ std::vector<std::string> Results::write_csv(const std::string& prefix,
   write(configs_layout(), configs_);
   write(runs_layout(), runs_);
   write(info_layout(), info_);
+  const std::string parts_path = file_path(prefix, kPartsKind, tag);
   if (!parts_.empty()) {
-    paths.push_back(file_path(prefix, kPartsKind, tag));
-    detail::write_text_file_atomic(paths.back(), render_parts(parts_));
+    paths.push_back(parts_path);
+    detail::write_text_file_atomic(parts_path, render_parts(parts_));
+  } else {
+    // A set written over merged results of the same tag must not read back as merged.
+    std::error_code ignored;
+    std::filesystem::remove(parts_path, ignored);
   }
   return paths;
 }
@@ -534,7 +547,7 @@ Results Results::read_csv(const std::string& prefix, const std::string& tag) {
   SessionInfo session = read_session(file_path(prefix, kSessionKind, tag));
   SweepBuilder sweep;
   // The session file is the session; the tables' session columns (a merged file's differ from
-  // line to line) are checked but not kept.
+  // line to line) must parse, and are then left aside.
   SessionInfo lines_session = session;
   auto read = [&](const auto& layout) {
     return read_table(file_path(prefix, layout.kind, tag), layout, lines_session, sweep);
@@ -554,9 +567,11 @@ Results Results::read_csv(const std::string& prefix, const std::string& tag) {
   const std::string parts_path = file_path(prefix, kPartsKind, tag);
   auto parts =
       std::filesystem::exists(parts_path) ? read_parts(parts_path) : std::vector<ResultPart>{};
-  return Results(std::move(session), sweep.build(prefix + "*-" + tag + ".csv"), std::move(records),
-                 std::move(samples), std::move(rows), std::move(configs), std::move(runs),
-                 std::move(info), std::move(parts));
+  Sweep built = sweep.build(prefix + "*-" + tag + ".csv");
+  clip_parts(parts, built.size());
+  return Results(std::move(session), std::move(built), std::move(records), std::move(samples),
+                 std::move(rows), std::move(configs), std::move(runs), std::move(info),
+                 std::move(parts));
 }
 
 }  // namespace kprof

@@ -135,6 +135,7 @@ def test_ranks_gather_through_files_in_a_shared_folder(tmp_path):
     procs = []
     for rank in (2, 1, 0):  # rank 0 starts last and waits for none
         env = dict(os.environ, RANK=str(rank), WORLD_SIZE="3", LOCAL_RANK=str(rank))
+        env["TORCHELASTIC_RUN_ID"] = "run7"
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [env.get("PYTHONPATH"), *sys.path]))
         procs.append(
             subprocess.Popen(
@@ -145,7 +146,24 @@ def test_ranks_gather_through_files_in_a_shared_folder(tmp_path):
     assert [p.returncode for p in procs] == [0, 0, 0]
     assert outs[0] == "rank 2 sent" and outs[1] == "rank 1 sent"
     assert outs[2] == "ranks [0, 0, 1, 1, 2, 2] slowest [2, 2]"
-    assert sorted(os.listdir(tmp_path)) == [f"gather0-rank0000{r}.json" for r in range(3)]
+    assert sorted(os.listdir(tmp_path)) == [f"run7-gather0-rank0000{r}.json" for r in range(3)]
+
+
+def test_a_job_never_reads_the_gather_files_of_another(tmp_path):
+    """Job run7 left its files; in job run8 rank 1 never writes: rank 0 waits, then says who is
+    missing, instead of taking run7's file."""
+    for rank in range(2):
+        (tmp_path / f"run7-gather0-rank0000{rank}.json").write_text(rank_results(rank, 1).to_json())
+    script = (
+        f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r})\n"
+        "from test_merge import rank_results\nimport kprof\n"
+        f"kprof.gather(rank_results(0, 100), folder={str(tmp_path)!r}, timeout_s=1)\n"
+    )
+    env = dict(os.environ, RANK="0", WORLD_SIZE="2", TORCHELASTIC_RUN_ID="run8")
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [env.get("PYTHONPATH"), *sys.path]))
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True)
+    assert done.returncode != 0
+    assert "ranks [1] wrote no results" in done.stderr
 
 
 def test_files_of_a_rank_of_several_carry_its_rank(tmp_path):
@@ -279,3 +297,25 @@ def test_a_failing_worker_keeps_the_other_shares_in_config_order():
     died = RuntimeError("A process in the process pool was terminated abruptly")
     with pytest.raises(RuntimeError, match="terminated"):
         combine([(first.to_json(), None, None), (None, died, None)], values)
+
+
+def test_csv_files_written_before_rank_and_device_still_read_with_collector_columns(tmp_path):
+    """Files of the release before Rank and Device, with info collector columns after the last
+    known column, read back as they were written."""
+    import csv
+
+    from test_api_conditions import conditions_results
+
+    r = conditions_results()
+    r.write_csv(str(tmp_path / "p_"), "x")
+    for kind in ("processed_data", "profiled_data", "records", "runs"):
+        path = tmp_path / f"p_{kind}-x.csv"
+        with open(path, newline="") as f:
+            rows = list(csv.reader(f))
+        drop = {i for i, name in enumerate(rows[0]) if name in ("Rank", "Device")}
+        with open(path, "w", newline="") as f:
+            csv.writer(f).writerows(
+                [[c for i, c in enumerate(row) if i not in drop] for row in rows]
+            )
+    assert "depth_Avg" in (tmp_path / "p_processed_data-x.csv").read_text().splitlines()[0]
+    assert _core.Results.read_csv(str(tmp_path / "p_"), "x") == r.core

@@ -113,6 +113,8 @@ def test_a_stopping_rule_or_devices_need_kprofs_engine(no_tool, fake_ncu_path):
     kprof.activate(kprof.Tool.NCU)
     with pytest.raises(UnsupportedError, match="runs='auto'"):
         kprof.analyze.kernel(configs=[1], runs="auto")(bench)()
+    with pytest.raises(UnsupportedError, match="warm-up calls would be measured too"):
+        kprof.analyze.kernel(configs=[1], warmup=1)(bench)()
 
 
 CHILD = textwrap.dedent(

@@ -63,18 +63,22 @@ TEST(Merge, ConfigsFollowEachOtherAndEveryLineKeepsItsSession) {
   EXPECT_EQ(merged.samples().back().config, 3u);
 }
 
-TEST(Merge, GeomeanIsPerRankSoASharedSweepReadsAsOneProfile) {
-  // One rank's sweep n = 1, 2, 4, 8 measured in two shares (two GPUs of one process).
+TEST(Merge, SharesOfOneSweepReadAsOneProfileOfItProcessesKeepTheirGeomean) {
+  // One sweep n = 1, 2, 4, 8 measured in two shares (two GPUs of one process).
   const Results whole = rank_results(0, 100, {1, 2, 4, 8});
   const std::vector<Results> shares{rank_results(0, 100, {1, 2}, 0),
                                     rank_results(0, 100, {4, 8}, 1)};
-  const Results merged = merge(shares);
+  const Results merged = merge_shares(shares);
   ASSERT_EQ(merged.rows().size(), whole.rows().size());
   for (std::size_t i = 0; i < whole.rows().size(); ++i) {
     EXPECT_DOUBLE_EQ(merged.rows()[i].mean, whole.rows()[i].mean);
     EXPECT_DOUBLE_EQ(merged.rows()[i].geomean, whole.rows()[i].geomean);
   }
   EXPECT_EQ(merged.session_of(3).device, 1);
+  // Two processes of an array of jobs, both rank 0: each keeps its own Geomean.
+  const Results apart = merge(shares);
+  EXPECT_DOUBLE_EQ(apart.rows()[0].geomean, shares[0].rows()[0].geomean);
+  EXPECT_DOUBLE_EQ(apart.rows()[3].geomean, shares[1].rows()[1].geomean);
 }
 
 TEST(Merge, MergedPartsBringTheirPartsAndTheOrderIsKept) {
@@ -139,6 +143,11 @@ TEST(Merge, PartsMustCoverTheSweepInOrder) {
 TEST(Merge, FilesOfARankOfSeveralCarryItsRank) {
   const Results r = rank_results(2, 100);
   EXPECT_EQ(r.file_tag("gemm-0"), "gemm-0-rank2");
+  // A rank's own sweep shared among its GPUs is still that rank's; several ranks are nobody's.
+  const std::vector<Results> shares{rank_results(2, 100, {1}, 0), rank_results(2, 100, {2}, 1)};
+  EXPECT_EQ(merge_shares(shares).file_tag("gemm-0"), "gemm-0-rank2");
+  const std::vector<Results> ranks{rank_results(1, 100), rank_results(2, 100)};
+  EXPECT_EQ(merge(ranks).file_tag("gemm-0"), "gemm-0");
   SessionInfo alone = full_session();
   EXPECT_EQ(Results(alone, Sweep(), {}, {}, {}).file_tag("gemm-0"), "gemm-0");
 }
@@ -161,6 +170,40 @@ TEST(Merge, ImbalanceNamesTheSlowestAndFastestRankPerConfig) {
   EXPECT_EQ(parts_note(parts[0]), "");
   EXPECT_EQ(parts_note(merged),
             "3 ranks (0, 1, 2) on 2 hosts (node-a, node-b), GPUs 0, 1, 2, 3 parts");
+}
+
+TEST(Merge, ProcessesOfTheSameRankAreNamedByHostAndGpu) {
+  // An array of jobs: every task is rank 0 of 1, on its own node.
+  Results a = rank_results(0, 100, {1, 2}, 0);
+  Results b = rank_results(0, 130, {1, 2}, 0);
+  SessionInfo on_b = b.session();
+  on_b.host = "node-b";
+  b = Results(on_b, b.sweep(), b.records(), b.samples(), b.rows(), b.config_info(), b.run_info(),
+              b.info());
+  const std::vector<Results> parts{a, b};
+  const Results merged = merge(parts);
+  const std::vector<Imbalance> m = imbalance(merged);
+  ASSERT_EQ(m.size(), 2u);
+  EXPECT_EQ(m[0].slowest_host, "node-b");
+  EXPECT_EQ(m[0].fastest_host, "node-a");
+  EXPECT_NE(imbalance_text(merged).find("node-b GPU 0 (rank 0) is 1.3x slower than node-a GPU 0 "
+                                        "(rank 0)"),
+            std::string::npos)
+      << imbalance_text(merged);
+}
+
+TEST(Merge, ACsvSetWrittenOverMergedResultsReadsAsItsOwn) {
+  const auto dir = std::filesystem::temp_directory_path() / "kprof_test_merge_stale";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string prefix = (dir / "m_").string();
+  const std::vector<Results> parts{rank_results(0, 100), rank_results(1, 100)};
+  merge(parts).write_csv(prefix, "t");
+  const Results alone = rank_results(5, 100, {1, 2, 4, 8});
+  alone.write_csv(prefix, "t");
+  EXPECT_FALSE(std::filesystem::exists(prefix + "parts-t.csv"));
+  EXPECT_TRUE(Results::read_csv(prefix, "t") == alone);
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Merge, TheTableHasARankColumnWhenRanksDiffer) {
