@@ -417,23 +417,15 @@ void bind_results(nb::module_& m) {
           "__deepcopy__", [](const kprof::Results& r, nb::handle) { return kprof::Results(r); },
           nb::arg("memo"));
   bind_aggregate(m);
+  // A Python list of Results arrives as a vector of copies.
   m.def(
-      "merge",
-      [](const std::vector<const kprof::Results*>& parts) {
-        std::vector<kprof::Results> copies;
-        for (const kprof::Results* p : parts) copies.push_back(*p);
-        return kprof::merge(copies);
-      },
+      "merge", [](const std::vector<kprof::Results>& parts) { return kprof::merge(parts); },
       nb::arg("parts"),
       "Results of several processes as one (kprof/merge.hpp): each part's configs after the "
       "one before, each part's session kept.");
   m.def(
       "merge_shares",
-      [](const std::vector<const kprof::Results*>& shares) {
-        std::vector<kprof::Results> copies;
-        for (const kprof::Results* p : shares) copies.push_back(*p);
-        return kprof::merge_shares(copies);
-      },
+      [](const std::vector<kprof::Results>& shares) { return kprof::merge_shares(shares); },
       nb::arg("shares"),
       "The shares of one sweep measured apart, merged, Geomean over the whole sweep.");
 }
