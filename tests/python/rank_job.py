@@ -53,6 +53,13 @@ def two_workers(n: int) -> None:
     _scale(n)
 
 
+@kprof.analyze.kernel(configs=SWEEP, runs=2, verbosity=0, devices=[0, 0])
+def second_worker_fails(n: int) -> None:
+    if n == SWEEP[-1]:
+        raise ValueError("the last config fails")
+    _scale(n)
+
+
 def main(kind: str, out: str) -> None:
     info = kprof.rank_info()
     torch.cuda.set_device(info["local_rank"] % torch.cuda.device_count())

@@ -79,3 +79,17 @@ def test_two_workers_on_one_gpu_give_the_results_of_one(monkeypatch):
     # Geomean over the whole sweep, as one profile computes it.
     means = two["AvgValue"].to_numpy()
     assert two["Geomean"].iloc[0] == pytest.approx(float(means.prod() ** (1 / len(means))))
+
+
+def test_a_failing_worker_keeps_the_other_workers_results(monkeypatch):
+    monkeypatch.syspath_prepend(str(HERE))
+    import rank_job
+    from kprof.errors import UserFunctionError
+
+    with pytest.raises(UserFunctionError, match="the last config fails") as e:
+        rank_job.second_worker_fails()
+    kept = e.value.partial_results.to_dataframe()
+    # The first worker's two configs, and the second worker's config measured before the failure.
+    measured = kept[kept["n"].isin(rank_job.SWEEP[:3])]
+    assert sorted(measured["n"]) == rank_job.SWEEP[:3]
+    assert measured["AvgValue"].notna().all()
