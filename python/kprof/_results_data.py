@@ -252,21 +252,23 @@ class ResultsData:
         where = [by_run.get(ck) for ck in zip(items["config"], items["run"], strict=True)]
         return lambda field: [None if i is None else r[field][i] for i in where]
 
-    def _session_values(self, field: str, configs: Sequence[int]) -> list[Any]:
-        """A session field for each item's config: the session of its part in merged results
-        (:func:`kprof.merge`), else the one session."""
+    def _session_values(self, items: Mapping[str, Sequence[Any]]) -> Callable[[str], list[Any]]:
+        """The values of a session field for each item's config: the session of its part in
+        merged results (:func:`kprof.merge`), else the one session."""
         parts = self._core.parts
         if not parts:
-            return [self._core.session[field]] * len(configs)
-        values = [p["session"][field] for p in parts]
-        return [values[i] for i in self._core.part_indices(list(configs))]
+            session, n = self._core.session, len(items["config"])
+            return lambda field: [session[field]] * n
+        sessions = [p["session"] for p in parts]
+        where = self._core.part_indices(list(items["config"]))
+        return lambda field: [sessions[i][field] for i in where]
 
     def _frame(self, table: str, items: Mapping[str, Sequence[Any]]) -> pd.DataFrame:
         """The DataFrame of one of the core's tables, its columns in the layout's order."""
         columns = _layout(table)
         n = len(items["config"])
         shown = _shown(columns, items)
-        run_values = None
+        run_values = session_values = None
         data: dict[str, Any] = {}
         for c in columns:
             if c.shown not in shown:
@@ -280,7 +282,8 @@ class ResultsData:
                     self._info_raw_columns(items["annotation"], items["config"], items["run"])
                 )
             elif c.source == "session":
-                data[c.name] = _cells(c.kind, self._session_values(c.field, items["config"]))
+                session_values = session_values or self._session_values(items)
+                data[c.name] = _cells(c.kind, session_values(c.field))
             elif c.source == "run":
                 run_values = run_values or self._run_values(items)
                 data[c.name] = _cells(c.kind, run_values(c.field))

@@ -139,10 +139,25 @@ class _KernelProfiler:
     ) -> None:
         """Keeps and saves what a failed call measured (:mod:`kprof._partial`); a worker's
         share is saved under a name of its own."""
-        tag = f"{self.params.name}-{self.call_id}"
-        if share is not None:
-            tag += f"-share{share}"
+        tag = self._tag() if share is None else f"{self._tag()}-share{share}"
         keep(err, bound, collected, self.settings, tag, progress.say)
+
+    def _tag(self) -> str:
+        """The name of this call's files: nsight-python's ``{function}-{call}``."""
+        return f"{self.params.name}-{self.call_id}"
+
+    def _bind(
+        self, args: tuple[Any, ...], kwargs: dict[str, Any], configs: Any, decorated: bool = True
+    ) -> BoundConfigs:
+        """The call's configs bound to the function (ConfigError before any GPU work);
+        ``decorated=False`` leaves the decoration's configs out (a worker's share)."""
+        return bind(
+            self.params,
+            args=args,
+            kwargs=kwargs,
+            call_configs=configs,
+            decorator_configs=self.decorator_configs if decorated else None,
+        )
 
     def __call__(
         self, *args: Any, configs: Iterable[Any] | None = None, **kwargs: Any
@@ -154,13 +169,7 @@ class _KernelProfiler:
         devices = resolve_devices(self.devices)
         if configs is not None:
             configs = materialize(configs, "call")
-        bound = bind(  # the configs are checked here, before any worker starts
-            self.params,
-            args=args,
-            kwargs=kwargs,
-            call_configs=configs,
-            decorator_configs=self.decorator_configs,
-        )
+        bound = self._bind(args, kwargs, configs)  # checked before any worker starts
         given = configs if configs is not None else self.decorator_configs
         results = profile_on_devices(self, args, kwargs, list(given or []), bound.values, devices)
         self._write_files(results)
@@ -177,19 +186,12 @@ class _KernelProfiler:
                 "devices= shares a sweep among kprof's workers; with Tool.NCU, Nsight Compute "
                 "measures in one child process: leave devices unset, or use Tool.CUPTI"
             )
-        bound = bind(
-            self.params,
-            args=args,
-            kwargs=kwargs,
-            call_configs=configs,
-            decorator_configs=self.decorator_configs,
-        )
+        bound = self._bind(args, kwargs, configs)
         if ncu.in_child():
             results = ncu.child_call(self, bound, bound.calls)
         else:
-            tag = f"{self.params.name}-{self.call_id}"
             options = self.settings.core_options(self._derive_wrapper(bound))
-            results = ncu.profile(self, bound, options, tag, self.settings.output_prefix)
+            results = ncu.profile(self, bound, options, self._tag(), self.settings.output_prefix)
             self._write_files(results)
         self.call_id += 1
         return results
@@ -198,7 +200,7 @@ class _KernelProfiler:
         """The CSV files of output_csv, one set per call named after the function."""
         if not self.settings.output_csv:
             return []
-        tag = results.core.file_tag(f"{self.params.name}-{self.call_id}")
+        tag = results.core.file_tag(self._tag())
         return results.write_csv(self.settings.output_prefix, tag)
 
     def profile(
@@ -211,13 +213,7 @@ class _KernelProfiler:
         """One call profiled in this process. A worker of ``devices`` profiles its ``share``
         (the share's index): its configs stand for the decorated ones, it writes no files (the
         caller writes the merged ones) and saves partial results under a name of its own."""
-        bound = bind(
-            self.params,
-            args=args,
-            kwargs=kwargs,
-            call_configs=configs,
-            decorator_configs=None if share is not None else self.decorator_configs,
-        )
+        bound = self._bind(args, kwargs, configs, decorated=share is None)
         collected = CollectorCalls(self.settings.info_collectors, bound.derive_args)
         options = self.settings.core_options(
             self._derive_wrapper(bound), collected.core_collectors()

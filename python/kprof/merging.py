@@ -15,6 +15,7 @@ import time
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from kprof import _files
 from kprof._native import core as _core
 from kprof.errors import FormatError, KprofError, OptionError
 from kprof.ranks import rank_info
@@ -132,17 +133,13 @@ def _gather_files(
     global _file_gathers
     call = _file_gathers
     _file_gathers += 1
-    os.makedirs(folder, exist_ok=True)
-
     job = _job_id()
 
     def name(r: int) -> str:
         return os.path.join(folder, f"{job}-gather{call}-rank{r:05d}.json")
 
-    path = name(rank)
-    with open(path + ".tmp", "w", encoding="utf-8") as f:
-        f.write(payload)
-    os.replace(path + ".tmp", path)  # a reader never sees half a file
+    # Written whole or not at all: rank 0 never reads half a file.
+    _files.write_atomic(name(rank), lambda f: f.write(payload.encode("utf-8")))
     if rank != 0:
         return None
     paths = [name(r) for r in range(world)]

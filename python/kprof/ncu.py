@@ -174,6 +174,14 @@ def assign(kernels: Sequence[Kernel], configs: int, runs: int) -> dict[str, list
     return cols
 
 
+# The session's facts, as Nsight Compute records them with each kernel.
+_FACTS = (
+    ("gpu", "device__attribute_display_name"),
+    ("compute_clock_khz", "device__attribute_clock_rate"),
+    ("memory_clock_khz", "device__attribute_memory_clock_rate"),
+)
+
+
 def _kernels(report: Any, module: Any, metrics: Sequence[str]) -> list[Kernel]:
     """Every kernel of the report that ran in a kprof annotation, in launch order."""
     base = getattr(module.IAction, "NameBase_DEMANGLED", None)
@@ -196,15 +204,11 @@ def _kernels(report: Any, module: Any, metrics: Sequence[str]) -> list[Kernel]:
                 if metric is None:
                     raise ToolError(f"Nsight Compute's report has no metric {m!r}")
                 values[m] = (metric.as_double(), metric.unit())
-            facts = {
-                name: action.metric_by_name(m).value()
-                for name, m in (
-                    ("gpu", "device__attribute_display_name"),
-                    ("compute_clock_khz", "device__attribute_clock_rate"),
-                    ("memory_clock_khz", "device__attribute_memory_clock_rate"),
-                )
-                if action.metric_by_name(m) is not None
-            }
+            facts = {}
+            for fact, m in _FACTS:
+                metric = action.metric_by_name(m)
+                if metric is not None:
+                    facts[fact] = metric.value()
             name = action.name(base) if base is not None else action.name()
             out.append(Kernel(path, name, values, facts))
     return out

@@ -33,10 +33,16 @@ constexpr auto kDevice = std::to_array<ResultColumn>({
 });
 
 // Which process and GPU measured the line: its rank in its job (0 alone) and the CUDA ordinal.
-// Merged results (kprof/merge.hpp) take them from the session of the line's config.
+// Merged results (kprof/merge.hpp) take them from the session of the line's config. Files
+// written before they existed lack them.
 constexpr auto kRank = std::to_array<ResultColumn>({
     {"Rank", K::integer, S::session, "rank", "", W::always, true},
     {"Device", K::optional_integer, S::session, "device", "", W::always, true},
+});
+
+// The parameter columns, last in a DataFrame.
+constexpr auto kParameters = std::to_array<ResultColumn>({
+    {"", K::parameters, S::item, "config"},
 });
 
 // The rows: one per (annotation, config, metric), and per kernel in per-kernel mode.
@@ -98,9 +104,6 @@ constexpr auto kSampleTail = std::to_array<ResultColumn>({
     {"Temperature", K::real, S::run, "temperature_c", "C"},
     {"ClockEventReasons", K::optional_integer, S::run, "clock_event_reasons"},
     {"Throttled", K::flag, S::run, "throttled"},
-    {"Rank", K::integer, S::session, "rank"},
-    {"Device", K::optional_integer, S::session, "device"},
-    {"", K::parameters, S::item, "config"},
 });
 
 constexpr auto kSampleFileTail = std::to_array<ResultColumn>({
@@ -111,11 +114,11 @@ constexpr auto kSampleFileTail = std::to_array<ResultColumn>({
     {"", K::parameters, S::item, "config"},
 });
 
-constexpr auto kSamples = join(kSampleValues, kDevice, kSampleTail);
+constexpr auto kSamples = join(kSampleValues, kDevice, kSampleTail, kRank, kParameters);
 constexpr auto kSamplesFile = join(kSampleValues, kDevice, kSampleFileTail, kRank);
 
 // The raw records: one per measured kernel, run and metric.
-constexpr auto kRecords = std::to_array<ResultColumn>({
+constexpr auto kRecordsColumns = std::to_array<ResultColumn>({
     {"Annotation", K::text, S::item, "annotation"},  // the path: "outer/inner" when nested
     {"Kernel", K::text, S::item, "kernel"},
     {"KernelIndex", K::integer, S::item, "kernel_index"},
@@ -128,10 +131,9 @@ constexpr auto kRecords = std::to_array<ResultColumn>({
     {"Stream", K::optional_integer, S::item, "stream", "", W::always, true},
     {"Kind", K::text, S::item, "kind", "", W::always, true},
     {"Bytes", K::optional_integer, S::item, "bytes", "B", W::always, true},
-    {"Rank", K::integer, S::session, "rank"},
-    {"Device", K::optional_integer, S::session, "device"},
-    {"", K::parameters, S::item, "config"},
 });
+
+constexpr auto kRecords = join(kRecordsColumns, kRank, kParameters);
 
 constexpr auto kRecordsFileColumns = std::to_array<ResultColumn>({
     {"Config", K::integer, S::item, "config"},
@@ -189,7 +191,7 @@ constexpr auto kInfoFile = std::to_array<ResultColumn>({
 
 // What limits each region (kprof/analysis.hpp); FLOP and bytes per second in their own units,
 // which pandas users scale as they like.
-constexpr auto kAnalysis = std::to_array<ResultColumn>({
+constexpr auto kAnalysisColumns = std::to_array<ResultColumn>({
     {"Annotation", K::text, S::item, "annotation"},
     {"Kernel", K::text, S::item, "kernel"},
     {"KernelIndex", K::integer, S::item, "kernel_index", "", W::per_kernel},
@@ -215,10 +217,9 @@ constexpr auto kAnalysis = std::to_array<ResultColumn>({
     {"DRAMTBs", K::real, S::item, "dram_tbs", "TB/s"},
     {"DRAMPeakTBs", K::real, S::item, "dram_peak_tbs", "TB/s"},
     {"Advice", K::text, S::item, "advice"},
-    {"Rank", K::integer, S::session, "rank"},
-    {"Device", K::optional_integer, S::session, "device"},
-    {"", K::parameters, S::item, "config"},
 });
+
+constexpr auto kAnalysis = join(kAnalysisColumns, kRank, kParameters);
 
 // Where processes measured the same thing (kprof/merge.hpp): the slowest and the fastest.
 constexpr auto kImbalance = std::to_array<ResultColumn>({

@@ -77,10 +77,27 @@ void initialize_profiler() {
 
 namespace {
 
+// Makes `call`, a CUPTI call that needs the GPU's counters, until another process no longer
+// holds them or the profile's wait is spent (CounterWait); adds the time waited to `waited_s`.
+template <class Call>
+void take_counters(CounterWait& wait, const char* name, double& waited_s, Call call) {
+  const double before = wait.waited_s();
+  wait.take(
+      [&] {
+        const CUptiResult result = call();
+        if (result == CUPTI_ERROR_HARDWARE_BUSY) return false;
+        check_range_profiler(result, name);
+        return true;
+      },
+      current_counter_gpu(), name);
+  waited_s += wait.waited_s() - before;
+}
+
 // The first call that needs the GPU's counters free: on the H200 (CUPTI 13.0, driver 580) the
 // image is CUPTI_ERROR_HARDWARE_BUSY while another process's range profiler has started a pass
 // and not yet been disabled, or reads its own image; its size, Enable and SetConfig never are.
-std::vector<std::uint8_t> counter_availability(CUcontext context, CounterWait& wait) {
+std::vector<std::uint8_t> counter_availability(CUcontext context, CounterWait& wait,
+                                               double& waited_s) {
   auto p = cupti_params<CUpti_Profiler_GetCounterAvailability_Params>(
       CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE);
   p.ctx = context;
@@ -88,14 +105,8 @@ std::vector<std::uint8_t> counter_availability(CUcontext context, CounterWait& w
                        "cuptiProfilerGetCounterAvailability");
   std::vector<std::uint8_t> image(p.counterAvailabilityImageSize);
   p.pCounterAvailabilityImage = image.data();
-  wait.take(
-      [&p] {
-        const CUptiResult result = cuptiProfilerGetCounterAvailability(&p);
-        if (result == CUPTI_ERROR_HARDWARE_BUSY) return false;
-        check_range_profiler(result, "cuptiProfilerGetCounterAvailability");
-        return true;
-      },
-      current_counter_gpu(), "cuptiProfilerGetCounterAvailability");
+  take_counters(wait, "cuptiProfilerGetCounterAvailability", waited_s,
+                [&p] { return cuptiProfilerGetCounterAvailability(&p); });
   return image;
 }
 
@@ -161,16 +172,17 @@ void check_range_profiler(CUptiResult result, const char* call) {
 
 RangeProfiler::RangeProfiler(std::vector<std::string> metrics, bool reset_cache_per_pass,
                              CounterWait* wait)
-    : metrics_(std::move(metrics)), wait_(wait) {
+    : metrics_(std::move(metrics)),
+      own_wait_(wait != nullptr ? nullptr
+                                : std::make_unique<CounterWait>(0.0, system_counter_wait_clock())),
+      wait_(wait != nullptr ? wait : own_wait_.get()) {
   Timed timed(costs_.enable_s);
   context_ = current_context();
   initialize_profiler();
   std::optional<std::string> chip = metrics::detail::device_chip();
   if (!chip) throw CudaError("cuptiDeviceGetChipName failed: CUPTI cannot name this GPU's chip");
   chip_ = *chip;
-  const double waited = this->wait().waited_s();
-  availability_ = counter_availability(context_, this->wait());
-  costs_.wait_s += this->wait().waited_s() - waited;
+  availability_ = counter_availability(context_, *wait_, costs_.wait_s);
   {
     std::lock_guard lock(profiler_host_mutex());
     host_ = std::make_unique<HostObject>(chip_, &availability_);
@@ -200,13 +212,6 @@ RangeProfiler::RangeProfiler(std::vector<std::string> metrics, bool reset_cache_
 }
 
 RangeProfiler::~RangeProfiler() { disable(); }
-
-CounterWait& RangeProfiler::wait() {
-  if (wait_ != nullptr) return *wait_;
-  if (own_wait_ == nullptr)
-    own_wait_ = std::make_unique<CounterWait>(0.0, system_counter_wait_clock());
-  return *own_wait_;
-}
 
 void RangeProfiler::disable() noexcept {
   if (object_ == nullptr) return;
@@ -280,16 +285,8 @@ void RangeProfiler::start_pass() {
     // The first Start takes the counters: another process that took them since this one read
     // their availability makes it CUPTI_ERROR_HARDWARE_BUSY (seen on the H200; a Start tried
     // again once they are free succeeds and measures).
-    const double waited = wait().waited_s();
-    wait().take(
-        [&s] {
-          const CUptiResult result = cuptiRangeProfilerStart(&s);
-          if (result == CUPTI_ERROR_HARDWARE_BUSY) return false;
-          check_range_profiler(result, "cuptiRangeProfilerStart");
-          return true;
-        },
-        current_counter_gpu(), "cuptiRangeProfilerStart");
-    costs_.wait_s += wait().waited_s() - waited;
+    take_counters(*wait_, "cuptiRangeProfilerStart", costs_.wait_s,
+                  [&s] { return cuptiRangeProfilerStart(&s); });
     started_ = true;
   }
   in_pass_ = true;

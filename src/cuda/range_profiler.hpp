@@ -90,8 +90,6 @@ class RangeProfiler final : public PassControl {
 
  private:
   void disable() noexcept;
-  // The wait for the counters: the caller's, or one that raises at once.
-  CounterWait& wait();
 
   std::vector<std::string> metrics_;
   std::string chip_;
@@ -106,9 +104,10 @@ class RangeProfiler final : public PassControl {
   std::size_t max_ranges_ = 0;
   bool in_pass_ = false;
   bool started_ = false;  // a pass has started: the counters are held until disable()
-  CounterWait* wait_ = nullptr;
-  std::unique_ptr<CounterWait> own_wait_;
   Costs costs_;
+  // The wait for the counters: the caller's, or (none given) one of its own that raises at once.
+  std::unique_ptr<CounterWait> own_wait_;
+  CounterWait* wait_ = nullptr;
 };
 
 // cuptiProfilerInitialize, once per process (thread-safe); never de-initialized, because
