@@ -3,6 +3,7 @@
 
 #include "kprof/annotate.hpp"
 #include "kprof/compare.hpp"
+#include "kprof/demangle.hpp"
 #include "kprof/device.hpp"
 #include "kprof/errors.hpp"
 #include "kprof/layout.hpp"

@@ -153,7 +153,30 @@ const std::vector<MetricSet>& sets();
 const MetricSet& find_set(std::string_view name);
 
 // `metrics` with every "set:NAME" replaced by the set's members, duplicates dropped (the first
-// occurrence stays). Throws OptionError (option "metrics") for an unknown set.
+// occurrence stays). Throws OptionError (option "metrics") for an unknown set and for Nsight
+// Compute's sets and sections, which kprof's engine does not measure.
 std::vector<std::string> expand(const std::vector<std::string>& metrics);
+
+// --- Nsight Compute's sets and sections -------------------------------------------------------
+
+// The prefix that names one of Nsight Compute's sections in a metric list: "section:Occupancy".
+inline constexpr std::string_view kSectionPrefix = "section:";
+
+// One of Nsight Compute's sets ("set:full": a set that is not kprof's) or sections
+// ("section:SpeedOfLight"). Python's Tool.NCU hands them to ncu (--set, --section) for its
+// report; kprof's engine refuses them when a profile starts, so that a script declaring them
+// imports whichever tool it runs with.
+struct NcuSelection {
+  std::string kind;  // "set" or "section", as ncu's options name them
+  std::string name;  // "full", "SpeedOfLight"
+};
+// Whether `name` names one of Nsight Compute's sets or sections.
+bool is_ncu_selection(std::string_view name);
+// The entries of `metrics` that name Nsight Compute's sets or sections, in their order.
+std::vector<NcuSelection> ncu_selections(const std::vector<std::string>& metrics);
+// The metrics the tables hold when Nsight Compute measures `metrics`: kprof's sets expanded,
+// Nsight Compute's sets and sections left to its report, the duration where nothing else is
+// named.
+std::vector<std::string> tabled_metrics(const std::vector<std::string>& metrics);
 
 }  // namespace kprof::metrics

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "common.hpp"
+#include "kprof/demangle.hpp"
 #include "kprof/stats.hpp"
 #include "kprof/sweep.hpp"
 #include "kprof/units.hpp"
@@ -37,6 +38,9 @@ void bind_display(nb::module_& m) {
       },
       nb::arg("value"), nb::arg("significant") = kprof::kDisplayDigits,
       "A number as the results table prints it (4 significant digits; '-' for NaN).");
+  m.def("demangle", &kprof::demangle, nb::arg("mangled"),
+        "A kernel's name as kprof's tables show it: demangled, or unchanged when it is not a "
+        "mangled C++ name.");
   m.def("short_unit", &kprof::short_unit, nb::arg("unit"),
         "A unit as kprof's records spell it: 'nsecond' -> 'ns', 'byte' -> 'B', 'percent' -> '%'.");
   m.def("describe_run", &kprof::describe_run, nb::arg("config"), nb::arg("configs"),

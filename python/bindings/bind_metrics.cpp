@@ -1,10 +1,12 @@
 // The metric catalog (kprof::metrics) for kprof.metrics: works without a GPU for a named chip.
 #include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/string_view.h>
 #include <nanobind/stl/vector.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common.hpp"
@@ -83,6 +85,17 @@ void bind_metrics(nb::module_& m) {
   m.def("metric_sets", &sets_list, "kprof's metric sets as dicts (name, question, metrics).");
   m.def("metric_expand", &kprof::metrics::expand, nb::arg("metrics"),
         "The list with every 'set:NAME' replaced by its members, duplicates dropped.");
+  m.def(
+      "ncu_selections",
+      [](const std::vector<std::string>& metrics) {
+        std::vector<std::pair<std::string, std::string>> out;
+        for (const auto& s : kprof::metrics::ncu_selections(metrics))
+          out.emplace_back(s.kind, s.name);
+        return out;
+      },
+      nb::arg("metrics"),
+      "Nsight Compute's sets and sections in the list, as (kind, name): ('set', 'full'), "
+      "('section', 'SpeedOfLight').");
 }
 
 }  // namespace kprof::py

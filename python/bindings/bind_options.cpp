@@ -456,8 +456,11 @@ void bind_options(nb::module_& m) {
            "A copy for one call of a decorated function, with the call's derive_metric wrapper "
            "(which keeps the name of the function given) and info collectors.")
       .def_prop_ro(
-          "measured_metrics", [](const Options& o) { return kprof::metrics::expand(o.metrics); },
-          "The metrics with every set (set:NAME) replaced by its members.")
+          "measured_metrics",
+          [](const Options& o) { return kprof::metrics::tabled_metrics(o.metrics); },
+          "The metrics the tables hold: every set of kprof's (set:NAME) replaced by its "
+          "members, Nsight Compute's sets and sections left out (the duration where nothing "
+          "else is named).")
       .def("validate", &Options::validate,
            "Raises OptionError for an invalid value, UnsupportedError for a capability this "
            "build lacks.")

@@ -20,7 +20,6 @@ from __future__ import annotations
 import datetime
 import glob
 import hashlib
-import importlib
 import json
 import os
 import shutil
@@ -34,7 +33,13 @@ from typing import Any
 from kprof import _version
 from kprof._native import core as _core
 from kprof.configs import BoundConfigs
-from kprof.errors import MeasurementError, ToolError, ToolUnavailableError, UnsupportedError
+from kprof.errors import (
+    MeasurementError,
+    OptionError,
+    ToolError,
+    ToolUnavailableError,
+    UnsupportedError,
+)
 from kprof.ranks import rank_info
 from kprof.results import ProfileResults
 
@@ -66,24 +71,29 @@ def find_ncu() -> str:
     return path
 
 
-def _report_module(ncu: str) -> Any:
-    """Nsight Compute's ``ncu_report`` module, from the ``extras/python`` folder of the
-    install that ``ncu`` belongs to (or one already importable)."""
-    try:
-        return importlib.import_module("ncu_report")
-    except ImportError:
-        pass
+def report_module_folder(ncu: str) -> str:
+    """The folder of Nsight Compute's report module (``ncu_report.py``): the ``extras/python``
+    folder of the install that ``ncu`` belongs to."""
     home = os.path.dirname(os.path.realpath(ncu))
     candidates = [os.path.join(home, "extras", "python")]
-    candidates += sorted(glob.glob(os.path.join(home, "..", "nsight-compute*", "extras", "python")))
+    # The CUDA toolkit's bin/ncu is a script that runs the newest Nsight Compute installed
+    # beside the toolkit (a .run install) or under /opt/nvidia/nsight-compute (a package).
+    for pattern in (os.path.join(home, "..", "nsight-compute*"), "/opt/nvidia/nsight-compute/*"):
+        found = glob.glob(os.path.join(pattern, "extras", "python"))
+        candidates += sorted(found, key=_version_key, reverse=True)
     for folder in candidates:
         if os.path.exists(os.path.join(folder, "ncu_report.py")):
-            sys.path.insert(0, folder)
-            return importlib.import_module("ncu_report")
+            return folder
     raise ToolUnavailableError(
         f"Nsight Compute's report module (ncu_report.py) is not beside {ncu} "
         f"(looked in {', '.join(candidates)})"
     )
+
+
+def _version_key(folder: str) -> list[int]:
+    """2025.3.1 in .../nsight-compute-2025.3.1/extras/python or .../2025.3.1/extras/python."""
+    name = os.path.basename(os.path.dirname(os.path.dirname(folder)))
+    return [int(p) for p in name.rsplit("-", 1)[-1].split(".") if p.isdigit()]
 
 
 def report_paths(prefix: str, tag: str) -> tuple[str, str]:
@@ -99,11 +109,78 @@ def call_key(name: str, call_id: int, bound: BoundConfigs) -> str:
     return f"{name}:{call_id}:{digest}"
 
 
-def ncu_command(ncu: str, report: str, log: str, options: Any, argv: Sequence[str]) -> list[str]:
+def listed(table: str) -> list[str]:
+    """The identifiers of a table that ``ncu --list-sets`` or ``--list-sections`` prints: the
+    first column of each row, whose span the rule of dashes under the header gives (a long row
+    goes on in lines whose first column is blank)."""
+    lines = table.splitlines()
+    rules = [i for i, line in enumerate(lines) if line.strip().startswith("---")]
+    if len(rules) < 2:
+        return []
+    rule = lines[rules[1]]
+    start = len(rule) - len(rule.lstrip())
+    end = rule.find(" ", start)
+    names = []
+    for line in lines[rules[1] + 1 :]:
+        cell = line[start : end if end > 0 else None].strip()
+        if cell and not cell.startswith("---"):
+            names.append(cell)
+    return names
+
+
+def check_selections(ncu: str, metrics: Sequence[str]) -> list[str]:
+    """ncu's options for the sets and sections named in ``metrics`` (``--set full``,
+    ``--section Occupancy``), each checked against what this ncu lists.
+
+    Raises:
+        kprof.errors.OptionError: A name this ncu does not list, or more than one set (ncu
+            takes one).
+    """
+    selections = _core.ncu_selections(list(metrics))
+    if not selections:
+        return []
+    sets = [name for kind, name in selections if kind == "set"]
+    if len(sets) > 1:
+        raise OptionError(
+            "metrics",
+            ", ".join(f"'set:{s}'" for s in sets),
+            "one of Nsight Compute's sets (ncu takes one --set), with any number of sections",
+        )
+    args = []
+    for kind, name in selections:
+        known = listed(_run_listing(ncu, f"--list-{kind}s"))
+        if name not in known:
+            raise OptionError(
+                "metrics",
+                f"'{kind}:{name}'",
+                f"one of Nsight Compute's {kind}s ({kind}:NAME): {', '.join(known)}; or "
+                "kprof's sets (kprof metrics --sets)",
+            )
+        args += [f"--{kind}", name]
+    return args
+
+
+def _run_listing(ncu: str, flag: str) -> str:
+    done = subprocess.run([ncu, flag], capture_output=True, text=True, timeout=120)
+    if done.returncode != 0:
+        raise ToolError(f"{ncu} {flag} exited with {done.returncode}: {done.stderr.strip()}")
+    return done.stdout
+
+
+def ncu_command(
+    ncu: str,
+    report: str,
+    log: str,
+    options: Any,
+    argv: Sequence[str],
+    selections: Sequence[str] = (),
+) -> list[str]:
     """The command line that runs ``argv`` (the script and its arguments) under Nsight Compute
-    with the options of the call."""
+    with the options of the call; ``selections`` are its sets and sections
+    (:func:`check_selections`)."""
     return [
         ncu,
+        *selections,
         "--log-file",
         log,
         "--cache-control",
@@ -174,44 +251,27 @@ def assign(kernels: Sequence[Kernel], configs: int, runs: int) -> dict[str, list
     return cols
 
 
-# The session's facts, as Nsight Compute records them with each kernel.
-_FACTS = (
-    ("gpu", "device__attribute_display_name"),
-    ("compute_clock_khz", "device__attribute_clock_rate"),
-    ("memory_clock_khz", "device__attribute_memory_clock_rate"),
-)
-
-
-def _kernels(report: Any, module: Any, metrics: Sequence[str]) -> list[Kernel]:
-    """Every kernel of the report that ran in a kprof annotation, in launch order."""
-    base = getattr(module.IAction, "NameBase_DEMANGLED", None)
-    out = []
-    for r in range(report.num_ranges()):
-        current = report.range_by_idx(r)
-        for a in range(current.num_actions()):
-            action = current.action_by_idx(a)
-            state = action.nvtx_state()
-            path = ""
-            for domain_id in state.domains():
-                domain = state.domain_by_id(domain_id)
-                if domain.name() == "kprof":
-                    path = "/".join(domain.push_pop_ranges())
-            if not path:
-                continue
-            values = {}
-            for m in metrics:
-                metric = action.metric_by_name(m)
-                if metric is None:
-                    raise ToolError(f"Nsight Compute's report has no metric {m!r}")
-                values[m] = (metric.as_double(), metric.unit())
-            facts = {}
-            for fact, m in _FACTS:
-                metric = action.metric_by_name(m)
-                if metric is not None:
-                    facts[fact] = metric.value()
-            name = action.name(base) if base is not None else action.name()
-            out.append(Kernel(path, name, values, facts))
-    return out
+def read_report(ncu: str, report: str, metrics: Sequence[str]) -> list[Kernel]:
+    """Every kernel of the report that ran in a kprof annotation, in launch order, read by
+    ``_ncu_reader.py`` in a clean process (see there why), named as kprof's engine names
+    kernels (demangled by the core)."""
+    reader = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_ncu_reader.py")
+    folder = report_module_folder(ncu)
+    done = subprocess.run(
+        [sys.executable, reader, folder, report, ",".join(metrics)],
+        capture_output=True,
+        text=True,
+        env={k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "LD_PRELOAD")},
+    )
+    if done.returncode != 0:
+        raise ToolError(
+            f"reading Nsight Compute's report {report} failed "
+            f"(exit status {done.returncode}): {done.stderr.strip()[-2000:]}"
+        )
+    return [
+        Kernel(k["annotation"], _core.demangle(k["mangled"]), k["values"], k["facts"])
+        for k in json.loads(done.stdout)
+    ]
 
 
 def _session(options: Any, kernels: Sequence[Kernel], runs: int) -> dict[str, Any]:
@@ -275,15 +335,15 @@ def profile(
     os.makedirs(os.path.dirname(report) or ".", exist_ok=True)
     env = dict(os.environ)
     env[CHILD_VARIABLE] = call_key(profiler.params.name, profiler.call_id, bound)
-    command = ncu_command(ncu, report, log, options, script_argv())
+    selections = check_selections(ncu, options.metrics)
+    command = ncu_command(ncu, report, log, options, script_argv(), selections)
     done = subprocess.run(command, env=env)
     if done.returncode != 0 or not os.path.exists(report):
         raise ToolError(
             f"Nsight Compute exited with {done.returncode} profiling {tag} "
             f"({_log_errors(log) or 'no report written'}); its log: {log}"
         )
-    module = _report_module(ncu)
-    kernels = _kernels(module.load_report(report), module, options.measured_metrics)
+    kernels = read_report(ncu, report, options.measured_metrics)
     runs = profiler.settings.runs
     records = assign(kernels, len(bound.values), runs)
     session = {**_session(options, kernels, runs), **_rank_fields(rank)}

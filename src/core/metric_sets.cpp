@@ -8,6 +8,7 @@
 #include "kprof/analysis.hpp"
 #include "kprof/errors.hpp"
 #include "kprof/metrics.hpp"
+#include "kprof/options.hpp"
 
 namespace kprof::metrics {
 
@@ -69,15 +70,59 @@ const std::vector<MetricSet>& sets() {
   return all;
 }
 
-const MetricSet& find_set(std::string_view name) {
-  std::string_view bare = name;
-  if (bare.substr(0, kSetPrefix.size()) == kSetPrefix) bare.remove_prefix(kSetPrefix.size());
+namespace {
+
+std::string_view without_prefix(std::string_view name, std::string_view prefix) {
+  if (name.substr(0, prefix.size()) == prefix) name.remove_prefix(prefix.size());
+  return name;
+}
+
+const MetricSet* set_named(std::string_view name) {
+  const std::string_view bare = without_prefix(name, kSetPrefix);
   for (const MetricSet& s : sets())
-    if (s.name == bare) return s;
+    if (s.name == bare) return &s;
+  return nullptr;
+}
+
+bool starts_with(std::string_view name, std::string_view prefix) {
+  return name.substr(0, prefix.size()) == prefix;
+}
+
+}  // namespace
+
+const MetricSet& find_set(std::string_view name) {
+  if (const MetricSet* s = set_named(name)) return *s;
   std::vector<std::string> valid;
   for (const MetricSet& s : sets()) valid.push_back(std::string(kSetPrefix) + s.name);
   throw OptionError("metrics", "'" + std::string(name) + "'",
-                    "a metric name or a set: " + join_choices(valid));
+                    "a metric name or a set: " + join_choices(valid) +
+                        " (Nsight Compute's own sets and sections, set:full or "
+                        "section:SpeedOfLight, are measured by Nsight Compute: Python's "
+                        "kprof.activate(kprof.Tool.NCU))");
+}
+
+bool is_ncu_selection(std::string_view name) {
+  return starts_with(name, kSectionPrefix) ||
+         (starts_with(name, kSetPrefix) && set_named(name) == nullptr);
+}
+
+std::vector<NcuSelection> ncu_selections(const std::vector<std::string>& metrics) {
+  std::vector<NcuSelection> out;
+  for (const std::string& m : metrics) {
+    if (!is_ncu_selection(m)) continue;
+    const bool section = starts_with(m, kSectionPrefix);
+    out.push_back({section ? "section" : "set",
+                   std::string(without_prefix(m, section ? kSectionPrefix : kSetPrefix))});
+  }
+  return out;
+}
+
+std::vector<std::string> tabled_metrics(const std::vector<std::string>& metrics) {
+  std::vector<std::string> own;
+  for (const std::string& m : metrics)
+    if (!is_ncu_selection(m)) own.push_back(m);
+  if (own.empty()) own.emplace_back(kDurationMetric);
+  return expand(own);
 }
 
 std::vector<std::string> expand(const std::vector<std::string>& metrics) {
@@ -87,7 +132,9 @@ std::vector<std::string> expand(const std::vector<std::string>& metrics) {
     if (seen.insert(m).second) out.push_back(m);
   };
   for (const std::string& m : metrics) {
-    if (m.rfind(kSetPrefix, 0) == 0) {
+    if (starts_with(m, kSectionPrefix)) {
+      find_set(m);  // throws, naming kprof's sets and the tool that measures sections
+    } else if (starts_with(m, kSetPrefix)) {
       for (const std::string& member : find_set(m).metrics) add(member);
     } else {
       add(m);

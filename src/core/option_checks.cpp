@@ -54,7 +54,7 @@ void check_thermal_window(const Options& o) {
 
 // A set of launch statistics alone (set:launch): in range replay it would measure nothing.
 bool launch_set(const std::string& name) {
-  if (name.rfind(metrics::kSetPrefix, 0) != 0) return false;
+  if (name.rfind(metrics::kSetPrefix, 0) != 0 || metrics::is_ncu_selection(name)) return false;
   for (const std::string& m : metrics::find_set(name).metrics)
     if (m != kDurationMetric && !metrics::is_launch_metric(m)) return false;
   return true;

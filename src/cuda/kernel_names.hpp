@@ -4,11 +4,11 @@
 #include <string>
 #include <unordered_map>
 
+#include "kprof/demangle.hpp"
+
 namespace kprof::detail {
 
-// "_Z5scalePKfPfm" -> "scale(float const*, float*, unsigned long)"; a name that is not a
-// mangled C++ name (extern "C", Triton kernels) comes back unchanged.
-std::string demangle(const std::string& mangled);
+using kprof::demangle;
 
 // demangle() with a cache: a sweep launches the same few kernels thousands of times.
 class KernelNames {

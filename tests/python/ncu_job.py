@@ -1,7 +1,10 @@
 """A script the Nsight Compute test runs twice: with kprof's engine and with Tool.NCU (which runs
 this script again under ncu). Writes the durations, kernel names and report path as JSON.
 
-    python ncu_job.py cupti|ncu OUT_FOLDER
+    python ncu_job.py cupti|ncu|ncu-sections OUT_FOLDER
+
+ncu-sections measures with Nsight Compute's basic set and one more section: the report holds
+them, the DataFrame the duration.
 """
 
 from __future__ import annotations
@@ -13,11 +16,18 @@ import kprof
 import torch
 
 tool, out = sys.argv[1], sys.argv[2]
-if tool == "ncu":
+if tool != "cupti":
     kprof.activate(kprof.Tool.NCU)
+METRICS = ["set:basic", "section:MemoryWorkloadAnalysis"] if tool == "ncu-sections" else None
 
 
-@kprof.analyze.kernel(configs=[2**24, 2**26], runs=5, output_prefix=out + "/", verbosity=0)
+@kprof.analyze.kernel(
+    configs=[2**26, 2**27],
+    runs=5,
+    output_prefix=f"{out}/{tool}-",
+    verbosity=0,
+    metrics=METRICS or ["gpu__time_duration.sum"],
+)
 def scale(n):
     x = torch.ones(n, device="cuda")
     with kprof.annotate("scale"):
@@ -29,6 +39,7 @@ df = results.to_dataframe()
 summary = {
     "values": [float(v) for v in df["AvgValue"]],
     "kernels": list(df["Kernel"]),
+    "metrics": sorted(set(df["Metric"])),
     "backend": results.session["backend"],
     "report": getattr(results, "ncu_report", None),
 }

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from kprof.errors import OptionError
 
 pytestmark = pytest.mark.gpu
 pytest.importorskip("torch")
@@ -42,13 +43,57 @@ def test_nsight_compute_and_kprofs_engine_agree(tmp_path):
         print(f"[ RESULT ] scale: kprof {ours:.0f} ns, Nsight Compute {theirs:.0f} ns")
         assert ours == pytest.approx(theirs, rel=0.03)
     report = Path(nsight["report"])
-    assert report.name == "ncu-output-scale-0.ncu-rep"
+    assert report.name == "ncu-ncu-output-scale-0.ncu-rep"
     assert report.with_suffix(".log").exists()
-    module = ncu._report_module(ncu.find_ncu())
-    context = module.load_report(str(report))
-    actions = [
-        context.range_by_idx(r).action_by_idx(a)
-        for r in range(context.num_ranges())
-        for a in range(context.range_by_idx(r).num_actions())
-    ]
-    assert len(actions) == 2 * 5  # two configs of five runs, one kernel each
+    assert open_report(report)["actions"] == 2 * 5  # two configs of five runs, a kernel each
+
+
+# The seed tutorial's last step, in a clean process: Nsight Compute 2025.3.1's ncu_report
+# crashed in a process that had torch and pandas loaded (kprof reads its reports the same way).
+OPEN_REPORT = """
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import ncu_report
+context = ncu_report.load_report(sys.argv[2])
+actions = [context.range_by_idx(r).action_by_idx(a) for r in range(context.num_ranges())
+           for a in range(context.range_by_idx(r).num_actions())]
+print(json.dumps({"actions": len(actions), "metrics": list(actions[0].metric_names())}))
+"""
+
+
+def open_report(report: Path) -> dict:
+    """How many kernels the report holds and the metric names of the first, as ncu_report
+    reads them."""
+    from kprof import ncu
+
+    folder = ncu.report_module_folder(ncu.find_ncu())
+    done = subprocess.run(
+        [sys.executable, "-c", OPEN_REPORT, folder, str(report)], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout)
+
+
+def test_nsight_computes_sets_and_sections_go_to_its_report(tmp_path):
+    from kprof import ncu
+
+    try:
+        ncu_path = ncu.find_ncu()
+    except Exception as e:  # noqa: BLE001
+        pytest.skip(str(e))
+    for flag in ("--list-sets", "--list-sections"):  # what this ncu offers, for the record
+        listing = subprocess.run([ncu_path, flag], capture_output=True, text=True).stdout
+        print(f"[ RESULT ] ncu {flag}: {ncu.listed(listing)}")
+        out = os.environ.get("OUT")
+        if out:
+            Path(out, f"ncu{flag[6:]}.txt").write_text(listing)
+    job = run_job("ncu-sections", tmp_path)
+    assert job["metrics"] == ["gpu__time_duration.sum"]  # the DataFrame: what metrics named
+    names = set(open_report(Path(job["report"]))["metrics"])
+    print(f"[ RESULT ] ncu set:basic + section:MemoryWorkloadAnalysis: {len(names)} metrics")
+    assert "sm__throughput.avg.pct_of_peak_sustained_elapsed" in names  # SpeedOfLight (basic)
+    assert any(n.startswith("lts__t_sector_hit_rate") for n in names)  # MemoryWorkloadAnalysis
+    # A name this ncu does not list is refused before anything runs.
+    with pytest.raises(OptionError, match="'set:fulll'") as info:
+        ncu.check_selections(ncu_path, ["set:fulll"])
+    assert "full" in info.value.valid

@@ -10,6 +10,7 @@ import stat
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import kprof
 import pytest
@@ -69,6 +70,52 @@ def test_the_command_names_nsight_pythons_files_and_the_calls_options():
     assert cmd[-4:] == [sys.executable, "script.py", "--n", "4"]
 
 
+def test_nsight_computes_sets_and_sections_are_its_options_and_the_tables_keep_the_duration():
+    o = _core.Options(metrics=["set:full", "section:Occupancy", "set:memory"])
+    assert _core.ncu_selections(o.metrics) == [("set", "full"), ("section", "Occupancy")]
+    # The tables hold kprof's own sets' members; Nsight Compute's go to its report.
+    assert o.measured_metrics == _core.metric_expand(["set:memory"])
+    assert _core.Options(metrics=["set:full"]).measured_metrics == ["gpu__time_duration.sum"]
+    selections = ["--set", "full", "--section", "Occupancy"]
+    cmd = ncu.ncu_command("/opt/ncu", "r.ncu-rep", "r.log", o, ["s.py"], selections)
+    assert cmd[1:5] == selections
+    # ncu takes one set: two are refused before ncu runs.
+    with pytest.raises(kprof.errors.OptionError, match="'set:full', 'set:basic'"):
+        ncu.check_selections("/nonexistent/ncu", ["set:full", "set:basic"])
+    assert ncu.check_selections("/nonexistent/ncu", ["set:memory"]) == []  # kprof's own
+
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+
+
+def test_the_sets_and_sections_of_ncus_listings_are_read_from_their_first_column():
+    # ncu 2025.3.1's own listings on the H200: long rows go on in lines whose first column is
+    # blank (the full set's 21 sections take seven lines).
+    sets = ncu.listed((DATA / "ncu-2025.3.1-list-sets.txt").read_text())
+    assert sets == ["basic", "detailed", "full", "nvlink", "pmsampling", "roofline"]
+    sections = ncu.listed((DATA / "ncu-2025.3.1-list-sections.txt").read_text())
+    assert len(sections) == 24
+    assert {"SpeedOfLight", "Occupancy", "MemoryWorkloadAnalysis_Tables"} <= set(sections)
+    assert ncu.listed("no table here") == []
+
+
+def test_kernel_names_from_nsight_compute_are_demangled_as_kprofs_engine_does():
+    # ncu's own demangler writes "kernel<(int)4>"; the core's gives CUPTI's "kernel<4>".
+    assert _core.demangle("_Z6kernelILi4EEvPf") == "void kernel<4>(float*)"
+    assert _core.demangle("_Z5scalePKfPfm") == "scale(float const*, float*, unsigned long)"
+    assert _core.demangle("triton_poi_fused_0") == "triton_poi_fused_0"  # not a C++ name
+
+
+def test_kprofs_engine_refuses_nsight_computes_sections_naming_the_tool_that_measures_them(
+    no_tool,
+):
+    for name in ("section:SpeedOfLight", "set:full"):
+        bench = kprof.analyze.kernel(configs=[1], metrics=[name])(lambda n: None)
+        with pytest.raises(kprof.errors.OptionError, match=name) as info:
+            bench()  # before any GPU work: no NoGpuError on a machine without one
+        assert "kprof.activate(kprof.Tool.NCU)" in info.value.valid
+
+
 def kernel(annotation: str, name: str, ns: float) -> ncu.Kernel:
     return ncu.Kernel(annotation, name, {"gpu__time_duration.sum": (ns, "nsecond")})
 
@@ -102,6 +149,9 @@ def test_the_records_make_the_engines_dataframe():
     core = _core._aggregate(session, ["n"], [[1], [2]], ncu.assign(ks, 2, 3), o)
     df = kprof.ProfileResults(core).to_dataframe()
     assert list(df["AvgValue"]) == [102.0, 202.0]
+    o.metrics = ["set:full"]  # Nsight Compute's set: its report holds it, the table the duration
+    core = _core._aggregate(session, ["n"], [[1], [2]], ncu.assign(ks, 2, 3), o)
+    assert list(kprof.ProfileResults(core).to_dataframe()["AvgValue"]) == [102.0, 202.0]
     assert list(df["Unit"]) == ["ns", "ns"] and set(df["Backend"]) == {"nsight-compute"}
 
 

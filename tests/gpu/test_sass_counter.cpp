@@ -1,0 +1,115 @@
+// CUPTI's SASS metrics API with nvdisasm's opcodes (cuda/sass_counter.hpp) on kernels of known
+// counts: each FP class reads threads x iterations, as Nsight Compute's
+// smsp__sass_thread_inst_executed_op_<class>_pred_on.sum does.
+#include <cupti.h>
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "core/sass_opcodes.hpp"
+#include "cuda/driver_api.hpp"
+#include "cuda/sass_counter.hpp"
+#include "gpu_test_support.hpp"
+#include "sass_kernels.hpp"
+
+namespace {
+
+using kprof::detail::FlopClass;
+using kprof::detail::FlopCounts;
+using kprof::detail::SassCounter;
+
+// The cubins of the modules loaded since the subscription (eager module loading loads them
+// all when the context is made, before the counter exists).
+struct Modules {
+  std::mutex mutex;
+  std::vector<std::vector<unsigned char>> cubins;
+  SassCounter* counter = nullptr;
+};
+
+void CUPTIAPI on_module(void* modules, CUpti_CallbackDomain, CUpti_CallbackId id,
+                        const void* data) {
+  if (id != CUPTI_CBID_RESOURCE_MODULE_LOADED) return;
+  const auto* resource = static_cast<const CUpti_ResourceData*>(data);
+  const auto* module = static_cast<const CUpti_ModuleResourceData*>(resource->resourceDescriptor);
+  auto* m = static_cast<Modules*>(modules);
+  std::lock_guard lock(m->mutex);
+  const auto* bytes = reinterpret_cast<const unsigned char*>(module->pCubin);
+  if (m->counter != nullptr)
+    m->counter->add_module(bytes, module->cubinSize);
+  else
+    m->cubins.emplace_back(bytes, bytes + module->cubinSize);
+}
+
+double count(const std::map<std::string, FlopCounts>& counts, const std::string& kernel,
+             FlopClass c) {
+  for (const auto& [function, classes] : counts)
+    if (function.find(kernel) != std::string::npos) return classes[static_cast<int>(c)];
+  ADD_FAILURE() << "no counts for " << kernel;
+  return -1;
+}
+
+struct Case {
+  kprof_test::SassKernel kernel;
+  const char* name;
+  FlopClass a, b;
+};
+
+class SassCounterCounts : public ::testing::TestWithParam<Case> {};
+
+// One kernel per test: CTest runs each in its own process, and CUPTI 13.0 on the H200 collected
+// only the first kernel function launched in a process's collection (docs/validation.md, "The
+// SASS counter on the GPU"), whatever the loading, patching and flushing tried.
+TEST_P(SassCounterCounts, TheFirstKernelReadsThreadsTimesIterationsOfItsClasses) {
+  if (kprof::detail::find_nvdisasm().empty()) GTEST_SKIP() << "no nvdisasm (KPROF_NVDISASM)";
+  const Case c = GetParam();
+  Modules modules;
+  CUpti_SubscriberHandle subscriber = nullptr;
+  ASSERT_EQ(cuptiSubscribe(&subscriber, on_module, &modules), CUPTI_SUCCESS);
+  ASSERT_EQ(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE,
+                                CUPTI_CBID_RESOURCE_MODULE_LOADED),
+            CUPTI_SUCCESS);
+  SassCounter counter;
+  {
+    std::lock_guard lock(modules.mutex);
+    for (const auto& cubin : modules.cubins) counter.add_module(cubin.data(), cubin.size());
+    modules.counter = &counter;
+  }
+  CUcontext context = nullptr;
+  ASSERT_EQ(kprof::detail::driver_api().ctx_get_current(&context), CUDA_SUCCESS);
+  void* out = nullptr;
+  kprof_test::check(cudaMalloc(&out, kprof_test::kSassBlocks * kprof_test::kSassThreads * 8),
+                    "cudaMalloc");
+  counter.enable(context);
+  kprof_test::launch_sass(c.kernel, out);
+  kprof_test::check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+  const auto counts = counter.flop_counts(counter.flush());
+  const double threads = double(kprof_test::kSassBlocks) * kprof_test::kSassThreads;
+  const double expected = threads * kprof_test::kSassIters;
+  const double a = count(counts, c.name, c.a), b = count(counts, c.name, c.b);
+  std::printf("[ RESULT ] %s: class %d %.0f, class %d %.0f, expected %.0f each\n", c.name, int(c.a),
+              a, int(c.b), b, expected);
+  // The loop's instructions exactly; the rest of the kernel may add one of the same class per
+  // thread.
+  EXPECT_GE(a, expected);
+  EXPECT_LE(a, expected + threads);
+  EXPECT_GE(b, expected);
+  EXPECT_LE(b, expected + threads);
+  EXPECT_EQ(counter.disable(), 0u);
+  cuptiUnsubscribe(subscriber);
+  cudaFree(out);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    FpClasses, SassCounterCounts,
+    ::testing::Values(
+        Case{kprof_test::SassKernel::ffma, "sass_ffma", FlopClass::ffma, FlopClass::ffma},
+        Case{kprof_test::SassKernel::fadd_fmul, "sass_fadd_fmul", FlopClass::fadd, FlopClass::fmul},
+        Case{kprof_test::SassKernel::dfma, "sass_dfma", FlopClass::dfma, FlopClass::dfma},
+        Case{kprof_test::SassKernel::hfma2, "sass_hfma2", FlopClass::hfma, FlopClass::hfma}),
+    [](const ::testing::TestParamInfo<Case>& info) { return std::string(info.param.name); });
+
+}  // namespace
