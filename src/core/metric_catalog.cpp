@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "core/edit_distance.hpp"
+#include "core/sass_opcodes.hpp"
 #include "kprof/errors.hpp"
 #include "kprof/metrics.hpp"
 #include "kprof/options.hpp"
@@ -404,6 +405,15 @@ void check_metrics(const std::vector<std::string>& metrics,
                    const std::function<std::optional<std::string>()>& chip) {
   const std::vector<std::string> expanded = metrics::expand(metrics);
   if (expanded.size() == 1 && expanded.front() == kDurationMetric) return;
+  // In the catalog, yet counted by instrumented code: the range profiler would print 0.
+  for (const std::string& m : expanded)
+    if (is_sass_flop_counter(m))
+      throw OptionError("metrics", "'" + m + "'",
+                        "a counter CUPTI's range profiler reads: this one counts SASS "
+                        "instructions, which Nsight Compute measures by instrumenting the "
+                        "kernel's code and the range profiler reads as 0 (Python's "
+                        "kprof.activate(kprof.Tool.NCU) measures it; the tensor cores' work is "
+                        "in set:analysis)");
   // Without a GPU, or for a chip this CUPTI does not know, the names cannot be checked here;
   // profiling then reports the real problem (no GPU, no counters).
   std::optional<metrics::MetricCatalog> catalog;

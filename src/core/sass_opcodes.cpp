@@ -233,6 +233,13 @@ bool is_sass_flop_metric(std::string_view metric) {
   return false;
 }
 
+bool is_sass_flop_counter(std::string_view metric) {
+  const std::string_view base = metric.substr(0, metric.find('.'));
+  for (std::size_t i = 1; i < kFlopClasses; ++i)
+    if (kMetrics[i].substr(0, kMetrics[i].find('.')) == base) return true;
+  return false;
+}
+
 std::string find_nvdisasm() {
   if (const char* chosen = std::getenv("KPROF_NVDISASM"); chosen != nullptr && *chosen != '\0')
     return chosen;

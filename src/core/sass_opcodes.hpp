@@ -38,6 +38,10 @@ FlopClass flop_class(std::string_view opcode);
 std::string_view flop_metric(FlopClass c);
 // Whether `metric` is one of flop_metric's names.
 bool is_sass_flop_metric(std::string_view metric);
+// Whether `metric` is one of flop_metric's counters under any rollup ("..._pred_on.sum",
+// ".avg.per_second"): SASS instruction counts, which Nsight Compute measures by instrumenting
+// the kernel's code and CUPTI's range profiler reads as 0 on the H200.
+bool is_sass_flop_counter(std::string_view metric);
 
 // nvdisasm's path: $KPROF_NVDISASM when set (taken as given), else the first `nvdisasm` on
 // PATH, else $CUDA_HOME/bin/nvdisasm, else /usr/local/cuda/bin/nvdisasm; empty when none is.

@@ -277,3 +277,12 @@ def test_range_replay_refuses_launch_statistics_before_any_gpu_work():
         kprof.analyze.kernel(replay_mode="range", metrics=["launch__grid_size"])
     assert "replay_mode='range'" in str(info.value)
     assert info.value.option == "metrics"
+
+
+def test_sass_instruction_counters_are_refused_rather_than_printed_as_zero():
+    # CUPTI's range profiler lists them and reads 0: the call says so, before any GPU work.
+    name = "smsp__sass_thread_inst_executed_op_hfma_pred_on.sum"
+    bench = kprof.analyze.kernel(configs=[1], metrics=[name])(lambda n: None)
+    with pytest.raises(errors.OptionError, match=name) as info:
+        bench()
+    assert "instrumenting" in info.value.valid and "Tool.NCU" in info.value.valid

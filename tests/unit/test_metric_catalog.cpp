@@ -284,6 +284,29 @@ TEST(MetricCatalog, ValidCountersAndSetsPassValidation) {
       {"TriageCompute.sm__throughput.avg.pct_of_peak_sustained_elapsed"}, on_gh100));
 }
 
+TEST(MetricCatalog, SassInstructionCountersAreRefusedWhateverTheChip) {
+  // In GH100's catalog, yet read as 0 by the range profiler: refused before any GPU work, with
+  // or without a chip to check names against.
+  for (const auto& chip : {std::optional<std::string>("GH100"), std::optional<std::string>()}) {
+    try {
+      kprof::detail::check_metrics(
+          {"gpu__time_duration.sum", "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum"},
+          [chip] { return chip; });
+      FAIL() << "no error";
+    } catch (const OptionError& e) {
+      EXPECT_EQ(e.value(), "'smsp__sass_thread_inst_executed_op_ffma_pred_on.sum'");
+      EXPECT_TRUE(contains(e.valid(), "instrumenting")) << e.what();
+      EXPECT_TRUE(contains(e.valid(), "Tool.NCU")) << e.what();
+    }
+  }
+  EXPECT_THROW(kprof::detail::check_metrics(
+                   {"smsp__sass_thread_inst_executed_op_dadd_pred_on.sum.per_second"},
+                   [] { return std::optional<std::string>(); }),
+               OptionError);
+  EXPECT_NO_THROW(kprof::detail::check_metrics({"smsp__inst_executed.sum"},
+                                               [] { return std::optional<std::string>(); }));
+}
+
 TEST(MetricCatalog, ValidationOfTheDurationAloneAsksForNoChip) {
   bool asked = false;
   auto chip = [&asked] {
