@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Reads the kernels of a Nsight Compute report, as JSON on standard output, in a process of its
-own: ``python _ncu_reader.py FOLDER REPORT METRIC,METRIC...`` (FOLDER holds ``ncu_report.py``).
+"""Reads the kernels of a Nsight Compute report into a JSON file, in a process of its own:
+``python -I _ncu_reader.py FOLDER REPORT METRIC,METRIC... OUT`` (FOLDER holds
+``ncu_report.py``; OUT is the JSON file written, so that whatever the module prints does not
+mix with it).
 
 It runs as a script, importing the standard library and ``ncu_report`` alone: in a process that
 had torch and pandas loaded, Nsight Compute 2025.3.1's module crashed (a segmentation fault in
@@ -53,7 +55,8 @@ def kernel(action, metrics: list[str], mangled_base) -> dict:
 
 
 def main(argv: list[str]) -> int:
-    folder, path, metrics = argv[1], argv[2], [m for m in argv[3].split(",") if m]
+    folder, path, out = argv[1], argv[2], argv[4]
+    metrics = [m for m in argv[3].split(",") if m]
     sys.path.insert(0, folder)
     import ncu_report
 
@@ -71,7 +74,8 @@ def main(argv: list[str]) -> int:
             except LookupError as e:
                 print(f"Nsight Compute's report has no metric {e.args[0]!r}", file=sys.stderr)
                 return 2
-    json.dump(kernels, sys.stdout)
+    with open(out, "w", encoding="utf-8") as f:
+        json.dump(kernels, f)
     return 0
 
 

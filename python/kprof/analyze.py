@@ -218,6 +218,9 @@ class _KernelProfiler:
         options = self.settings.core_options(
             self._derive_wrapper(bound), collected.core_collectors()
         )
+        # Checked before this process takes kprof's engine as its tool: a refusal that says to
+        # use Tool.NCU (Nsight Compute's sets, SASS counters) can then be followed.
+        options.validate()
         progress = CallProgress(self.settings, options)
         func = self.func
         calls = bound.calls
@@ -367,8 +370,10 @@ def kernel(
             or metric sets, ``"set:memory"``) is measured in this process by CUPTI's range
             profiler, in as many passes as the list needs (``Passes``); durations are then
             the counter ``gpu__time_duration.sum``. Reading counters may need permission:
-            :class:`kprof.errors.CounterPermissionError` says what to do. See
-            docs/metrics.md.
+            :class:`kprof.errors.CounterPermissionError` says what to do. Nsight Compute's
+            own sets and sections (``"set:full"``, ``"section:SpeedOfLight"``) go to its
+            report under ``Tool.NCU``; kprof's engine refuses them when the function is
+            called. See docs/metrics.md.
         ignore_kernel_list: Kernel names not measured, matched exactly against the mangled
             name, the demangled name or the demangled name without its parameter list. For
             helper kernels inside a region (fills, copies) that should not count.

@@ -20,12 +20,14 @@ from __future__ import annotations
 import datetime
 import glob
 import hashlib
+import importlib.util
 import json
 import os
 import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -43,7 +45,18 @@ from kprof.errors import (
 from kprof.ranks import rank_info
 from kprof.results import ProfileResults
 
-__all__ = ["find_ncu", "ncu_command", "Kernel", "assign", "profile", "CHILD_VARIABLE"]
+__all__ = [
+    "CHILD_VARIABLE",
+    "Kernel",
+    "assign",
+    "check_selections",
+    "find_ncu",
+    "listed",
+    "ncu_command",
+    "profile",
+    "read_report",
+    "report_module_folder",
+]
 
 #: Set in the child: the call it measures (``call_key``).
 CHILD_VARIABLE = "KPROF_NCU_CHILD"
@@ -73,20 +86,23 @@ def find_ncu() -> str:
 
 def report_module_folder(ncu: str) -> str:
     """The folder of Nsight Compute's report module (``ncu_report.py``): the ``extras/python``
-    folder of the install that ``ncu`` belongs to."""
+    folder of the install that ``ncu`` belongs to, else of one already importable."""
     home = os.path.dirname(os.path.realpath(ncu))
     candidates = [os.path.join(home, "extras", "python")]
     # The CUDA toolkit's bin/ncu is a script that runs the newest Nsight Compute installed
     # beside the toolkit (a .run install) or under /opt/nvidia/nsight-compute (a package).
-    for pattern in (os.path.join(home, "..", "nsight-compute*"), "/opt/nvidia/nsight-compute/*"):
-        found = glob.glob(os.path.join(pattern, "extras", "python"))
-        candidates += sorted(found, key=_version_key, reverse=True)
+    found = glob.glob(os.path.join(home, "..", "nsight-compute*", "extras", "python"))
+    found += glob.glob("/opt/nvidia/nsight-compute/*/extras/python")
+    candidates += sorted(found, key=_version_key, reverse=True)
+    spec = importlib.util.find_spec("ncu_report")
+    if spec is not None and spec.origin:
+        candidates.append(os.path.dirname(spec.origin))
     for folder in candidates:
         if os.path.exists(os.path.join(folder, "ncu_report.py")):
             return folder
     raise ToolUnavailableError(
         f"Nsight Compute's report module (ncu_report.py) is not beside {ncu} "
-        f"(looked in {', '.join(candidates)})"
+        f"(looked in {', '.join(candidates)}); put its extras/python folder on PYTHONPATH"
     )
 
 
@@ -111,20 +127,26 @@ def call_key(name: str, call_id: int, bound: BoundConfigs) -> str:
 
 def listed(table: str) -> list[str]:
     """The identifiers of a table that ``ncu --list-sets`` or ``--list-sections`` prints: the
-    first column of each row, whose span the rule of dashes under the header gives (a long row
-    goes on in lines whose first column is blank)."""
+    first column of each row under the ``Identifier`` header, whose span the rule of dashes
+    under the header gives. A long row goes on in lines whose first column is blank; the table
+    ends at the first line that is neither."""
     lines = table.splitlines()
-    rules = [i for i, line in enumerate(lines) if line.strip().startswith("---")]
-    if len(rules) < 2:
+    header = next((i for i, line in enumerate(lines) if line.split()[:1] == ["Identifier"]), None)
+    if header is None or header + 1 >= len(lines) or "---" not in lines[header + 1]:
         return []
-    rule = lines[rules[1]]
+    rule = lines[header + 1]
     start = len(rule) - len(rule.lstrip())
     end = rule.find(" ", start)
     names = []
-    for line in lines[rules[1] + 1 :]:
+    for line in lines[header + 2 :]:
         cell = line[start : end if end > 0 else None].strip()
-        if cell and not cell.startswith("---"):
-            names.append(cell)
+        if not cell:
+            if not line.strip():
+                break
+            continue  # a long row goes on
+        if not cell.replace("_", "").isalnum():
+            break  # a rule, a warning: the table is over
+        names.append(cell)
     return names
 
 
@@ -135,10 +157,9 @@ def check_selections(ncu: str, metrics: Sequence[str]) -> list[str]:
     Raises:
         kprof.errors.OptionError: A name this ncu does not list, or more than one set (ncu
             takes one).
+        kprof.errors.ToolError: ncu cannot list its sets or sections.
     """
     selections = _core.ncu_selections(list(metrics))
-    if not selections:
-        return []
     sets = [name for kind, name in selections if kind == "set"]
     if len(sets) > 1:
         raise OptionError(
@@ -146,25 +167,36 @@ def check_selections(ncu: str, metrics: Sequence[str]) -> list[str]:
             ", ".join(f"'set:{s}'" for s in sets),
             "one of Nsight Compute's sets (ncu takes one --set), with any number of sections",
         )
+    known: dict[str, list[str]] = {}
     args = []
     for kind, name in selections:
-        known = listed(_run_listing(ncu, f"--list-{kind}s"))
-        if name not in known:
+        if kind not in known:
+            known[kind] = _listing(ncu, kind)
+        if name not in known[kind]:
             raise OptionError(
                 "metrics",
                 f"'{kind}:{name}'",
-                f"one of Nsight Compute's {kind}s ({kind}:NAME): {', '.join(known)}; or "
+                f"one of Nsight Compute's {kind}s ({kind}:NAME): {', '.join(known[kind])}; or "
                 "kprof's sets (kprof metrics --sets)",
             )
         args += [f"--{kind}", name]
     return args
 
 
-def _run_listing(ncu: str, flag: str) -> str:
-    done = subprocess.run([ncu, flag], capture_output=True, text=True, timeout=120)
-    if done.returncode != 0:
-        raise ToolError(f"{ncu} {flag} exited with {done.returncode}: {done.stderr.strip()}")
-    return done.stdout
+def _listing(ncu: str, kind: str) -> list[str]:
+    """What ``ncu --list-sets`` (kind "set") or ``--list-sections`` names."""
+    flag = f"--list-{kind}s"
+    try:
+        done = subprocess.run([ncu, flag], capture_output=True, text=True, timeout=120)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise ToolError(f"{ncu} {flag} failed: {e}") from e
+    names = listed(done.stdout) if done.returncode == 0 else []
+    if not names:
+        raise ToolError(
+            f"{ncu} {flag} (exit status {done.returncode}) listed no {kind}s kprof could read: "
+            f"{(done.stderr or done.stdout).strip()[:500]}"
+        )
+    return names
 
 
 def ncu_command(
@@ -252,26 +284,48 @@ def assign(kernels: Sequence[Kernel], configs: int, runs: int) -> dict[str, list
 
 
 def read_report(ncu: str, report: str, metrics: Sequence[str]) -> list[Kernel]:
-    """Every kernel of the report that ran in a kprof annotation, in launch order, read by
-    ``_ncu_reader.py`` in a clean process (see there why), named as kprof's engine names
-    kernels (demangled by the core)."""
+    """Every kernel of the report that ran in a kprof annotation, in launch order, read with
+    the report module of the Nsight Compute that ``ncu`` runs."""
+    return read_report_from(report_module_folder(ncu), report, metrics)
+
+
+def read_report_from(folder: str, report: str, metrics: Sequence[str]) -> list[Kernel]:
+    """:func:`read_report` with the ``ncu_report`` of ``folder``, read by ``_ncu_reader.py`` in
+    a clean process (see there why), each kernel named as kprof's engine names it (demangled by
+    the core)."""
     reader = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_ncu_reader.py")
-    folder = report_module_folder(ncu)
-    done = subprocess.run(
-        [sys.executable, reader, folder, report, ",".join(metrics)],
-        capture_output=True,
-        text=True,
-        env={k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "LD_PRELOAD")},
-    )
-    if done.returncode != 0:
+    # -I: the reader's process sees neither PYTHONPATH nor kprof's folder, only the folder of
+    # ncu_report it is given.
+    with tempfile.TemporaryDirectory(prefix="kprof-ncu-") as scratch:
+        out = os.path.join(scratch, "kernels.json")
+        done = subprocess.run(
+            [sys.executable, "-I", reader, folder, report, ",".join(metrics), out],
+            capture_output=True,
+            text=True,
+        )
+        try:
+            with open(out, encoding="utf-8") as f:
+                kernels = json.load(f) if done.returncode == 0 else None
+        except (OSError, ValueError):
+            kernels = None
+    if kernels is None:
         raise ToolError(
-            f"reading Nsight Compute's report {report} failed "
-            f"(exit status {done.returncode}): {done.stderr.strip()[-2000:]}"
+            f"reading Nsight Compute's report {report} failed (exit status "
+            f"{done.returncode}): {(done.stderr or done.stdout).strip()[-2000:]}"
         )
     return [
         Kernel(k["annotation"], _core.demangle(k["mangled"]), k["values"], k["facts"])
-        for k in json.loads(done.stdout)
+        for k in kernels
     ]
+
+
+def options_for_records(options: Any) -> Any:
+    """A copy of the call's options whose metrics are those the records hold: the core derives
+    and aggregates from them, as profile() does once sets are expanded (the name of a set has no
+    samples)."""
+    copy = options.for_call(None, None)
+    copy.metrics = options.measured_metrics
+    return copy
 
 
 def _session(options: Any, kernels: Sequence[Kernel], runs: int) -> dict[str, Any]:
@@ -332,10 +386,10 @@ def profile(
     ncu = find_ncu()
     rank = rank_info()
     report, log = report_paths(prefix, _core.rank_file_tag(tag, rank["rank"], rank["world_size"]))
+    selections = check_selections(ncu, options.metrics)
     os.makedirs(os.path.dirname(report) or ".", exist_ok=True)
     env = dict(os.environ)
     env[CHILD_VARIABLE] = call_key(profiler.params.name, profiler.call_id, bound)
-    selections = check_selections(ncu, options.metrics)
     command = ncu_command(ncu, report, log, options, script_argv(), selections)
     done = subprocess.run(command, env=env)
     if done.returncode != 0 or not os.path.exists(report):
@@ -347,7 +401,9 @@ def profile(
     runs = profiler.settings.runs
     records = assign(kernels, len(bound.values), runs)
     session = {**_session(options, kernels, runs), **_rank_fields(rank)}
-    core = _core._aggregate(session, bound.columns, bound.core_points(), records, options)
+    core = _core._aggregate(
+        session, bound.columns, bound.core_points(), records, options_for_records(options)
+    )
     results = ProfileResults(core, bound.columns, bound.values)
     results.ncu_report, results.ncu_log = report, log  # type: ignore[attr-defined]
     return results

@@ -407,11 +407,12 @@ void check_metrics(const std::vector<std::string>& metrics,
   if (expanded.size() == 1 && expanded.front() == kDurationMetric) return;
   // In the catalog, yet counted by instrumented code: the range profiler would print 0.
   for (const std::string& m : expanded)
-    if (is_sass_flop_counter(m))
+    if (is_instrumented_sass_counter(m))
       throw OptionError("metrics", "'" + m + "'",
-                        "a counter CUPTI's range profiler reads: this one counts SASS "
-                        "instructions, which Nsight Compute measures by instrumenting the "
-                        "kernel's code and the range profiler reads as 0 (Python's "
+                        "a counter CUPTI's range profiler reads: this one counts thread "
+                        "instructions by opcode class, which Nsight Compute measures by "
+                        "instrumenting the kernel's code and the range profiler reads as 0 ("
+                        "Python's "
                         "kprof.activate(kprof.Tool.NCU) measures it; the tensor cores' work is "
                         "in set:analysis)");
   // Without a GPU, or for a chip this CUPTI does not know, the names cannot be checked here;

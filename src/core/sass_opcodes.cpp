@@ -227,16 +227,11 @@ FlopClass flop_class(std::string_view opcode) {
 
 std::string_view flop_metric(FlopClass c) { return kMetrics[static_cast<std::size_t>(c)]; }
 
-bool is_sass_flop_metric(std::string_view metric) {
-  for (std::size_t i = 1; i < kFlopClasses; ++i)
-    if (kMetrics[i] == metric) return true;
-  return false;
-}
-
-bool is_sass_flop_counter(std::string_view metric) {
+bool is_instrumented_sass_counter(std::string_view metric) {
+  if (metric.find("peak_sustained") != std::string_view::npos) return false;
   const std::string_view base = metric.substr(0, metric.find('.'));
-  for (std::size_t i = 1; i < kFlopClasses; ++i)
-    if (kMetrics[i].substr(0, kMetrics[i].find('.')) == base) return true;
+  for (std::string_view unit : {"sm__", "smsp__"})
+    if (starts_with(base, std::string(unit) + "sass_thread_inst_executed_op")) return true;
   return false;
 }
 

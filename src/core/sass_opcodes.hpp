@@ -36,12 +36,12 @@ FlopClass flop_class(std::string_view opcode);
 
 // "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum"...; empty for FlopClass::none.
 std::string_view flop_metric(FlopClass c);
-// Whether `metric` is one of flop_metric's names.
-bool is_sass_flop_metric(std::string_view metric);
-// Whether `metric` is one of flop_metric's counters under any rollup ("..._pred_on.sum",
-// ".avg.per_second"): SASS instruction counts, which Nsight Compute measures by instrumenting
-// the kernel's code and CUPTI's range profiler reads as 0 on the H200.
-bool is_sass_flop_counter(std::string_view metric);
+// Whether `metric` counts thread instructions by opcode class
+// ({sm,smsp}__sass_thread_inst_executed_op[s]_..., flop_metric's among them) under any rollup
+// but its peaks: counts that Nsight Compute takes by instrumenting the kernel's code and that
+// CUPTI's range profiler lists and reads as 0 (the FP32/FP64/FP16 classes on the H200); their
+// peak_sustained submetrics are the hardware's and do read.
+bool is_instrumented_sass_counter(std::string_view metric);
 
 // nvdisasm's path: $KPROF_NVDISASM when set (taken as given), else the first `nvdisasm` on
 // PATH, else $CUDA_HOME/bin/nvdisasm, else /usr/local/cuda/bin/nvdisasm; empty when none is.

@@ -8,8 +8,6 @@
 
 namespace kprof::detail {
 
-using kprof::demangle;
-
 // demangle() with a cache: a sweep launches the same few kernels thousands of times.
 class KernelNames {
  public:

@@ -71,10 +71,6 @@ class L2Flush {
   // Flushes now and waits for the device to finish (before a user range opens: whatever runs
   // inside the range is counted, so the flush must be done by then). Throws CudaError.
   void flush_and_wait();
-  // Flushes on the legacy default stream without waiting (before a user range opens, where
-  // CUPTI's range profiler serialises the context's work: the range starts after the flush on
-  // the GPU). Throws CudaError.
-  void flush_before_range();
 
  private:
   CUresult launch(CUstream stream) noexcept;

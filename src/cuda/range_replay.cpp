@@ -81,7 +81,7 @@ void RangeReplay::on_region_open(RegionId id, const std::string& path, std::size
                            "profiler was set up for; every run of a config must nest its "
                            "annotations as that call did");
   if (depth == 1 && session_.options().cache_control == CacheControl::all)
-    session_.flush().flush_before_range();
+    session_.flush().flush_and_wait();
   session_.profiler().push_range(std::to_string(regions_.open(id, path, /*nests=*/true)));
 }
 

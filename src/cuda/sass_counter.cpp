@@ -1,14 +1,15 @@
 #include "cuda/sass_counter.hpp"
 
 #include <cupti_pcsampling.h>
+#include <cupti_profiler_target.h>
 
 #include <cstdlib>
 #include <optional>
+#include <string>
 
 #include "core/metric_catalog.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/cupti_check.hpp"
-#include "cuda/profiler_host.hpp"
 #include "cuda/range_profiler.hpp"
 #include "kprof/errors.hpp"
 
@@ -43,11 +44,27 @@ PcCount pc_count(const CUpti_SassMetrics_Data& data, std::size_t instances, std:
   return pc;
 }
 
+// CUPTI's own word on the device (architecture, vGPU, WSL, confidential computing), before
+// SetConfig would fail with a less telling error.
+void check_supported(int device) {
+  auto p = cupti_params<CUpti_Profiler_DeviceSupported_Params>(
+      CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE);
+  p.cuDevice = device;
+  p.api = CUPTI_PROFILER_SASS_METRICS;
+  check_range_profiler(cuptiProfilerDeviceSupported(&p), "cuptiProfilerDeviceSupported");
+  if (p.isSupported != CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
+    throw UnsupportedError("CUPTI's SASS metrics API does not support GPU " +
+                           std::to_string(device) +
+                           " in this configuration (its architecture, vGPU, WSL, confidential "
+                           "computing or a mining processor: cuptiProfilerDeviceSupported)");
+}
+
 }  // namespace
 
 SassCounter::SassCounter() : device_(current_device()) {
   check_cuda(cudaFree(nullptr), "cudaFree(0)");  // SetConfig fails before a context exists
   initialize_profiler();
+  check_supported(device_);
   const std::optional<std::string> chip = metrics::detail::device_chip();
   if (!chip) throw CudaError("cuptiDeviceGetChipName failed: CUPTI cannot name this GPU's chip");
   config_.metricId = metric_id(*chip);
@@ -135,12 +152,18 @@ void SassCounter::add_module(const void* cubin, std::size_t size) {
 }
 
 const Disassembly* SassCounter::disassembly_of(std::uint32_t crc) {
+  std::vector<std::uint8_t> cubin;
+  {
+    std::lock_guard lock(cubins_mutex_);
+    if (auto done = disassemblies_.find(crc); done != disassemblies_.end()) return &done->second;
+    const auto kept = cubins_.find(crc);
+    if (kept == cubins_.end()) return nullptr;
+    cubin = kept->second;
+  }
+  // nvdisasm takes milliseconds to seconds: module loads (add_module) do not wait for it.
+  Disassembly parsed = parse_disassembly(disassemble(cubin.data(), cubin.size()));
   std::lock_guard lock(cubins_mutex_);
-  if (auto done = disassemblies_.find(crc); done != disassemblies_.end()) return &done->second;
-  const auto cubin = cubins_.find(crc);
-  if (cubin == cubins_.end()) return nullptr;
-  const std::string text = disassemble(cubin->second.data(), cubin->second.size());
-  return &disassemblies_.emplace(crc, parse_disassembly(text)).first->second;
+  return &disassemblies_.try_emplace(crc, std::move(parsed)).first->second;
 }
 
 std::map<std::string, FlopCounts> SassCounter::flop_counts(const std::vector<PcCount>& pcs) {

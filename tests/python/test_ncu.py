@@ -114,6 +114,8 @@ def test_kprofs_engine_refuses_nsight_computes_sections_naming_the_tool_that_mea
         with pytest.raises(kprof.errors.OptionError, match=name) as info:
             bench()  # before any GPU work: no NoGpuError on a machine without one
         assert "kprof.activate(kprof.Tool.NCU)" in info.value.valid
+        # The advice can be followed: the refused call made no tool the process's.
+        assert kprof.get_active_tool() is None
 
 
 def kernel(annotation: str, name: str, ns: float) -> ncu.Kernel:
@@ -149,10 +151,16 @@ def test_the_records_make_the_engines_dataframe():
     core = _core._aggregate(session, ["n"], [[1], [2]], ncu.assign(ks, 2, 3), o)
     df = kprof.ProfileResults(core).to_dataframe()
     assert list(df["AvgValue"]) == [102.0, 202.0]
-    o.metrics = ["set:full"]  # Nsight Compute's set: its report holds it, the table the duration
-    core = _core._aggregate(session, ["n"], [[1], [2]], ncu.assign(ks, 2, 3), o)
-    assert list(kprof.ProfileResults(core).to_dataframe()["AvgValue"]) == [102.0, 202.0]
     assert list(df["Unit"]) == ["ns", "ns"] and set(df["Backend"]) == {"nsight-compute"}
+    # Nsight Compute's set: its report holds it, the table the duration, derived too.
+    o = _core.Options(metrics=["set:full"], runs=3)
+    o = o.for_call(lambda values, config: (values[0] / 1000, "us"), None)
+    records = ncu.assign(ks, 2, 3)
+    core = _core._aggregate(session, ["n"], [[1], [2]], records, ncu.options_for_records(o))
+    df = kprof.ProfileResults(core).to_dataframe()
+    derived = df[df["Metric"] != "gpu__time_duration.sum"]
+    assert list(derived["AvgValue"]) == pytest.approx([0.102, 0.202])
+    assert o.metrics == ["set:full"]  # the call's options are left as they were
 
 
 def test_a_stopping_rule_or_devices_need_kprofs_engine(no_tool, fake_ncu_path):
@@ -225,3 +233,111 @@ def test_a_script_started_as_a_module_starts_again_as_one(tmp_path):
         [sys.executable, str(package / "bench.py"), "x"], capture_output=True, text=True, env=env
     )
     assert as_path.stdout.strip() == str([str(package / "bench.py"), "x"]), as_path.stderr
+
+
+# A stand-in for Nsight Compute's ncu_report with its interface (load_report, ranges, actions,
+# NVTX state, metrics), holding three kernels: two in kprof annotations, one outside them.
+FAKE_NCU_REPORT = textwrap.dedent(
+    """
+    print("ncu_report prints on import")  # must not mix with the reader's output
+
+    class _Metric:
+        def __init__(self, value, unit):
+            self._v, self._u = value, unit
+        def as_double(self):
+            return float(self._v)
+        def unit(self):
+            return self._u
+        def value(self):
+            return self._v
+
+    class _Domain:
+        def __init__(self, name, ranges):
+            self._n, self._r = name, ranges
+        def name(self):
+            return self._n
+        def push_pop_ranges(self):
+            return self._r
+
+    class _Nvtx:
+        def __init__(self, domains):
+            self._d = domains
+        def domains(self):
+            return list(range(len(self._d)))
+        def domain_by_id(self, i):
+            return self._d[i]
+
+    class IAction:
+        NameBase_MANGLED = "mangled"
+
+    class _Action:
+        def __init__(self, name, ranges, ns):
+            self._name, self._ranges, self._ns = name, ranges, ns
+        def nvtx_state(self):
+            return _Nvtx([_Domain("other", ["x"]), _Domain("kprof", self._ranges)])
+        def metric_by_name(self, m):
+            if m == "gpu__time_duration.sum":
+                return _Metric(self._ns, "nsecond")
+            if m == "device__attribute_display_name":
+                return _Metric("NVIDIA H200", "")
+            return None
+        def name(self, base=None):
+            return self._name if base == "mangled" else "demangled-by-ncu"
+
+    class _Range:
+        def __init__(self, actions):
+            self._a = actions
+        def num_actions(self):
+            return len(self._a)
+        def action_by_idx(self, i):
+            return self._a[i]
+
+    class _Context:
+        def num_ranges(self):
+            return 1
+        def range_by_idx(self, i):
+            return _Range([_Action("_Z5scalePfm", ["outer", "scale"], 1200),
+                           _Action("setup_kernel", [], 50),
+                           _Action("_Z5scalePfm", ["outer", "scale"], 1300)])
+
+    def load_report(path):
+        assert path.endswith(".ncu-rep")
+        return _Context()
+    """
+)
+
+
+def test_the_report_reader_keeps_kprofs_kernels_in_order_with_their_values(tmp_path):
+    (tmp_path / "ncu_report.py").write_text(FAKE_NCU_REPORT)
+    kernels = ncu.read_report_from(str(tmp_path), "r.ncu-rep", ["gpu__time_duration.sum"])
+    assert [(k.annotation, k.name) for k in kernels] == [
+        ("outer/scale", "scale(float*, unsigned long)"),  # the core's demangling, not ncu's
+        ("outer/scale", "scale(float*, unsigned long)"),
+    ]
+    assert [k.values["gpu__time_duration.sum"][0] for k in kernels] == [1200.0, 1300.0]
+    assert kernels[0].facts["gpu"] == "NVIDIA H200"
+    with pytest.raises(kprof.errors.ToolError, match="no metric 'dram__bytes_read.sum'"):
+        ncu.read_report_from(str(tmp_path), "r.ncu-rep", ["dram__bytes_read.sum"])
+
+
+def test_the_report_module_is_found_where_the_toolkits_ncu_script_looks(tmp_path, monkeypatch):
+    toolkit = tmp_path / "cuda"
+    (toolkit / "bin").mkdir(parents=True)
+    script = toolkit / "bin" / "ncu"
+    script.write_text("#!/bin/sh\n")
+    for version in ("2024.10.2", "2025.3.1", "2025.1.0"):
+        extras = toolkit / f"nsight-compute-{version}" / "extras" / "python"
+        extras.mkdir(parents=True)
+        (extras / "ncu_report.py").write_text("")
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if "extras" not in p])
+    found = ncu.report_module_folder(str(script))
+    assert found.endswith(os.path.join("nsight-compute-2025.3.1", "extras", "python"))
+
+
+def test_a_listing_kprof_cannot_read_is_the_tools_fault_not_the_users():
+    table = (DATA / "ncu-2025.3.1-list-sets.txt").read_text()
+    # A warning after the table ends it; without its header there is no table.
+    assert ncu.listed(table + "==WARNING== something\n")[-1] == "roofline"
+    assert ncu.listed(table.replace("Identifier", "Name")) == []
+    with pytest.raises(kprof.errors.ToolError, match="listed no sets"):
+        ncu._listing("/bin/true", "set")

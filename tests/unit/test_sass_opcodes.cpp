@@ -162,11 +162,20 @@ TEST(SassOpcodes, MetricNamesAreNsightComputes) {
     const std::string name =
         std::string("smsp__sass_thread_inst_executed_op_") + classes[i] + "_pred_on.sum";
     EXPECT_EQ(flop_metric(static_cast<FlopClass>(i + 1)), name);
-    EXPECT_TRUE(is_sass_flop_metric(name)) << name;
+    EXPECT_TRUE(is_instrumented_sass_counter(name)) << name;
   }
-  EXPECT_FALSE(is_sass_flop_metric(""));
-  EXPECT_FALSE(is_sass_flop_metric("smsp__sass_thread_inst_executed_op_ffma_pred_on"));
-  EXPECT_FALSE(is_sass_flop_metric("smsp__sass_thread_inst_executed_pred_on.sum"));
+}
+
+TEST(SassOpcodes, InstrumentedCountersAreTheOpcodeClassesOfEitherUnitButNotTheirPeaks) {
+  for (const char* m : {"smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
+                        "sm__sass_thread_inst_executed_op_fp32_pred_on.sum.per_second",
+                        "smsp__sass_thread_inst_executed_ops_fadd_fmul_ffma_pred_on.sum",
+                        "sm__sass_thread_inst_executed_op_integer_pred_on.avg"})
+    EXPECT_TRUE(is_instrumented_sass_counter(m)) << m;
+  for (const char* m : {"", "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained",
+                        "smsp__sass_thread_inst_executed_pred_on.sum", "smsp__inst_executed.sum",
+                        "sm__ops_path_tensor_src_fp16.sum", "gpu__time_duration.sum"})
+    EXPECT_FALSE(is_instrumented_sass_counter(m)) << m;
 }
 
 TEST(SassOpcodes, FlopCountsSumEachFunctionsClasses) {
