@@ -2,6 +2,7 @@
 
 #include <cupti_pcsampling.h>
 #include <cupti_profiler_target.h>
+#include <cupti_version.h>
 
 #include <cstdlib>
 #include <optional>
@@ -75,6 +76,11 @@ SassCounter::SassCounter() : device_(current_device()) {
   p.pConfigs = &config_;
   p.deviceIndex = static_cast<std::uint32_t>(device_);
   check_range_profiler(cuptiSassMetricsSetConfig(&p), "cuptiSassMetricsSetConfig");
+}
+
+bool SassCounter::counts_every_kernel() {
+  std::uint32_t version = 0;
+  return cuptiGetVersion(&version) == CUPTI_SUCCESS && version >= 130500;
 }
 
 SassCounter::~SassCounter() {

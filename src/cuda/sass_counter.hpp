@@ -32,6 +32,9 @@ class SassCounter {
   SassCounter();
   ~SassCounter();  // disables collection if enabled, then unsets the configuration
   SassCounter(const SassCounter&) = delete;
+  // Whether the loaded CUPTI counts every kernel of a collection: 13.5 (API version 130500)
+  // did on the H200, 13.0.1 counted the first kernel function alone; 13.1 to 13.4 are untried.
+  static bool counts_every_kernel();
   SassCounter& operator=(const SassCounter&) = delete;
 
   // Starts collecting on `context`: with `lazy_patching`, each kernel is patched at its first

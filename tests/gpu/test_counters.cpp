@@ -73,6 +73,28 @@ TEST(Counters, KernelReplayDramBytesMatchTheory) {
   EXPECT_GT(mean_of(r, "scale", std::string(kprof::kDurationMetric)), 100e3);  // > 100 us
 }
 
+// The flush before a region runs on the legacy default stream; a kernel on a stream that does
+// not synchronise with it must still start after it and outside the range's counts.
+TEST(Counters, RangeReplayCountsAKernelOnANonBlockingStreamWithoutTheFlush) {
+  cudaStream_t stream = nullptr;
+  check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+  float* x = nullptr;
+  float* y = nullptr;
+  check(cudaMalloc(reinterpret_cast<void**>(&x), kN * sizeof(float)), "cudaMalloc");
+  check(cudaMalloc(reinterpret_cast<void**>(&y), kN * sizeof(float)), "cudaMalloc");
+  const kprof::Results r = kprof::profile(counter_options({kRead}, kprof::ReplayMode::range), [&] {
+    kprof::Annotation a("scale");
+    launch_stream_scale(stream, x, y, kN);
+    check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+  });
+  print_rows("range replay, scale over 2^26 floats on a non-blocking stream", r);
+  // 256 MiB read; the flush's read of twice the L2 would add about half of it again.
+  EXPECT_NEAR(mean_of(r, "scale", kRead) / (256 * kMiB), 1.0, 0.01);
+  cudaFree(x);
+  cudaFree(y);
+  cudaStreamDestroy(stream);
+}
+
 TEST(Counters, RangeAndApplicationReplayAgreeWithKernelReplay) {
   const kprof::Results kernel = stream_profile(kprof::ReplayMode::kernel);
   for (kprof::ReplayMode replay : {kprof::ReplayMode::range, kprof::ReplayMode::application}) {

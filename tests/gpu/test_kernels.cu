@@ -32,6 +32,17 @@ void check(cudaError_t error, const char* what) {
   }
 }
 
+__global__ void k_stream_scale(const float* x, float* y, std::size_t n) {
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n;
+       i += std::size_t{gridDim.x} * blockDim.x)
+    y[i] = 2.0f * x[i];
+}
+
+void launch_stream_scale(cudaStream_t stream, const float* x, float* y, std::size_t n) {
+  k_stream_scale<<<1056, 256, 0, stream>>>(x, y, n);
+  check(cudaGetLastError(), "k_stream_scale<<<>>>");
+}
+
 void launch_chevron(float* out) {
   k_chevron<<<1, kThreads>>>(out);
   check(cudaGetLastError(), "k_chevron<<<>>>");

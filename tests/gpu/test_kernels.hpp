@@ -4,6 +4,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstddef>
+
 namespace kprof_test {
 
 enum class Named { outer_a, inner, outer_b, worker, outside };
@@ -21,6 +23,9 @@ cudaGraphExec_t capture_graph(cudaStream_t stream, float* out, cudaGraph_t* grap
 // k_fault, which writes through an address no allocation holds: an illegal memory access that
 // costs the process its CUDA context. Noticed by the next synchronizing call, not here.
 void launch_fault();
+
+// y = 2x over n floats on `stream` (k_stream_scale): reads 4n bytes, writes 4n.
+void launch_stream_scale(cudaStream_t stream, const float* x, float* y, std::size_t n);
 
 void check(cudaError_t error, const char* what);
 

@@ -2,7 +2,10 @@
 // function, the summed thread instructions (smsp__sass_thread_inst_executed_pred_on) of three
 // kernels launched in a given order, flushed after each. Built and run by hand:
 //   nvcc -O2 -arch=sm_90 tests/gpu/probes/sass_many_kernels_probe.cu -lcupti -lcuda -o probe
-//   ./probe ORDER LAZY CONTEXT     ORDER: abc or cba; LAZY: 0 or 1; CONTEXT: primary or created
+//   ./probe ORDER LAZY CONTEXT [CYCLE]
+// ORDER: abc or cba; LAZY: 0 or 1; CONTEXT: primary or created; CYCLE: none (one collection),
+// enable (a disable and enable between kernels), config (the configuration unset and set again
+// between kernels too).
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <cupti_profiler_target.h>
@@ -56,6 +59,7 @@ int main(int argc, char** argv) {
   const std::string order = argc > 1 ? argv[1] : "abc";
   const int lazy = argc > 2 ? std::atoi(argv[2]) : 1;
   const bool created = argc > 3 && std::strcmp(argv[3], "created") == 0;
+  const std::string cycle = argc > 4 ? argv[4] : "none";
   cuInit(0);
   CUpti_Profiler_Initialize_Params init{CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
   CHECK(cuptiProfilerInitialize(&init));
@@ -94,6 +98,16 @@ int main(int argc, char** argv) {
     std::printf("kernel_%c: %s\n", k, cudaGetErrorString(cudaDeviceSynchronize()));
     const char name[] = {'k', k, 0};
     if (flush(ctx, name)) return 1;
+    if (cycle == "none") continue;
+    CUpti_SassMetricsDisable_Params off{CUpti_SassMetricsDisable_Params_STRUCT_SIZE};
+    off.ctx = ctx;
+    CHECK(cuptiSassMetricsDisable(&off));
+    if (cycle == "config") {
+      CUpti_SassMetricsUnsetConfig_Params unset{CUpti_SassMetricsUnsetConfig_Params_STRUCT_SIZE};
+      CHECK(cuptiSassMetricsUnsetConfig(&unset));
+      CHECK(cuptiSassMetricsSetConfig(&set));
+    }
+    CHECK(cuptiSassMetricsEnable(&en));
   }
   CUpti_SassMetricsDisable_Params dis{CUpti_SassMetricsDisable_Params_STRUCT_SIZE};
   dis.ctx = ctx;
