@@ -340,7 +340,9 @@ def _session(options: Any, kernels: Sequence[Kernel], runs: int) -> dict[str, An
         "cache_control": options.cache_control,
         "clock_control": options.clock_control,
         "runs": runs,
-        "metrics": list(options.measured_metrics),
+        # What the tables hold, then what only the report does (set:full, section:NAME).
+        "metrics": list(options.measured_metrics)
+        + [f"{kind}:{name}" for kind, name in _core.ncu_selections(list(options.metrics))],
         "kprof_version": _version.version(),
         "started_at": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
     }

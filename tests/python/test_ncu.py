@@ -161,6 +161,8 @@ def test_the_records_make_the_engines_dataframe():
     derived = df[df["Metric"] != "gpu__time_duration.sum"]
     assert list(derived["AvgValue"]) == pytest.approx([0.102, 0.202])
     assert o.metrics == ["set:full"]  # the call's options are left as they were
+    # The session says the report holds the set.
+    assert ncu._session(o, ks, 3)["metrics"] == ["gpu__time_duration.sum", "set:full"]
 
 
 def test_a_stopping_rule_or_devices_need_kprofs_engine(no_tool, fake_ncu_path):
