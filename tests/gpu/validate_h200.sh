@@ -10,7 +10,7 @@
 #      bench/seed_sweep.py (kprof vs CUDA events vs ncu)
 # Everything lands in $OUT/validation.tar.gz (logs, figures, recordings); a summary is printed.
 #
-#   bash tests/gpu/validate_h200.sh [all|cpp|python|examples|bench|hot|launch|analysis|analysis-cost|overhead|wheels|newer-cupti]
+#   bash tests/gpu/validate_h200.sh [all|cpp|python|examples|bench|hot|launch|analysis|analysis-cost|overhead|wheels|newer-cupti|sass]
 # "cpp" runs step 1; "python" the Python GPU tests but the examples; "examples" the examples and
 # tutorial steps (tests/python/test_gpu_examples.py) and step 3; "bench" step 4; "launch" (not
 # in "all") the launch-statistics tests alone, with Nsight Compute's LaunchStats and Occupancy
@@ -29,6 +29,11 @@
 # carry build/newer-cupti:
 #   pip download --no-deps -d /tmp/w nvidia-cuda-cupti==13.5.25 &&
 #   mkdir -p build/newer-cupti && unzip -q -o -j /tmp/w/*.whl 'nvidia/cu13/lib/*' -d build/newer-cupti
+# "sass" (not in "all") runs the SASS counter's GPU tests and tests/gpu/probes/
+# sass_many_kernels_probe.cu with the toolkit's CUPTI and with build/newer-cupti's; it needs
+# nvdisasm, which the H200's toolkit lacks: carry build/nvdisasm too:
+#   pip install --target /tmp/nvd nvidia-cuda-nvdisasm &&
+#   mkdir -p build/nvdisasm && cp /tmp/nvd/nvidia/cu13/bin/nvdisasm build/nvdisasm/
 set -u
 parts=${1:-all}
 runs() { [ "$parts" = all ] || [ "$parts" = "$1" ]; }
@@ -302,6 +307,32 @@ PY
     -p no:cacheprovider tests/python/test_gpu_counters.py 2>&1 | tee -a "$work/newer-cupti.log" |
     tail -15
   unset LD_PRELOAD
+fi
+
+if [ "$parts" = sass ]; then
+step "SASS counter: GPU tests and the many-kernels probe, CUPTI 13.0 and newer"
+  export KPROF_NVDISASM=$PWD/build/nvdisasm/nvdisasm
+  newer=$PWD/build/newer-cupti
+  (cmake --preset default -B build/h200 -DCMAKE_CUDA_ARCHITECTURES=90-real >"$work/cmake.log" 2>&1 &&
+     cmake --build build/h200 -j16 --target kprof_gpu_tests >>"$work/cmake.log" 2>&1) ||
+    grep -E "error|FAILED" "$work/cmake.log" | head -20
+  (cd build/h200 && ctest -R "Sass|NonBlocking" -V --timeout 120) 2>&1 |
+    grep -E "RESULT|Passed|Failed|Skipped|tests passed" | tee "$work/sass.log"
+  # One process for every case: with a CUPTI that counts every kernel none is skipped.
+  LD_PRELOAD=$newer/libcupti.so.13 LD_LIBRARY_PATH=$newer \
+    build/h200/tests/kprof_gpu_tests --gtest_filter='*Sass*' 2>&1 |
+    grep -E "RESULT|OK \]|FAILED|SKIPPED" | tee -a "$work/sass.log"
+  nvcc -O2 -arch=sm_90 tests/gpu/probes/sass_many_kernels_probe.cu -I tests/gpu/probes -lcupti \
+    -lcuda -o build/sass_probe
+  for cycle in none enable config; do
+    for lib in toolkit newer; do
+      echo "=== probe abc 1 primary $cycle, $lib CUPTI" | tee -a "$work/sass.log"
+      if [ $lib = newer ]; then export LD_PRELOAD=$newer/libcupti.so.13 LD_LIBRARY_PATH=$newer; fi
+      timeout 30 build/sass_probe abc 1 primary $cycle 2>&1 | grep -E "records|failed|kernel_" |
+        head -12 | tee -a "$work/sass.log"
+      unset LD_PRELOAD LD_LIBRARY_PATH
+    done
+  done
 fi
 
 if runs bench; then
