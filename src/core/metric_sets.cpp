@@ -73,7 +73,7 @@ const std::vector<MetricSet>& sets() {
 namespace {
 
 std::string_view without_prefix(std::string_view name, std::string_view prefix) {
-  if (name.substr(0, prefix.size()) == prefix) name.remove_prefix(prefix.size());
+  if (name.starts_with(prefix)) name.remove_prefix(prefix.size());
   return name;
 }
 
@@ -84,14 +84,9 @@ const MetricSet* set_named(std::string_view name) {
   return nullptr;
 }
 
-bool starts_with(std::string_view name, std::string_view prefix) {
-  return name.substr(0, prefix.size()) == prefix;
-}
-
-}  // namespace
-
-const MetricSet& find_set(std::string_view name) {
-  if (const MetricSet* s = set_named(name)) return *s;
+// A name that is none of kprof's sets (an unknown set, or one of Nsight Compute's sets or
+// sections, which only Nsight Compute measures).
+[[noreturn]] void refuse_set(std::string_view name) {
   std::vector<std::string> valid;
   for (const MetricSet& s : sets()) valid.push_back(std::string(kSetPrefix) + s.name);
   throw OptionError("metrics", "'" + std::string(name) + "'",
@@ -101,16 +96,23 @@ const MetricSet& find_set(std::string_view name) {
                         "kprof.activate(kprof.Tool.NCU))");
 }
 
+}  // namespace
+
+const MetricSet& find_set(std::string_view name) {
+  if (const MetricSet* s = set_named(name)) return *s;
+  refuse_set(name);
+}
+
 bool is_ncu_selection(std::string_view name) {
-  return starts_with(name, kSectionPrefix) ||
-         (starts_with(name, kSetPrefix) && set_named(name) == nullptr);
+  return name.starts_with(kSectionPrefix) ||
+         (name.starts_with(kSetPrefix) && set_named(name) == nullptr);
 }
 
 std::vector<NcuSelection> ncu_selections(const std::vector<std::string>& metrics) {
   std::vector<NcuSelection> out;
   for (const std::string& m : metrics) {
     if (!is_ncu_selection(m)) continue;
-    const bool section = starts_with(m, kSectionPrefix);
+    const bool section = m.starts_with(kSectionPrefix);
     out.push_back({section ? "section" : "set",
                    std::string(without_prefix(m, section ? kSectionPrefix : kSetPrefix))});
   }
@@ -132,9 +134,9 @@ std::vector<std::string> expand(const std::vector<std::string>& metrics) {
     if (seen.insert(m).second) out.push_back(m);
   };
   for (const std::string& m : metrics) {
-    if (starts_with(m, kSectionPrefix)) {
-      find_set(m);  // throws, naming kprof's sets and the tool that measures sections
-    } else if (starts_with(m, kSetPrefix)) {
+    if (m.starts_with(kSectionPrefix)) {
+      refuse_set(m);
+    } else if (m.starts_with(kSetPrefix)) {
       for (const std::string& member : find_set(m).metrics) add(member);
     } else {
       add(m);

@@ -29,21 +29,17 @@ std::string_view trim(std::string_view s) {
   return s.substr(begin, s.find_last_not_of(" \t\r\n") - begin + 1);
 }
 
-bool starts_with(std::string_view s, std::string_view prefix) {
-  return s.substr(0, prefix.size()) == prefix;
-}
-
 // The function a line starts the code of: `.section .text.<name>,"ax",...` or the section's
 // label `.text.<name>:`; "" for a section of data, which holds no instruction; nullopt when
 // the line starts no section.
 std::optional<std::string> section_start(std::string_view line) {
-  if (starts_with(line, ".section")) {
+  if (line.starts_with(".section")) {
     std::string_view name = trim(line.substr(8));
     name = name.substr(0, name.find(','));
-    if (!starts_with(name, ".text.")) return std::string();
+    if (!name.starts_with(".text.")) return std::string();
     return std::string(name.substr(6));
   }
-  if (starts_with(line, ".text.") && line.back() == ':')
+  if (line.starts_with(".text.") && line.back() == ':')
     return std::string(line.substr(6, line.size() - 7));
   return std::nullopt;
 }
@@ -56,15 +52,15 @@ struct Instruction {
 // `/*0070*/  @!P0 FFMA.FTZ R5, R2, R3, R4 ;` -> {0x70, "FFMA"}. A Maxwell-style dual-issue
 // pair opens with `{` before its first instruction; directives (`.byte`) are no instruction.
 std::optional<Instruction> instruction(std::string_view line) {
-  if (!starts_with(line, "/*")) return std::nullopt;
+  if (!line.starts_with("/*")) return std::nullopt;
   const auto close = line.find("*/");
   if (close == std::string_view::npos || close == 2) return std::nullopt;
   Instruction ins;
   const auto [end, error] = std::from_chars(line.data() + 2, line.data() + close, ins.offset, 16);
   if (error != std::errc() || end != line.data() + close) return std::nullopt;  // `/* 0x.. */`
   std::string_view rest = trim(line.substr(close + 2));
-  if (starts_with(rest, "{")) rest = trim(rest.substr(1));
-  if (starts_with(rest, "@")) rest = trim(rest.substr(std::min(rest.find(' '), rest.size())));
+  if (rest.starts_with("{")) rest = trim(rest.substr(1));
+  if (rest.starts_with("@")) rest = trim(rest.substr(std::min(rest.find(' '), rest.size())));
   const std::string_view mnemonic = rest.substr(0, rest.find_first_of(" \t;}"));
   if (mnemonic.empty() || mnemonic[0] < 'A' || mnemonic[0] > 'Z') return std::nullopt;
   ins.opcode = std::string(mnemonic.substr(0, mnemonic.find('.')));
@@ -230,9 +226,8 @@ std::string_view flop_metric(FlopClass c) { return kMetrics[static_cast<std::siz
 bool is_instrumented_sass_counter(std::string_view metric) {
   if (metric.find("peak_sustained") != std::string_view::npos) return false;
   const std::string_view base = metric.substr(0, metric.find('.'));
-  for (std::string_view unit : {"sm__", "smsp__"})
-    if (starts_with(base, std::string(unit) + "sass_thread_inst_executed_op")) return true;
-  return false;
+  return base.starts_with("sm__sass_thread_inst_executed_op") ||
+         base.starts_with("smsp__sass_thread_inst_executed_op");
 }
 
 std::string find_nvdisasm() {

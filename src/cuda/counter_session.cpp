@@ -178,12 +178,10 @@ std::vector<Measurement> CounterSession::kernel_measurements(const std::vector<R
                                                              const std::vector<Launch>& launches) {
   if (ranges.size() != launches.size()) {
     const std::string mode = to_string(options_.replay_mode);
-    uint32_t cupti = 0;
     int driver = 0;
-    (void)cuptiGetVersion(&cupti);
     (void)cudaDriverGetVersion(&driver);
-    const std::string older = no_auto_ranges_from_older_cupti(mode, ranges.size(), launches.size(),
-                                                              static_cast<int>(cupti), driver);
+    const std::string older = no_auto_ranges_from_older_cupti(
+        mode, ranges.size(), launches.size(), static_cast<int>(cupti_runtime_version()), driver);
     if (!older.empty()) throw UnsupportedError(older);
     throw MeasurementError(
         unpaired_auto_ranges(mode, ranges.size(), launches.size(), graph_launched(launches)));

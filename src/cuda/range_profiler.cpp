@@ -57,12 +57,12 @@ constexpr std::size_t kEnableSize13_0 =
 constexpr std::size_t kEnableSizeCacheControl =
     offsetof(EnableParams, cacheControlMode) + sizeof(EnableParams::cacheControlMode);
 
+}  // namespace
+
 std::uint32_t cupti_runtime_version() {
   std::uint32_t version = 0;
   return cuptiGetVersion(&version) == CUPTI_SUCCESS ? version : 0;
 }
-
-}  // namespace
 
 void initialize_profiler() {
   static std::once_flag once;

@@ -110,6 +110,10 @@ class RangeProfiler final : public PassControl {
   CounterWait* wait_ = nullptr;
 };
 
+// The loaded CUPTI's API version (130001 for 13.0 Update 1, 130500 for 13.5; the library
+// found at run time, not the headers built against); 0 when CUPTI cannot say.
+std::uint32_t cupti_runtime_version();
+
 // cuptiProfilerInitialize, once per process (thread-safe); never de-initialized, because
 // another client in the process (Kineto's range profiler) may use the profiler interface too.
 // Throws like check_range_profiler.

@@ -2,7 +2,6 @@
 
 #include <cupti_pcsampling.h>
 #include <cupti_profiler_target.h>
-#include <cupti_version.h>
 
 #include <cstdlib>
 #include <optional>
@@ -78,10 +77,7 @@ SassCounter::SassCounter() : device_(current_device()) {
   check_range_profiler(cuptiSassMetricsSetConfig(&p), "cuptiSassMetricsSetConfig");
 }
 
-bool SassCounter::counts_every_kernel() {
-  std::uint32_t version = 0;
-  return cuptiGetVersion(&version) == CUPTI_SUCCESS && version >= 130500;
-}
+bool SassCounter::counts_every_kernel() { return cupti_runtime_version() >= 130500; }
 
 SassCounter::~SassCounter() {
   try {
