@@ -219,6 +219,10 @@ def main():
         return
     plain(torch, inputs, "seed")  # warm-up: cuBLAS handles, kernel selection, module loads
     plain(torch, inputs, "small")
+    # And a profile: the figures are each profile's own, without the first profile's one-time
+    # costs in this process (importing pandas, loading the extension and CUPTI, ~0.5 s), which
+    # the first sweep measured would carry alone.
+    profiled(torch, inputs, "small", BYTES, "kernel")
     rows = []
     for key in args.only.split(","):
         for replay in REPLAYS.get(key, ("kernel", "range")):

@@ -51,10 +51,9 @@ CUresult L2Flush::launch(CUstream stream) noexcept {
   return driver_->launch_kernel(kernel_, blocks_, 1, 1, 512, 1, 1, 0, stream, args, nullptr);
 }
 
-void L2Flush::flush_and_wait() {
+void L2Flush::flush_before_range() {
   if (const CUresult r = launch(nullptr); r != CUDA_SUCCESS)
     throw CudaError(std::string("cuLaunchKernel (L2 flush) failed: ") + driver_error_name(r));
-  check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize (after the L2 flush)");
 }
 
 L2Flush::Outcome L2Flush::before_launch(CUcontext launch_context, CUstream stream,

@@ -68,9 +68,11 @@ class L2Flush {
   Outcome before_launch(CUcontext launch_context, CUstream stream,
                         ProfilerPause* pause = nullptr) noexcept;
   CUresult last_error() const noexcept { return last_error_.load(); }
-  // Flushes now and waits for the device to finish (before a user range opens: whatever runs
-  // inside the range is counted, so the flush must be done by then). Throws CudaError.
-  void flush_and_wait();
+  // Flushes now, on the legacy default stream, before a user range opens. It needs no wait: the
+  // range profiler serialises the context's work while its session is open, so the range's
+  // kernels, on any stream, start after the flush ends (tests/gpu/test_counters.cpp, a kernel on
+  // a non-blocking stream). Throws CudaError.
+  void flush_before_range();
 
  private:
   CUresult launch(CUstream stream) noexcept;

@@ -4,6 +4,8 @@
 #include <cupti_profiler_target.h>
 
 #include <cstdlib>
+#include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 
@@ -59,22 +61,33 @@ void check_supported(int device) {
                            "computing or a mining processor: cuptiProfilerDeviceSupported)");
 }
 
+// Sets the configuration of `device` once per process: CUPTI (13.0 and 13.5 on the H200) fails
+// a SetConfig that follows an UnsetConfig with CUPTI_ERROR_OUT_OF_MEMORY, so it is never unset
+// and every SassCounter of the device shares it. Returns the metric's id.
+std::uint64_t configure_once(int device) {
+  static std::mutex mutex;
+  static std::map<int, std::uint64_t> configured;  // device -> metric id
+  std::lock_guard lock(mutex);
+  if (auto done = configured.find(device); done != configured.end()) return done->second;
+  check_supported(device);
+  const std::optional<std::string> chip = metrics::detail::device_chip();
+  if (!chip) throw CudaError("cuptiDeviceGetChipName failed: CUPTI cannot name this GPU's chip");
+  CUpti_SassMetrics_Config config{metric_id(*chip), CUPTI_SASS_METRICS_OUTPUT_GRANULARITY_GPU};
+  auto p = cupti_params<CUpti_SassMetricsSetConfig_Params>(
+      CUpti_SassMetricsSetConfig_Params_STRUCT_SIZE);
+  p.numOfMetricConfig = 1;
+  p.pConfigs = &config;
+  p.deviceIndex = static_cast<std::uint32_t>(device);
+  check_range_profiler(cuptiSassMetricsSetConfig(&p), "cuptiSassMetricsSetConfig");
+  return configured.emplace(device, config.metricId).first->second;
+}
+
 }  // namespace
 
 SassCounter::SassCounter() : device_(current_device()) {
   check_cuda(cudaFree(nullptr), "cudaFree(0)");  // SetConfig fails before a context exists
   initialize_profiler();
-  check_supported(device_);
-  const std::optional<std::string> chip = metrics::detail::device_chip();
-  if (!chip) throw CudaError("cuptiDeviceGetChipName failed: CUPTI cannot name this GPU's chip");
-  config_.metricId = metric_id(*chip);
-  config_.outputGranularity = CUPTI_SASS_METRICS_OUTPUT_GRANULARITY_GPU;
-  auto p = cupti_params<CUpti_SassMetricsSetConfig_Params>(
-      CUpti_SassMetricsSetConfig_Params_STRUCT_SIZE);
-  p.numOfMetricConfig = 1;
-  p.pConfigs = &config_;
-  p.deviceIndex = static_cast<std::uint32_t>(device_);
-  check_range_profiler(cuptiSassMetricsSetConfig(&p), "cuptiSassMetricsSetConfig");
+  metric_ = configure_once(device_);
 }
 
 bool SassCounter::counts_every_kernel() { return cupti_runtime_version() >= 130500; }
@@ -82,12 +95,8 @@ bool SassCounter::counts_every_kernel() { return cupti_runtime_version() >= 1305
 SassCounter::~SassCounter() {
   try {
     if (enabled_) disable();
-  } catch (const Error&) {  // a destructor reports nothing: the unset below still runs
+  } catch (const Error&) {  // a destructor reports nothing
   }
-  auto p = cupti_params<CUpti_SassMetricsUnsetConfig_Params>(
-      CUpti_SassMetricsUnsetConfig_Params_STRUCT_SIZE);
-  p.deviceIndex = static_cast<std::uint32_t>(device_);
-  (void)cuptiSassMetricsUnsetConfig(&p);
 }
 
 void SassCounter::enable(CUcontext context, bool lazy_patching) {
@@ -124,7 +133,7 @@ std::vector<PcCount> SassCounter::flush() {
   std::vector<PcCount> result;
   result.reserve(records);
   for (const auto& d : data) {
-    result.push_back(pc_count(d, instances, config_.metricId));
+    result.push_back(pc_count(d, instances, metric_));
     std::free(const_cast<char*>(d.functionName));  // CUPTI's copy, the caller's to free
   }
   return result;

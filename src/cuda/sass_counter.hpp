@@ -26,11 +26,12 @@ namespace kprof::detail {
 class SassCounter {
  public:
   // Configures smsp__sass_thread_inst_executed_pred_on, at GPU granularity, for the current
-  // device (creating its primary context, which the configuration needs). Throws
+  // device (creating its primary context, which the configuration needs), once per process: the
+  // configuration outlives every SassCounter (CUPTI cannot set it again once unset). Throws
   // UnsupportedError when CUPTI offers no such metric or no SASS metrics on this device,
   // CounterPermissionError without the permission to profile, CudaError otherwise.
   SassCounter();
-  ~SassCounter();  // disables collection if enabled, then unsets the configuration
+  ~SassCounter();  // disables collection if enabled
   SassCounter(const SassCounter&) = delete;
   // Whether the loaded CUPTI counts every kernel of a collection: 13.5 (API version 130500)
   // did on the H200, 13.0.1 counted the first kernel function alone; 13.1 to 13.4 are untried.
@@ -57,7 +58,7 @@ class SassCounter {
   const Disassembly* disassembly_of(std::uint32_t crc);
 
   int device_ = 0;
-  CUpti_SassMetrics_Config config_{};
+  std::uint64_t metric_ = 0;  // the id of smsp__sass_thread_inst_executed_pred_on
   CUcontext context_ = nullptr;
   bool enabled_ = false;
   std::mutex cubins_mutex_;  // guards cubins_ and disassemblies_
