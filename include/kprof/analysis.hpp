@@ -13,9 +13,10 @@
 //   either at 80% or more                "High Throughput", bound by the higher
 // The roofline follows Nsight Compute's tensor roofline: the tensor path's math ops per second
 // against their peak (the counter's peak_sustained at the measured clock), and DRAM bytes per
-// second against DRAM's peak. FLOP outside the tensor cores are counted by SASS instruction
-// counters, which need the code instrumented (Nsight Compute does so) and which CUPTI's range
-// profiler reads as 0: they are not measured, and such kernels have no roofline point.
+// second against DRAM's peak. FLOP outside the tensor cores (FP32, FP64, FP16) are counted by
+// SASS instruction counters (set:flop), which need the code instrumented: Nsight Compute does so
+// (Tool.NCU), CUPTI's range profiler reads them as 0. Where they were measured, each precision
+// has its own roof, and a region's point stands for the precision closest to its peak.
 #pragma once
 
 #include <cstddef>
@@ -54,8 +55,17 @@ struct RegionAnalysis {
   // The tensor cores' math ops per second, and their peak at the measured clock.
   double tensor_tflops = 0;
   double tensor_peak_tflops = nan;
-  std::string precision;       // "tensor" when the tensor cores worked; "" otherwise
-  double achieved_tflops = 0;  // the work counted: the tensor cores'
+  // FLOP per second outside the tensor cores and their peaks (set:flop); NaN unmeasured.
+  double fp32_tflops = nan;
+  double fp32_peak_tflops = nan;
+  double fp64_tflops = nan;
+  double fp64_peak_tflops = nan;
+  double fp16_tflops = nan;
+  double fp16_peak_tflops = nan;
+  // The precision of the roofline point: "tensor", "fp32", "fp64" or "fp16", of those that did
+  // work the one closest to its peak; "" when none did (or none was measured).
+  std::string precision;
+  double achieved_tflops = 0;  // of `precision`
   double peak_tflops = nan;    // of `precision`
   double dram_tbs = nan;
   double dram_peak_tbs = nan;
@@ -68,6 +78,9 @@ struct RegionAnalysis {
 
 // The metrics set:analysis holds and analyze() reads, launch statistics included.
 const std::vector<std::string>& analysis_metrics();
+// The metrics set:flop holds, which analyze() reads where measured: the duration, the SASS
+// thread instructions of each FP32, FP64 and FP16 class and each precision's FMA peak.
+const std::vector<std::string>& flop_metrics();
 
 // The analysis of every (annotation, config) of `results`, in the order of its rows. Throws
 // OptionError (option "metrics") naming the metrics of set:analysis the results lack (launch

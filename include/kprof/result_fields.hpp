@@ -183,6 +183,12 @@ inline constexpr auto analysis_fields = [](auto& a, auto&& f) {
   f("sm_count", a.sm_count);
   f("tensor_tflops", a.tensor_tflops);
   f("tensor_peak_tflops", a.tensor_peak_tflops);
+  f("fp32_tflops", a.fp32_tflops);
+  f("fp32_peak_tflops", a.fp32_peak_tflops);
+  f("fp64_tflops", a.fp64_tflops);
+  f("fp64_peak_tflops", a.fp64_peak_tflops);
+  f("fp16_tflops", a.fp16_tflops);
+  f("fp16_peak_tflops", a.fp16_peak_tflops);
   f("precision", a.precision);
   f("achieved_tflops", a.achieved_tflops);
   f("peak_tflops", a.peak_tflops);

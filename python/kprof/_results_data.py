@@ -373,12 +373,14 @@ class ResultsData:
         load/store pipes), ``AchievedOccupancyPct``, ``TheoreticalOccupancyPct`` and
         ``OccupancyLimiter`` (registers, shared memory, block size or blocks per SM),
         ``WavesPerSM``, ``ArithmeticIntensity`` (FLOP per DRAM byte), ``Precision``
-        (``"tensor"`` when the tensor cores worked), ``AchievedTFLOPs``, ``PeakTFLOPs`` (at the
-        measured clock), ``RooflineTFLOPs`` (the roofline at that intensity), ``TensorTFLOPs``
-        and ``TensorPeakTFLOPs``, ``DRAMTBs`` and ``DRAMPeakTBs``, ``Advice`` (a sentence per
-        finding), and the parameter columns. FLOP are the tensor cores' math ops: FLOP outside
-        them come from SASS instruction counters that need the code instrumented, which CUPTI's
-        range profiler reads as 0 (docs/analysis.md).
+        (``"tensor"``, ``"fp32"``, ``"fp64"`` or ``"fp16"``: of the precisions that did work,
+        the one closest to its peak), ``AchievedTFLOPs``, ``PeakTFLOPs`` (at the measured
+        clock), ``RooflineTFLOPs`` (the roofline at that intensity), ``TensorTFLOPs`` and
+        ``TensorPeakTFLOPs``, ``FP32TFLOPs``, ``FP64TFLOPs`` and ``FP16TFLOPs`` with their
+        ``...PeakTFLOPs``, ``DRAMTBs`` and ``DRAMPeakTBs``, ``Advice`` (a sentence per
+        finding), and the parameter columns. FLOP outside the tensor cores come from SASS
+        instruction counters that need the code instrumented (``set:flop``, measured under
+        ``kprof.Tool.NCU``; NaN otherwise: docs/analysis.md).
 
         Raises:
             kprof.errors.OptionError: The results lack metrics of set:analysis (the message

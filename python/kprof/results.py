@@ -69,11 +69,11 @@ class ProfileResults(ResultsData):
         extension) when given.
 
         Log-log axes: FLOP per DRAM byte across, TFLOP/s up. Each precision the kernels used (the
-        tensor cores'; FLOP outside them are not measured) has its roof, min(peak, intensity x DRAM
-        peak), labelled with its peak; the DRAM slope is labelled with its bandwidth. Each region
-        (annotation and config, and kernel with ``per_kernel=True``) is a point named as
-        :meth:`explain` names it. Regions without FLOP or without DRAM bytes have no place on
-        the chart; a note in the figure names them. Every value is a column of
+        tensor cores'; FP32, FP64 and FP16 where ``set:flop`` was measured) has its roof, min(peak,
+        intensity x DRAM peak), labelled with its peak; the DRAM slope is labelled with its
+        bandwidth. Each region (annotation and config, and kernel with ``per_kernel=True``) is a
+        point named as :meth:`explain` names it. Regions without FLOP or without DRAM bytes have no
+        place on the chart; a note in the figure names them. Every value is a column of
         :meth:`analysis`, computed by the core. ``kprof report FILE --roofline PATH`` draws the
         same.
 

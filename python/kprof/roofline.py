@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 __all__ = ["plot_roofline", "draw_roofline", "region_label"]
 
 # The precisions are the core's: each <P>TFLOPs column with a <P>PeakTFLOPs beside it in
-# analysis() (today Tensor alone: FLOP outside the tensor cores are not measured).
+# analysis() (Tensor, and FP32, FP64 and FP16 where set:flop was measured).
 _PEAK_SUFFIX = "PeakTFLOPs"
 # Dark roof colours and dashes, apart from the palette the points use.
 _ROOF_STYLE = {
@@ -255,13 +255,13 @@ def plot_roofline(
     given.
 
     Both axes are logarithmic: x is the arithmetic intensity (FLOP per DRAM byte), y the TFLOP/s
-    achieved. Each precision some region used (the tensor cores': FLOP outside them are not
-    measured, docs/analysis.md) gets its roof, min(peak, intensity x DRAM peak), with the highest
-    peak the results measured for it (the peaks follow the clock measured during each kernel); the
-    DRAM slope is drawn and labelled on its own. Each region (annotation and config, and kernel with
-    ``per_kernel=True``) is a point labelled as ``results.explain()`` names it, e.g.
-    ``matmul (n=4096)``. Regions without an intensity (no FLOP, or no DRAM bytes) have no place
-    on the chart: a note in the figure names them.
+    achieved. Each precision some region used (the tensor cores'; FP32, FP64 and FP16 where
+    ``set:flop`` was measured, docs/analysis.md) gets its roof, min(peak, intensity x DRAM peak),
+    with the highest peak the results measured for it (the peaks follow the clock measured during
+    each kernel); the DRAM slope is drawn and labelled on its own. Each region (annotation and
+    config, and kernel with ``per_kernel=True``) is a point labelled as ``results.explain()`` names
+    it, e.g. ``matmul (n=4096)``. Regions without an intensity (no FLOP, or no DRAM bytes) have no
+    place on the chart: a note in the figure names them.
 
     Every value drawn is a column of :meth:`kprof.ProfileResults.analysis`, computed by the
     core; nothing is recomputed here. Needs matplotlib (``pip install 'kprof[plot]'``); no

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/sass_opcodes.hpp"
 #include "core/text_table.hpp"
 #include "kprof/errors.hpp"
 #include "kprof/metrics.hpp"
@@ -64,14 +65,29 @@ const std::vector<Unit>& units() {
 
 // The tensor cores' work, from the tensor path's op counters (fp16, bf16 and tf32 sources), as
 // Nsight Compute's tensor roofline plots it, against the fp16 peak (bf16's is the same, tf32's
-// half). FP32, FP64 and FP16 FLOP outside the tensor cores come from SASS instruction counters
-// (smsp__sass_thread_inst_executed_op_*), which Nsight Compute collects by instrumenting the
-// code; CUPTI's range profiler reads them as 0, so they are not measured here.
+// half).
 constexpr const char* kTensorOps[] = {"sm__ops_path_tensor_src_fp16.sum.per_second",
                                       "sm__ops_path_tensor_src_bf16_dst_fp32.sum.per_second",
                                       "sm__ops_path_tensor_src_tf32_dst_fp32.sum.per_second"};
 constexpr const char* kTensorPeak =
     "sm__ops_path_tensor_src_fp16.sum.peak_sustained_elapsed.per_second";
+
+// FP32, FP64 and FP16 FLOP outside the tensor cores, as Nsight Compute's single, double and
+// half precision rooflines count them: the SASS thread instructions of each class (set:flop),
+// an add or a multiply one FLOP, a fused multiply-add two; the peak twice the FMA's. The counts
+// need the code instrumented (Nsight Compute does so: Tool.NCU measures set:flop).
+struct FpPrecision {
+  const char* name;
+  detail::FlopClass add, mul, fma;
+  const char* fma_peak;  // thread instructions per second
+};
+constexpr FpPrecision kFpPrecisions[] = {
+    {"fp32", detail::FlopClass::fadd, detail::FlopClass::fmul, detail::FlopClass::ffma,
+     "sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained_elapsed.per_second"},
+    {"fp64", detail::FlopClass::dadd, detail::FlopClass::dmul, detail::FlopClass::dfma,
+     "sm__sass_thread_inst_executed_op_dfma_pred_on.sum.peak_sustained_elapsed.per_second"},
+    {"fp16", detail::FlopClass::hadd, detail::FlopClass::hmul, detail::FlopClass::hfma,
+     "sm__sass_thread_inst_executed_op_hfma_pred_on.sum.peak_sustained_elapsed.per_second"}};
 
 // The four occupancy limits (blocks per SM each allows), as Nsight Compute names its limiters.
 const std::vector<std::pair<const char*, const char*>>& occupancy_limits() {
@@ -183,15 +199,47 @@ void find_occupancy_limiter(RegionAnalysis& a, const RegionValues& v) {
   a.occupancy_limiter = limiter;
 }
 
+// One precision's FLOP per second outside the tensor cores, and its peak, in TFLOP/s; NaN
+// where its instruction counts (or the duration) were not measured.
+std::pair<double, double> fp_tflops(const FpPrecision& p, const RegionValues& v) {
+  const auto count = [&](detail::FlopClass c) {
+    return v.get(std::string(detail::flop_metric(c)));
+  };
+  const double flop = count(p.add) + count(p.mul) + 2 * count(p.fma);
+  const double seconds = v.get(kDuration) * 1e-9;
+  return {flop / seconds / kTera, 2 * v.get(p.fma_peak) / kTera};
+}
+
+// The precision a region's roofline point stands for: of those that did work, the one closest
+// to its peak (the most FLOP where no peak was measured).
+void choose_precision(RegionAnalysis& a) {
+  const std::pair<const char*, std::pair<double, double>> all[] = {
+      {"tensor", {a.tensor_tflops, a.tensor_peak_tflops}},
+      {"fp32", {a.fp32_tflops, a.fp32_peak_tflops}},
+      {"fp64", {a.fp64_tflops, a.fp64_peak_tflops}},
+      {"fp16", {a.fp16_tflops, a.fp16_peak_tflops}}};
+  double best = 0;
+  for (const auto& [name, value] : all) {
+    const auto [achieved, peak] = value;
+    if (!(achieved > 0)) continue;
+    const double score = peak > 0 ? achieved / peak : achieved * 1e-6;
+    if (a.precision.empty() || score > best) {
+      a.precision = name;
+      a.achieved_tflops = achieved;
+      a.peak_tflops = peak;
+      best = score;
+    }
+  }
+}
+
 void compute_roofline(RegionAnalysis& a, const RegionValues& v) {
   for (const char* m : kTensorOps)
     if (const double ops = v.get(m); !std::isnan(ops)) a.tensor_tflops += ops / kTera;
   a.tensor_peak_tflops = v.get(kTensorPeak) / kTera;
-  a.achieved_tflops = a.tensor_tflops;  // the one precision measured
-  if (a.tensor_tflops > 0) {
-    a.precision = "tensor";
-    a.peak_tflops = a.tensor_peak_tflops;
-  }
+  std::tie(a.fp32_tflops, a.fp32_peak_tflops) = fp_tflops(kFpPrecisions[0], v);
+  std::tie(a.fp64_tflops, a.fp64_peak_tflops) = fp_tflops(kFpPrecisions[1], v);
+  std::tie(a.fp16_tflops, a.fp16_peak_tflops) = fp_tflops(kFpPrecisions[2], v);
+  choose_precision(a);
   a.dram_tbs = v.get(kDramBytes) / kTera;
   a.dram_peak_tbs = v.get(kDramPeak) / kTera;
   if (a.dram_tbs > 0 && a.achieved_tflops > 0) {
@@ -287,6 +335,18 @@ const std::vector<std::string>& analysis_metrics() {
   return all;
 }
 
+const std::vector<std::string>& flop_metrics() {
+  static const std::vector<std::string> all = [] {
+    std::vector<std::string> m = {kDuration};
+    for (const FpPrecision& p : kFpPrecisions) {
+      for (detail::FlopClass c : {p.add, p.mul, p.fma}) m.emplace_back(detail::flop_metric(c));
+      m.push_back(p.fma_peak);
+    }
+    return m;
+  }();
+  return all;
+}
+
 std::vector<RegionAnalysis> analyze(const Results& results) {
   require_metrics(results);
   std::vector<RegionAnalysis> out;
@@ -313,7 +373,7 @@ static std::vector<std::string> text_line(const RegionAnalysis& a) {
           pct(a.theoretical_occupancy_pct),
           pct(a.waves_per_sm),
           pct(a.arithmetic_intensity),
-          a.achieved_tflops > 0 ? pct(a.achieved_tflops) : "-"};
+          a.achieved_tflops > 0 ? pct(a.achieved_tflops) + " " + a.precision : "-"};
 }
 
 std::string analysis_text(const std::vector<RegionAnalysis>& analysis) {
@@ -321,7 +381,7 @@ std::string analysis_text(const std::vector<RegionAnalysis>& analysis) {
   for (const char* c : {"Region", "Bound"}) t.column(c, false);
   for (const char* c : {"SM %", "Memory %", "DRAM %"}) t.column(c, true);
   t.column("Busiest unit", false);
-  for (const char* c : {"Occupancy %", "Theoretical %", "Waves/SM", "FLOP/byte", "Tensor TFLOP/s"})
+  for (const char* c : {"Occupancy %", "Theoretical %", "Waves/SM", "FLOP/byte", "TFLOP/s"})
     t.column(c, true);
   std::string advice;
   for (const RegionAnalysis& a : analysis) {

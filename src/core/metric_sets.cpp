@@ -66,6 +66,14 @@ const std::vector<MetricSet>& sets() {
        "and the tensor cores' work and DRAM bytes per second against their peaks, for a "
        "roofline. results.analysis() and `kprof report --explain` read it.",
        analysis_metrics()},
+      {"flop",
+       "How many FP32, FP64 and FP16 operations outside the tensor cores, against which peak? "
+       "The SASS thread instructions of each add, multiply and fused multiply-add class (an FMA "
+       "counts two FLOP), with each precision's FMA peak: a roof per precision in "
+       "results.analysis() and the roofline. Nsight Compute counts them by instrumenting the "
+       "code: measure this set with kprof.Tool.NCU; kprof's own engine reads them as 0 and "
+       "refuses them.",
+       flop_metrics()},
   };
   return all;
 }

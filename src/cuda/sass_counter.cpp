@@ -148,6 +148,22 @@ std::size_t SassCounter::disable() {
   return p.numOfDroppedRecords;
 }
 
+namespace {
+
+// The cubins heard of, and their disassemblies, for the process's life: a module stays loaded
+// after the profile that heard it load, and later profiles count its kernels.
+struct CubinStore {
+  std::mutex mutex;
+  std::map<std::uint32_t, std::vector<std::uint8_t>> cubins;
+  std::map<std::uint32_t, Disassembly> disassemblies;
+};
+CubinStore& cubin_store() {
+  static CubinStore store;
+  return store;
+}
+
+}  // namespace
+
 void SassCounter::add_module(const void* cubin, std::size_t size) {
   if (cubin == nullptr || size == 0) return;
   CUpti_GetCubinCrcParams p{};
@@ -158,27 +174,30 @@ void SassCounter::add_module(const void* cubin, std::size_t size) {
   // The records carry 32 bits of CRC, cuptiGetCubinCrc gives 64: a CRC-32 in its low half.
   const auto crc = static_cast<std::uint32_t>(p.cubinCrc);
   const auto* bytes = static_cast<const std::uint8_t*>(cubin);
-  std::lock_guard lock(cubins_mutex_);
-  cubins_.try_emplace(crc, bytes, bytes + size);  // a module loaded again is the same cubin
+  CubinStore& store = cubin_store();
+  std::lock_guard lock(store.mutex);
+  store.cubins.try_emplace(crc, bytes, bytes + size);  // a module loaded again is the same cubin
 }
 
 const Disassembly* SassCounter::disassembly_of(std::uint32_t crc) {
+  CubinStore& store = cubin_store();
   std::vector<std::uint8_t> cubin;
   {
-    std::lock_guard lock(cubins_mutex_);
-    if (auto done = disassemblies_.find(crc); done != disassemblies_.end()) return &done->second;
-    const auto kept = cubins_.find(crc);
-    if (kept == cubins_.end()) return nullptr;
+    std::lock_guard lock(store.mutex);
+    if (auto done = store.disassemblies.find(crc); done != store.disassemblies.end())
+      return &done->second;
+    const auto kept = store.cubins.find(crc);
+    if (kept == store.cubins.end()) return nullptr;
     cubin = kept->second;
   }
   // nvdisasm takes milliseconds to seconds: module loads (add_module) do not wait for it.
   Disassembly parsed = parse_disassembly(disassemble(cubin.data(), cubin.size()));
-  std::lock_guard lock(cubins_mutex_);
-  return &disassemblies_.try_emplace(crc, std::move(parsed)).first->second;
+  std::lock_guard lock(store.mutex);
+  return &store.disassemblies.try_emplace(crc, std::move(parsed)).first->second;
 }
 
 std::map<std::string, FlopCounts> SassCounter::flop_counts(const std::vector<PcCount>& pcs) {
-  return detail::flop_counts(pcs, [this](std::uint32_t crc) { return disassembly_of(crc); });
+  return detail::flop_counts(pcs, [](std::uint32_t crc) { return disassembly_of(crc); });
 }
 
 }  // namespace kprof::detail

@@ -15,7 +15,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -48,22 +47,20 @@ class SassCounter {
   bool enabled() const { return enabled_; }
 
   // Keeps a copy of a module's cubin (CUPTI_CBID_RESOURCE_MODULE_LOADED's), under the CRC
-  // CUPTI's SASS records name it by. Thread-safe: modules load on any thread.
-  void add_module(const void* cubin, std::size_t size);
+  // CUPTI's SASS records name it by, for the process's life: every SassCounter finds it.
+  // Thread-safe: modules load on any thread.
+  static void add_module(const void* cubin, std::size_t size);
   // The FlopClass counts of `pcs` per function (core/sass_opcodes.hpp's flop_counts), each
   // cubin disassembled once. Throws as flop_counts and disassemble do.
   std::map<std::string, FlopCounts> flop_counts(const std::vector<PcCount>& pcs);
 
  private:
-  const Disassembly* disassembly_of(std::uint32_t crc);
+  static const Disassembly* disassembly_of(std::uint32_t crc);
 
   int device_ = 0;
   std::uint64_t metric_ = 0;  // the id of smsp__sass_thread_inst_executed_pred_on
   CUcontext context_ = nullptr;
   bool enabled_ = false;
-  std::mutex cubins_mutex_;  // guards cubins_ and disassemblies_
-  std::map<std::uint32_t, std::vector<std::uint8_t>> cubins_;
-  std::map<std::uint32_t, Disassembly> disassemblies_;
 };
 
 }  // namespace kprof::detail

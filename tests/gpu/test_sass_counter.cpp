@@ -6,9 +6,7 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <mutex>
 #include <string>
-#include <vector>
 
 #include "core/sass_opcodes.hpp"
 #include "cuda/driver_api.hpp"
@@ -22,26 +20,13 @@ using kprof::detail::FlopClass;
 using kprof::detail::FlopCounts;
 using kprof::detail::SassCounter;
 
-// The cubins of the modules loaded since the subscription (eager module loading loads them
-// all when the context is made, before the counter exists).
-struct Modules {
-  std::mutex mutex;
-  std::vector<std::vector<unsigned char>> cubins;
-  SassCounter* counter = nullptr;
-};
-
-void CUPTIAPI on_module(void* modules, CUpti_CallbackDomain, CUpti_CallbackId id,
-                        const void* data) {
+// The cubins of the modules loaded while subscribed, kept by SassCounter for the process (a
+// case's kernels may have been loaded in an earlier case).
+void CUPTIAPI on_module(void*, CUpti_CallbackDomain, CUpti_CallbackId id, const void* data) {
   if (id != CUPTI_CBID_RESOURCE_MODULE_LOADED) return;
   const auto* resource = static_cast<const CUpti_ResourceData*>(data);
   const auto* module = static_cast<const CUpti_ModuleResourceData*>(resource->resourceDescriptor);
-  auto* m = static_cast<Modules*>(modules);
-  std::lock_guard lock(m->mutex);
-  const auto* bytes = reinterpret_cast<const unsigned char*>(module->pCubin);
-  if (m->counter != nullptr)
-    m->counter->add_module(bytes, module->cubinSize);
-  else
-    m->cubins.emplace_back(bytes, bytes + module->cubinSize);
+  SassCounter::add_module(module->pCubin, module->cubinSize);
 }
 
 double count(const std::map<std::string, FlopCounts>& counts, const std::string& kernel,
@@ -63,7 +48,7 @@ class SassCounterCounts : public ::testing::TestWithParam<Case> {};
 // One kernel per test: CTest runs each in its own process, and CUPTI 13.0 on the H200 collected
 // only the first kernel function launched in a process's collection (docs/validation.md, "The
 // SASS counter on the GPU"), whatever the loading, patching and flushing tried.
-// Unsubscribes however the test ends: the callback holds pointers into the test's frame.
+// Unsubscribes however the test ends.
 struct Subscription {
   CUpti_SubscriberHandle handle = nullptr;
   ~Subscription() {
@@ -79,19 +64,13 @@ TEST_P(SassCounterCounts, TheFirstKernelReadsThreadsTimesIterationsOfItsClasses)
                     "run each case in a process of its own (ctest does)";
   collected_before = true;
   const Case c = GetParam();
-  Modules modules;
   Subscription subscription;
   CUpti_SubscriberHandle& subscriber = subscription.handle;
-  ASSERT_EQ(cuptiSubscribe(&subscriber, on_module, &modules), CUPTI_SUCCESS);
+  ASSERT_EQ(cuptiSubscribe(&subscriber, on_module, nullptr), CUPTI_SUCCESS);
   ASSERT_EQ(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE,
                                 CUPTI_CBID_RESOURCE_MODULE_LOADED),
             CUPTI_SUCCESS);
   SassCounter counter;
-  {
-    std::lock_guard lock(modules.mutex);
-    for (const auto& cubin : modules.cubins) counter.add_module(cubin.data(), cubin.size());
-    modules.counter = &counter;
-  }
   CUcontext context = nullptr;
   ASSERT_EQ(kprof::detail::driver_api().ctx_get_current(&context), CUDA_SUCCESS);
   void* out = nullptr;

@@ -1,10 +1,11 @@
 """A script the Nsight Compute test runs twice: with kprof's engine and with Tool.NCU (which runs
 this script again under ncu). Writes the durations, kernel names and report path as JSON.
 
-    python ncu_job.py cupti|ncu|ncu-sections OUT_FOLDER
+    python ncu_job.py cupti|ncu|ncu-sections|ncu-flop OUT_FOLDER
 
 ncu-sections measures with Nsight Compute's basic set and one more section: the report holds
-them, the DataFrame the duration.
+them, the DataFrame the duration. ncu-flop measures set:analysis and set:flop on an fp32 and an
+fp64 scale (one multiply an element) and writes results.analysis() instead.
 """
 
 from __future__ import annotations
@@ -33,6 +34,34 @@ def scale(n):
     with kprof.annotate("scale"):
         torch.mul(x, 2.0)
 
+
+if tool == "ncu-flop":
+
+    @kprof.analyze.kernel(
+        configs=[2**26],
+        runs=2,
+        output_prefix=f"{out}/{tool}-",
+        verbosity=0,
+        metrics=["set:analysis", "set:flop"],
+    )
+    def scales(n):
+        for name, dtype in (("scale32", torch.float32), ("scale64", torch.float64)):
+            x = torch.ones(n, device="cuda", dtype=dtype)
+            with kprof.annotate(name):
+                torch.mul(x, 2.0)
+
+    measured = scales()
+    df = measured.to_dataframe()
+    durations = df[df["Metric"] == "gpu__time_duration.sum"]
+    summary = {
+        "analysis": json.loads(measured.analysis().to_json(orient="records")),
+        "durations": dict(
+            zip(durations["Annotation"], durations["AvgValue"].astype(float), strict=True)
+        ),
+    }
+    with open(f"{out}/{tool}.json", "w") as f:
+        json.dump(summary, f)
+    sys.exit(0)
 
 results = scale()
 df = results.to_dataframe()

@@ -97,3 +97,31 @@ def test_nsight_computes_sets_and_sections_go_to_its_report(tmp_path):
     with pytest.raises(OptionError, match="'set:fulll'") as info:
         ncu.check_selections(ncu_path, ["set:fulll"])
     assert "full" in info.value.valid
+
+
+def test_nsight_computes_sass_counts_give_each_precision_its_flop_and_roof(tmp_path):
+    # set:flop through Tool.NCU (Nsight Compute instruments the code): a scale of 2^26 floats,
+    # then of 2^26 doubles, does one multiply an element, so each precision's FLOP per second
+    # times the duration is 2^26, and the point of each region is its own precision.
+    from kprof import ncu
+
+    try:
+        ncu.find_ncu()
+    except Exception as e:  # noqa: BLE001
+        pytest.skip(str(e))
+    job = run_job("ncu-flop", tmp_path)
+    rows = {r["Annotation"]: r for r in job["analysis"]}
+    for name, precision in (("scale32", "fp32"), ("scale64", "fp64")):
+        r, column = rows[name], precision.upper()
+        flop = r[f"{column}TFLOPs"] * 1e12 * job["durations"][name] * 1e-9
+        print(
+            f"[ RESULT ] {name}: {r[f'{column}TFLOPs']:.4f} TFLOP/s of {precision} (peak "
+            f"{r[f'{column}PeakTFLOPs']:.2f}), {r['ArithmeticIntensity']:.4f} FLOP/B, point "
+            f"{r['Precision']}, {flop:.0f} FLOP (2^26 = {2**26})"
+        )
+        assert flop == pytest.approx(2**26, rel=0.02)
+        assert r["Precision"] == precision
+        assert r["AchievedTFLOPs"] == pytest.approx(r[f"{column}TFLOPs"])
+    # fp32's FMA peak is twice fp64's on the H200 (128 and 64 FMA a cycle per SM).
+    peak32, peak64 = rows["scale32"]["FP32PeakTFLOPs"], rows["scale64"]["FP64PeakTFLOPs"]
+    assert peak32 / peak64 == pytest.approx(2, rel=0.05)

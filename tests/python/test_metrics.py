@@ -114,10 +114,11 @@ def test_unknown_chip_lists_the_supported_ones():
 
 def test_sets_and_their_gh100_pass_counts(gh100):
     by_name = {s.name: s for s in metrics.sets()}
-    names = ["speed-of-light", "memory", "compute", "occupancy", "launch", "analysis"]
+    names = ["speed-of-light", "memory", "compute", "occupancy", "launch", "analysis", "flop"]
     assert list(by_name) == names
     expected = {"speed-of-light": 9, "memory": 2, "compute": 3, "occupancy": 1, "launch": 1}
     expected["analysis"] = 13
+    expected["flop"] = 2  # as CUPTI's profiler host counts them; kprof's engine refuses the set
     for name, passes in expected.items():
         s = by_name[name]
         assert s.ref == "set:" + name
@@ -286,3 +287,12 @@ def test_sass_instruction_counters_are_refused_rather_than_printed_as_zero():
     with pytest.raises(errors.OptionError, match=name) as info:
         bench()
     assert "instrumenting" in info.value.valid and "Tool.NCU" in info.value.valid
+
+
+def test_the_flop_set_is_refused_by_kprofs_engine_naming_nsight_compute():
+    # set:flop is Nsight Compute's to measure (Tool.NCU instruments the code): kprof's engine
+    # refuses it by its first SASS counter, before any GPU work.
+    bench = kprof.analyze.kernel(configs=[1], metrics=["set:flop"])(lambda n: None)
+    with pytest.raises(errors.OptionError, match="smsp__sass_thread_inst_executed_op_fadd") as info:
+        bench()
+    assert "Tool.NCU" in info.value.valid

@@ -2,6 +2,7 @@
 // occupancy and its limiter, the roofline, and what analyze() refuses, on made-up rows.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <string>
@@ -166,6 +167,67 @@ TEST(Analysis, WithoutTensorWorkThereIsNoRooflinePoint) {
   EXPECT_TRUE(std::isnan(a.arithmetic_intensity));
   EXPECT_TRUE(std::isnan(a.roofline_tflops));
   EXPECT_EQ(a.advice.find("roofline"), std::string::npos);
+}
+
+// set:flop's counts: FP32 FLOP are FADD + FMUL + 2 FFMA thread instructions over the duration,
+// against twice the FFMA peak, as Nsight Compute's single-precision roofline counts them.
+Values with_flop(Values v, const std::string& precision_letter, double add, double mul, double fma,
+                 double fma_peak) {
+  const std::string op = "smsp__sass_thread_inst_executed_op_";
+  const std::string l = precision_letter;
+  v[op + l + "add_pred_on.sum"] = add;
+  v[op + l + "mul_pred_on.sum"] = mul;
+  v[op + l + "fma_pred_on.sum"] = fma;
+  v["sm__sass_thread_inst_executed_op_" + l + "fma_pred_on.sum.peak_sustained_elapsed.per_second"] =
+      fma_peak;
+  return v;
+}
+
+TEST(Analysis, FlopOutsideTheTensorCoresCountAnFmaTwiceAgainstEachPrecisionsPeak) {
+  Values v = {{"gpu__time_duration.sum", 1e6},  // 1 ms
+              {"dram__bytes.sum.per_second", 1e12},
+              {"dram__bytes.sum.peak_sustained_elapsed.per_second", 4.8e12}};
+  for (const char* t : {"fp16", "bf16_dst_fp32", "tf32_dst_fp32"})
+    v[std::string("sm__ops_path_tensor_src_") + t + ".sum.per_second"] = 0;
+  v = with_flop(v, "f", 1e9, 2e9, 10e9, 16.9e12);  // 23e9 FLOP in 1 ms: 23 TFLOP/s
+  v = with_flop(v, "d", 0, 0, 1e9, 8.45e12);       // 2e9 FLOP: 2 TFLOP/s
+  const RegionAnalysis a = analyze_one(v);
+  EXPECT_DOUBLE_EQ(a.fp32_tflops, 23);
+  EXPECT_DOUBLE_EQ(a.fp32_peak_tflops, 33.8);
+  EXPECT_DOUBLE_EQ(a.fp64_tflops, 2);
+  EXPECT_DOUBLE_EQ(a.fp64_peak_tflops, 16.9);
+  EXPECT_TRUE(std::isnan(a.fp16_tflops));  // not measured, not zero
+  // FP32 runs at 68% of its peak, FP64 at 12%: the point is FP32's.
+  EXPECT_EQ(a.precision, "fp32");
+  EXPECT_DOUBLE_EQ(a.achieved_tflops, 23);
+  EXPECT_DOUBLE_EQ(a.peak_tflops, 33.8);
+  EXPECT_DOUBLE_EQ(a.arithmetic_intensity, 23);
+  EXPECT_DOUBLE_EQ(a.roofline_tflops, 33.8);  // 23 FLOP/B x 4.8 TB/s is above the roof
+  EXPECT_NE(a.advice.find("The fp32 work runs at 68% of the roofline at 23 FLOP/byte."),
+            std::string::npos)
+      << a.advice;
+  EXPECT_NE(kprof::analysis_text({a}).find("23 fp32"), std::string::npos);
+}
+
+TEST(Analysis, ThePrecisionClosestToItsPeakHoldsThePointTensorWorkIncluded) {
+  const std::string t = "sm__ops_path_tensor_src_fp16.sum.";
+  Values v = {{"gpu__time_duration.sum", 1e6},
+              {t + "per_second", 100e12},
+              {t + "peak_sustained_elapsed.per_second", 990e12}};
+  v = with_flop(v, "f", 0, 0, 10e9, 16.9e12);  // 20 TFLOP/s of 33.8: 59% against tensor's 10%
+  EXPECT_EQ(analyze_one(v).precision, "fp32");
+  v = with_flop(v, "f", 0, 0, 1e9, 16.9e12);  // 2 TFLOP/s: 6%
+  EXPECT_EQ(analyze_one(v).precision, "tensor");
+}
+
+TEST(Analysis, TheFlopSetHoldsEveryClassAndPeakAnalyzeReads) {
+  const std::vector<std::string>& m = kprof::flop_metrics();
+  EXPECT_EQ(m.front(), "gpu__time_duration.sum");
+  EXPECT_EQ(m.size(), 13u);  // the duration, 3 precisions x (add, mul, fma, fma peak)
+  for (const char* name : {"smsp__sass_thread_inst_executed_op_hfma_pred_on.sum",
+                           "sm__sass_thread_inst_executed_op_dfma_pred_on.sum.peak_sustained_"
+                           "elapsed.per_second"})
+    EXPECT_NE(std::find(m.begin(), m.end(), name), m.end()) << name;
 }
 
 TEST(Analysis, ResultsWithoutTheSetNameWhatIsMissing) {

@@ -222,7 +222,7 @@ TEST(MetricCatalog, SetsHaveNamesQuestionsAndMembers) {
     EXPECT_EQ(s.metrics.front(), std::string(kDurationMetric)) << s.name;
   }
   EXPECT_EQ(names, (std::vector<std::string>{"speed-of-light", "memory", "compute", "occupancy",
-                                             "launch", "analysis"}));
+                                             "launch", "analysis", "flop"}));
   EXPECT_EQ(find_set("set:memory").name, "memory");
   EXPECT_EQ(find_set("memory").name, "memory");
 }
@@ -231,7 +231,8 @@ TEST(MetricCatalog, EverySetMemberExistsOnGh100AndItsPassCountIsKnown) {
   REQUIRE_CUPTI();
   const MetricCatalog c = gh100();
   const std::vector<std::pair<std::string, int>> expected = {
-      {"speed-of-light", 9}, {"memory", 2}, {"compute", 3}, {"occupancy", 1}, {"launch", 1}};
+      {"speed-of-light", 9}, {"memory", 2}, {"compute", 3},
+      {"occupancy", 1},      {"launch", 1}, {"flop", 2}};
   for (const auto& [name, passes] : expected) {
     const MetricSet& s = find_set(name);
     for (const std::string& m : s.metrics) EXPECT_TRUE(c.contains(m)) << name << ": " << m;
