@@ -17,13 +17,14 @@ ncu runs the unprofiled sweep in a child process with the same metrics and NVTX 
 
 CUPTI's floor is measured in the same profile: the wall time kprof spent inside the range
 profiler (its calls, and in kernel replay the launch calls in which CUPTI replays each kernel:
-session["profiler_seconds"]), plus in range and application replay the sweep's own work once
-more per extra pass, and the unprofiled call of each config that the overhead disclosure makes
-after the profile (on by default: the configs' work once more, session
-["unprofiled_seconds_per_run"] per config). kprof's own share is what the profile added beyond
-that floor; it is also measured with cache_control="none", since the L2 flushes (a read of
-twice the L2 before every kernel or region, which ncu's --cache-control all does too) are GPU
-time rather than kprof's.
+session["profiler_seconds"]), plus the sweep's own work as often again as kprof must call it:
+once more per extra pass in range and application replay, once more for the unmeasured call of
+each config that sizes the sessions before they start (CUPTI needs their capacity and nesting
+depth up front), and the unprofiled call of each config that the overhead disclosure makes after
+the profile (on by default: session["unprofiled_seconds_per_run"] per config). kprof's own share
+is what the profile added beyond that floor; it is also measured with cache_control="none",
+since the L2 flushes (a read of twice the L2 before every kernel or region, which ncu's
+--cache-control all does too) are GPU time rather than kprof's.
 What a standalone CUPTI program measured on the H200 without PyTorch (kernel replay 12 ms per
 kernel at 1 pass, 70 ms at more; range replay 0.25 s per session plus, per pass, 2.5 ms and
 1 ms per region) is printed next to it.
@@ -155,15 +156,17 @@ def _ncu_added(which, metrics, sections):
 
 
 def measured_floor_s(results, replay, passes, plain_s):
-    """CUPTI's time in this profile, the work range replay repeats for its passes, and the
-    sweep's work once more in the unprofiled call of each config that tells what profiling
-    added (disclose_overhead, on by default)."""
+    """CUPTI's time in this profile, and the sweep's own work as often again as CUPTI's protocol
+    and the disclosure make kprof call it: once more per extra pass of range and application
+    replay, once more for the unmeasured call of each config that sizes the sessions before they
+    start (every counter mode), and the unprofiled call of each config that tells what
+    profiling added (disclose_overhead, on by default)."""
     session = results.session
     cupti = float(session.get("profiler_seconds", float("nan")))
     disclosed = float(session.get("unprofiled_seconds_per_run", float("nan"))) * len(
         results.configs
     )
-    repeated = 0.0 if replay == "kernel" else (passes - 1) * plain_s
+    repeated = plain_s if replay == "kernel" else passes * plain_s
     return cupti + repeated + (disclosed if math.isfinite(disclosed) else 0.0)
 
 

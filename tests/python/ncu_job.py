@@ -51,6 +51,7 @@ if tool == "ncu-flop":
                 torch.mul(x, 2.0)
 
     measured = scales()
+    measured.save(f"{out}/{tool}-results.json")
     df = measured.to_dataframe()
     durations = df[df["Metric"] == "gpu__time_duration.sum"]
     summary = {
