@@ -345,3 +345,24 @@ def test_report_roofline_of_the_h200_recording(tmp_path: Path, capsys):
     assert report.main([str(RECORDING), "--roofline", str(out)]) == 0
     assert out.read_bytes()[:8] == PNG_MAGIC
     assert f"wrote {out}" in capsys.readouterr().out
+
+
+@needs_core_analysis
+def test_the_h200_recording_of_nsight_computes_flop_counts_gives_a_roof_per_precision():
+    # set:analysis and set:flop measured by Nsight Compute (Tool.NCU) on the H200: a scale over
+    # 2^26 floats and one over 2^26 doubles, one multiply an element.
+    recording = DATA / "h200-ncu-flop-2026-12-04.json"
+    results = kprof.load(recording)
+    assert results.session["backend"] == "nsight-compute"
+    frame = results.analysis().set_index("Annotation")
+    durations = results.to_dataframe().set_index("Annotation")
+    durations = durations[durations["Metric"] == "gpu__time_duration.sum"]["AvgValue"]
+    for name, precision in (("scale32", "FP32"), ("scale64", "FP64")):
+        row = frame.loc[name]
+        assert row["Precision"] == precision.lower()
+        flop = row[f"{precision}TFLOPs"] * 1e12 * durations[name] * 1e-9
+        assert flop == pytest.approx(2**26, rel=1e-3)
+    assert frame.loc["scale32", "FP16TFLOPs"] == 0  # measured: no half-precision work
+    ax = plot_roofline(results).axes[0]
+    roofs = sorted(label for label in roof_lines(ax) if "peak" in label)
+    assert [r.split()[0] for r in roofs] == ["fp32", "fp64"]
