@@ -412,8 +412,9 @@ void check_metrics(const std::vector<std::string>& metrics,
                         "a counter CUPTI's range profiler reads: this one counts thread "
                         "instructions by opcode class, which Nsight Compute measures by "
                         "instrumenting the kernel's code and the range profiler reads as 0 "
-                        "(Python's kprof.activate(kprof.Tool.NCU) measures it; the tensor "
-                        "cores' work is in set:analysis)");
+                        "(Python's kprof.activate(kprof.Tool.NCU) measures it, and set:flop "
+                        "holds the FP32, FP64 and FP16 classes; the tensor cores' work is in "
+                        "set:analysis)");
   // Without a GPU, or for a chip this CUPTI does not know, the names cannot be checked here;
   // profiling then reports the real problem (no GPU, no counters).
   std::optional<metrics::MetricCatalog> catalog;
