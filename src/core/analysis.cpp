@@ -73,21 +73,25 @@ constexpr const char* kTensorPeak =
     "sm__ops_path_tensor_src_fp16.sum.peak_sustained_elapsed.per_second";
 
 // FP32, FP64 and FP16 FLOP outside the tensor cores, as Nsight Compute's single, double and
-// half precision rooflines count them: the SASS thread instructions of each class (set:flop),
-// an add or a multiply one FLOP, a fused multiply-add two; the peak twice the FMA's. The counts
-// need the code instrumented (Nsight Compute does so: Tool.NCU measures set:flop).
+// half precision roofline sections count them: the SASS thread instructions of each class
+// (set:flop) times the FLOP each does, an FMA twice an add or a multiply, and a half-precision
+// instruction (HADD2, HMUL2, HFMA2) twice its single-precision form, for its two halves; the peak
+// is the FMA's at the FMA's FLOP. The counts need the code instrumented (Nsight Compute does so:
+// Tool.NCU measures set:flop).
 struct FpPrecision {
   const char* name;
   detail::FlopClass add, mul, fma;
-  const char* fma_peak;  // thread instructions per second
+  double add_flop, fma_flop;  // an add or a multiply; an FMA (and the peak)
+  double RegionAnalysis::* tflops;
+  double RegionAnalysis::* peak_tflops;
 };
 constexpr FpPrecision kFpPrecisions[] = {
-    {"fp32", detail::FlopClass::fadd, detail::FlopClass::fmul, detail::FlopClass::ffma,
-     "sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained_elapsed.per_second"},
-    {"fp64", detail::FlopClass::dadd, detail::FlopClass::dmul, detail::FlopClass::dfma,
-     "sm__sass_thread_inst_executed_op_dfma_pred_on.sum.peak_sustained_elapsed.per_second"},
-    {"fp16", detail::FlopClass::hadd, detail::FlopClass::hmul, detail::FlopClass::hfma,
-     "sm__sass_thread_inst_executed_op_hfma_pred_on.sum.peak_sustained_elapsed.per_second"}};
+    {"fp32", detail::FlopClass::fadd, detail::FlopClass::fmul, detail::FlopClass::ffma, 1, 2,
+     &RegionAnalysis::fp32_tflops, &RegionAnalysis::fp32_peak_tflops},
+    {"fp64", detail::FlopClass::dadd, detail::FlopClass::dmul, detail::FlopClass::dfma, 1, 2,
+     &RegionAnalysis::fp64_tflops, &RegionAnalysis::fp64_peak_tflops},
+    {"fp16", detail::FlopClass::hadd, detail::FlopClass::hmul, detail::FlopClass::hfma, 2, 4,
+     &RegionAnalysis::fp16_tflops, &RegionAnalysis::fp16_peak_tflops}};
 
 // The four occupancy limits (blocks per SM each allows), as Nsight Compute names its limiters.
 const std::vector<std::pair<const char*, const char*>>& occupancy_limits() {
@@ -113,8 +117,24 @@ struct RegionValues {
 
 bool range_replay(const Results& r) { return r.session().replay_mode == "range"; }
 
+// Refuses results that lack `missing` of a set's `size` metrics, naming a few (a profile of
+// durations alone lacks nearly all of them).
+void refuse_missing(const std::vector<std::string>& missing, std::size_t size,
+                    const std::string& needed) {
+  if (missing.empty()) return;
+  constexpr std::size_t kNamed = 3;
+  std::string list;
+  for (std::size_t i = 0; i < missing.size() && i < kNamed; ++i)
+    list += (i ? ", " : "") + missing[i];
+  if (missing.size() > kNamed)
+    list += " and " + std::to_string(missing.size() - kNamed) + " more of its " +
+            std::to_string(size) + " metrics";
+  throw OptionError("metrics", "a profile without " + list, needed);
+}
+
 // What the rows hold, not what the session asked for: the session keeps the list as given
-// ("set:analysis"), and a file may have been cut down since.
+// ("set:analysis"), and a file may have been cut down since. set:flop is optional, but a part
+// of it would count part of the FLOP: all of it or none.
 void require_metrics(const Results& results) {
   std::set<std::string> measured;
   for (const Row& row : results.rows()) measured.insert(row.metric);
@@ -123,17 +143,20 @@ void require_metrics(const Results& results) {
     if (range_replay(results) && metrics::is_launch_metric(m)) continue;
     if (!measured.count(m)) missing.push_back(m);
   }
-  if (missing.empty()) return;
-  // Name a few: a profile of durations alone lacks nearly all of them.
-  constexpr std::size_t kNamed = 3;
-  std::string list;
-  for (std::size_t i = 0; i < missing.size() && i < kNamed; ++i)
-    list += (i ? ", " : "") + missing[i];
-  if (missing.size() > kNamed)
-    list += " and " + std::to_string(missing.size() - kNamed) + " more of its " +
-            std::to_string(analysis_metrics().size()) + " metrics";
-  throw OptionError("metrics", "a profile without " + list,
-                    "a profile that measured set:analysis (metrics=[\"set:analysis\"])");
+  refuse_missing(missing, analysis_metrics().size(),
+                 "a profile that measured set:analysis (metrics=[\"set:analysis\"])");
+  std::vector<std::string> flop_missing;
+  bool flop_measured = false;
+  for (const std::string& m : flop_metrics()) {
+    if (m == kDuration) continue;
+    if (measured.count(m))
+      flop_measured = true;
+    else
+      flop_missing.push_back(m);
+  }
+  if (flop_measured)
+    refuse_missing(flop_missing, flop_metrics().size(),
+                   "all of set:flop or none of it (metrics=[\"set:analysis\", \"set:flop\"])");
 }
 
 std::vector<std::pair<Key, RegionValues>> region_values(const Results& results) {
@@ -200,33 +223,36 @@ void find_occupancy_limiter(RegionAnalysis& a, const RegionValues& v) {
 }
 
 // One precision's FLOP per second outside the tensor cores, and its peak, in TFLOP/s; NaN
-// where its instruction counts (or the duration) were not measured.
-std::pair<double, double> fp_tflops(const FpPrecision& p, const RegionValues& v) {
+// where its instruction counts or a positive duration were not measured.
+void fp_tflops(const FpPrecision& p, const RegionValues& v, RegionAnalysis& a) {
   const auto count = [&](detail::FlopClass c) {
     return v.get(std::string(detail::flop_metric(c)));
   };
-  const double flop = count(p.add) + count(p.mul) + 2 * count(p.fma);
+  const double flop = p.add_flop * (count(p.add) + count(p.mul)) + p.fma_flop * count(p.fma);
   const double seconds = v.get(kDuration) * 1e-9;
-  return {flop / seconds / kTera, 2 * v.get(p.fma_peak) / kTera};
+  a.*p.tflops = seconds > 0 ? flop / seconds / kTera : std::nan("");
+  a.*p.peak_tflops = p.fma_flop * v.get(detail::flop_peak_metric(p.fma)) / kTera;
 }
 
-// The precision a region's roofline point stands for: of those that did work, the one closest
-// to its peak (the most FLOP where no peak was measured).
+// The precision a region's roofline point stands for: of those that did work and have a peak,
+// the one closest to its peak; where none has a peak, the one with the most FLOP.
 void choose_precision(RegionAnalysis& a) {
-  const std::pair<const char*, std::pair<double, double>> all[] = {
-      {"tensor", {a.tensor_tflops, a.tensor_peak_tflops}},
-      {"fp32", {a.fp32_tflops, a.fp32_peak_tflops}},
-      {"fp64", {a.fp64_tflops, a.fp64_peak_tflops}},
-      {"fp16", {a.fp16_tflops, a.fp16_peak_tflops}}};
+  struct Candidate {
+    const char* name;
+    double achieved, peak;
+  };
+  std::vector<Candidate> all = {{"tensor", a.tensor_tflops, a.tensor_peak_tflops}};
+  for (const FpPrecision& p : kFpPrecisions) all.push_back({p.name, a.*p.tflops, a.*p.peak_tflops});
+  const bool any_peak = std::any_of(
+      all.begin(), all.end(), [](const Candidate& c) { return c.achieved > 0 && c.peak > 0; });
   double best = 0;
-  for (const auto& [name, value] : all) {
-    const auto [achieved, peak] = value;
-    if (!(achieved > 0)) continue;
-    const double score = peak > 0 ? achieved / peak : achieved * 1e-6;
-    if (a.precision.empty() || score > best) {
-      a.precision = name;
-      a.achieved_tflops = achieved;
-      a.peak_tflops = peak;
+  for (const Candidate& c : all) {
+    if (!(c.achieved > 0) || (any_peak && !(c.peak > 0))) continue;
+    const double score = any_peak ? c.achieved / c.peak : c.achieved;
+    if (score > best) {
+      a.precision = c.name;
+      a.achieved_tflops = c.achieved;
+      a.peak_tflops = c.peak;
       best = score;
     }
   }
@@ -236,9 +262,7 @@ void compute_roofline(RegionAnalysis& a, const RegionValues& v) {
   for (const char* m : kTensorOps)
     if (const double ops = v.get(m); !std::isnan(ops)) a.tensor_tflops += ops / kTera;
   a.tensor_peak_tflops = v.get(kTensorPeak) / kTera;
-  std::tie(a.fp32_tflops, a.fp32_peak_tflops) = fp_tflops(kFpPrecisions[0], v);
-  std::tie(a.fp64_tflops, a.fp64_peak_tflops) = fp_tflops(kFpPrecisions[1], v);
-  std::tie(a.fp16_tflops, a.fp16_peak_tflops) = fp_tflops(kFpPrecisions[2], v);
+  for (const FpPrecision& p : kFpPrecisions) fp_tflops(p, v, a);
   choose_precision(a);
   a.dram_tbs = v.get(kDramBytes) / kTera;
   a.dram_peak_tbs = v.get(kDramPeak) / kTera;
@@ -340,7 +364,7 @@ const std::vector<std::string>& flop_metrics() {
     std::vector<std::string> m = {kDuration};
     for (const FpPrecision& p : kFpPrecisions) {
       for (detail::FlopClass c : {p.add, p.mul, p.fma}) m.emplace_back(detail::flop_metric(c));
-      m.push_back(p.fma_peak);
+      m.push_back(detail::flop_peak_metric(p.fma));
     }
     return m;
   }();

@@ -69,7 +69,8 @@ const std::vector<MetricSet>& sets() {
       {"flop",
        "How many FP32, FP64 and FP16 operations outside the tensor cores, against which peak? "
        "The SASS thread instructions of each add, multiply and fused multiply-add class (an FMA "
-       "counts two FLOP), with each precision's FMA peak: a roof per precision in "
+       "counts two FLOP, a half-precision instruction twice its single form), with each "
+       "precision's FMA peak: a roof per precision in "
        "results.analysis() and the roofline. Nsight Compute counts them by instrumenting the "
        "code: measure this set with kprof.Tool.NCU; kprof's own engine reads them as 0 and "
        "refuses them.",

@@ -223,6 +223,14 @@ FlopClass flop_class(std::string_view opcode) {
 
 std::string_view flop_metric(FlopClass c) { return kMetrics[static_cast<std::size_t>(c)]; }
 
+std::string flop_peak_metric(FlopClass c) {
+  const std::string_view count = flop_metric(c);
+  if (count.empty()) return "";
+  // smsp__..._pred_on.sum -> sm__..._pred_on.sum.peak_sustained_elapsed.per_second
+  return "sm__" + std::string(count.substr(std::string_view("smsp__").size())) +
+         ".peak_sustained_elapsed.per_second";
+}
+
 bool is_instrumented_sass_counter(std::string_view metric) {
   if (metric.find("peak_sustained") != std::string_view::npos) return false;
   const std::string_view base = metric.substr(0, metric.find('.'));

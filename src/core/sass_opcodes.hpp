@@ -36,6 +36,10 @@ FlopClass flop_class(std::string_view opcode);
 
 // "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum"...; empty for FlopClass::none.
 std::string_view flop_metric(FlopClass c);
+// The class's sustained peak in thread instructions per second, as the roofline's peak reads it:
+// "sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained_elapsed.per_second"...;
+// empty for FlopClass::none.
+std::string flop_peak_metric(FlopClass c);
 // Whether `metric` counts thread instructions by opcode class
 // ({sm,smsp}__sass_thread_inst_executed_op[s]_..., flop_metric's among them) under any rollup
 // but its peaks: counts that Nsight Compute takes by instrumenting the kernel's code and that

@@ -71,7 +71,8 @@ class L2Flush {
   // Flushes now, on the legacy default stream, before a user range opens. It needs no wait: the
   // range profiler serialises the context's work while its session is open, so the range's
   // kernels, on any stream, start after the flush ends (tests/gpu/test_counters.cpp, a kernel on
-  // a non-blocking stream). Throws CudaError.
+  // a non-blocking stream). Throws CudaError when the launch fails; a fault of the flush kernel
+  // itself shows at the next synchronization.
   void flush_before_range();
 
  private:

@@ -151,14 +151,15 @@ std::size_t SassCounter::disable() {
 namespace {
 
 // The cubins heard of, and their disassemblies, for the process's life: a module stays loaded
-// after the profile that heard it load, and later profiles count its kernels.
+// after the profile that heard it load, and later profiles count its kernels. Never destroyed,
+// so that a module-load callback during the process's exit finds it.
 struct CubinStore {
   std::mutex mutex;
   std::map<std::uint32_t, std::vector<std::uint8_t>> cubins;
   std::map<std::uint32_t, Disassembly> disassemblies;
 };
 CubinStore& cubin_store() {
-  static CubinStore store;
+  static CubinStore& store = *new CubinStore;
   return store;
 }
 

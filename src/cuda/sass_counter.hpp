@@ -47,8 +47,9 @@ class SassCounter {
   bool enabled() const { return enabled_; }
 
   // Keeps a copy of a module's cubin (CUPTI_CBID_RESOURCE_MODULE_LOADED's), under the CRC
-  // CUPTI's SASS records name it by, for the process's life: every SassCounter finds it.
-  // Thread-safe: modules load on any thread.
+  // CUPTI's SASS records name it by, for the process's life: every SassCounter finds it. The
+  // copies (and the disassemblies made of them) are never freed: a caller keeps only the cubins
+  // whose kernels it will count. Thread-safe: modules load on any thread.
   static void add_module(const void* cubin, std::size_t size);
   // The FlopClass counts of `pcs` per function (core/sass_opcodes.hpp's flop_counts), each
   // cubin disassembled once. Throws as flop_counts and disassemble do.

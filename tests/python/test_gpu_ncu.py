@@ -123,9 +123,10 @@ def test_nsight_computes_sass_counts_give_each_precision_its_flop_and_roof(tmp_p
         assert flop == pytest.approx(2**26, rel=0.02)
         assert r["Precision"] == precision
         assert r["AchievedTFLOPs"] == pytest.approx(r[f"{column}TFLOPs"])
-    # fp32's FMA peak is twice fp64's on the H200 (128 and 64 FMA a cycle per SM).
+    # fp32's FMA peak is above fp64's on every GPU (twice it on the H200: 128 and 64 FMA a
+    # cycle per SM; 66.7 and 33.4 TFLOP/s there).
     peak32, peak64 = rows["scale32"]["FP32PeakTFLOPs"], rows["scale64"]["FP64PeakTFLOPs"]
-    assert peak32 / peak64 == pytest.approx(2, rel=0.05)
+    assert peak32 > peak64 > 0
     record = os.environ.get("KPROF_RECORD_DIR")  # a recording for the GPU-free tests
     if record:
         shutil.copy(tmp_path / "ncu-flop-results.json", Path(record) / "h200-ncu-flop.json")

@@ -160,15 +160,18 @@ def test_page_shows_context_tables_and_plots(path, tmp_path):
     facts = {row[0]: row[1] for row in context["rows"]}
     s = results.session
     assert facts["file"] == str(path)
-    assert facts["GPU"].startswith("NVIDIA H200 (device 0), rated clocks: SM 1980 MHz")
+    # Nsight Compute's reports name the GPU, not the device ordinal kprof's engine saw.
+    device = "" if s["backend"] == "nsight-compute" else " (device 0)"
+    assert facts["GPU"].startswith(f"NVIDIA H200{device}, rated clocks: SM 1980 MHz")
     assert facts["host"] == s["host"]
     assert facts["date"] == s["started_at"]
     passes = f"{s['passes']} pass" + ("es" if s["passes"] != 1 else "")
     assert facts["backend"] == f"{s['backend']} (replay {s['replay_mode']}, {passes})"
-    assert s["backend"] in ("cupti-activity", "cupti-range-profiler")
+    assert s["backend"] in ("cupti-activity", "cupti-range-profiler", "nsight-compute")
     assert facts["cache control"] == "all" and facts["clock control"] == "none"
     assert facts["runs"] == f"{s['runs']} per config"
-    assert facts["versions"] == "kprof 0.1.0, CUDA driver 13.0, CUDA runtime 13.0, CUPTI 13.0.1"
+    cuda = "" if device == "" else ", CUDA driver 13.0, CUDA runtime 13.0, CUPTI 13.0.1"
+    assert facts["versions"] == f"kprof 0.1.0{cuda}"  # Nsight Compute's own CUPTI goes unnamed
 
     # One table per metric, with the text table's numbers.
     tables = [t for t in page.tables if t["class"] == "results"]

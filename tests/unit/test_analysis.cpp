@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/sass_opcodes.hpp"
 #include "kprof/analysis.hpp"
 #include "kprof/errors.hpp"
 #include "kprof/metrics.hpp"
@@ -171,32 +172,47 @@ TEST(Analysis, WithoutTensorWorkThereIsNoRooflinePoint) {
 
 // set:flop's counts: FP32 FLOP are FADD + FMUL + 2 FFMA thread instructions over the duration,
 // against twice the FFMA peak, as Nsight Compute's single-precision roofline counts them.
-Values with_flop(Values v, const std::string& precision_letter, double add, double mul, double fma,
-                 double fma_peak) {
-  const std::string op = "smsp__sass_thread_inst_executed_op_";
-  const std::string l = precision_letter;
-  v[op + l + "add_pred_on.sum"] = add;
-  v[op + l + "mul_pred_on.sum"] = mul;
-  v[op + l + "fma_pred_on.sum"] = fma;
-  v["sm__sass_thread_inst_executed_op_" + l + "fma_pred_on.sum.peak_sustained_elapsed.per_second"] =
-      fma_peak;
-  return v;
-}
+using kprof::detail::flop_metric;
+using kprof::detail::flop_peak_metric;
+using kprof::detail::FlopClass;
 
-TEST(Analysis, FlopOutsideTheTensorCoresCountAnFmaTwiceAgainstEachPrecisionsPeak) {
-  Values v = {{"gpu__time_duration.sum", 1e6},  // 1 ms
+// A region of set:analysis and set:flop without tensor or FP work, 1 ms long: `values` over it.
+Values flop_region(const Values& values) {
+  Values v = {{"gpu__time_duration.sum", 1e6},
               {"dram__bytes.sum.per_second", 1e12},
               {"dram__bytes.sum.peak_sustained_elapsed.per_second", 4.8e12}};
   for (const char* t : {"fp16", "bf16_dst_fp32", "tf32_dst_fp32"})
     v[std::string("sm__ops_path_tensor_src_") + t + ".sum.per_second"] = 0;
-  v = with_flop(v, "f", 1e9, 2e9, 10e9, 16.9e12);  // 23e9 FLOP in 1 ms: 23 TFLOP/s
-  v = with_flop(v, "d", 0, 0, 1e9, 8.45e12);       // 2e9 FLOP: 2 TFLOP/s
-  const RegionAnalysis a = analyze_one(v);
+  for (const std::string& m : kprof::flop_metrics())
+    if (m != "gpu__time_duration.sum") v[m] = 0;
+  for (const auto& [m, value] : values) v[m] = value;
+  return v;
+}
+
+Values counts(FlopClass add, double a, FlopClass mul, double m, FlopClass fma, double f,
+              double fma_peak) {
+  return {{std::string(flop_metric(add)), a},
+          {std::string(flop_metric(mul)), m},
+          {std::string(flop_metric(fma)), f},
+          {flop_peak_metric(fma), fma_peak}};
+}
+
+Values merged(Values a, const Values& b) {
+  a.insert(b.begin(), b.end());
+  return a;
+}
+
+TEST(Analysis, FlopOutsideTheTensorCoresCountAnFmaTwiceAgainstEachPrecisionsPeak) {
+  // 23e9 FP32 FLOP in 1 ms: 23 TFLOP/s; 2e9 FP64 FLOP: 2 TFLOP/s.
+  const Values fp32 =
+      counts(FlopClass::fadd, 1e9, FlopClass::fmul, 2e9, FlopClass::ffma, 10e9, 16.9e12);
+  const Values fp64 = counts(FlopClass::dadd, 0, FlopClass::dmul, 0, FlopClass::dfma, 1e9, 8.45e12);
+  const RegionAnalysis a = analyze_one(flop_region(merged(fp32, fp64)));
   EXPECT_DOUBLE_EQ(a.fp32_tflops, 23);
   EXPECT_DOUBLE_EQ(a.fp32_peak_tflops, 33.8);
   EXPECT_DOUBLE_EQ(a.fp64_tflops, 2);
   EXPECT_DOUBLE_EQ(a.fp64_peak_tflops, 16.9);
-  EXPECT_TRUE(std::isnan(a.fp16_tflops));  // not measured, not zero
+  EXPECT_DOUBLE_EQ(a.fp16_tflops, 0);  // measured: no half-precision work
   // FP32 runs at 68% of its peak, FP64 at 12%: the point is FP32's.
   EXPECT_EQ(a.precision, "fp32");
   EXPECT_DOUBLE_EQ(a.achieved_tflops, 23);
@@ -209,25 +225,67 @@ TEST(Analysis, FlopOutsideTheTensorCoresCountAnFmaTwiceAgainstEachPrecisionsPeak
   EXPECT_NE(kprof::analysis_text({a}).find("23 fp32"), std::string::npos);
 }
 
+TEST(Analysis, AHalfPrecisionInstructionDoesTwiceTheFlopOfItsSingleForm) {
+  // HADD2, HMUL2: 2 FLOP; HFMA2: 4; the peak 4 x HFMA's (Nsight Compute's half roofline).
+  const RegionAnalysis a = analyze_one(
+      flop_region(counts(FlopClass::hadd, 1e9, FlopClass::hmul, 1e9, FlopClass::hfma, 1e9, 10e12)));
+  EXPECT_DOUBLE_EQ(a.fp16_tflops, 8);  // (2 + 2 + 4) x 1e9 FLOP in 1 ms
+  EXPECT_DOUBLE_EQ(a.fp16_peak_tflops, 40);
+  EXPECT_EQ(a.precision, "fp16");
+}
+
 TEST(Analysis, ThePrecisionClosestToItsPeakHoldsThePointTensorWorkIncluded) {
   const std::string t = "sm__ops_path_tensor_src_fp16.sum.";
-  Values v = {{"gpu__time_duration.sum", 1e6},
-              {t + "per_second", 100e12},
-              {t + "peak_sustained_elapsed.per_second", 990e12}};
-  v = with_flop(v, "f", 0, 0, 10e9, 16.9e12);  // 20 TFLOP/s of 33.8: 59% against tensor's 10%
-  EXPECT_EQ(analyze_one(v).precision, "fp32");
-  v = with_flop(v, "f", 0, 0, 1e9, 16.9e12);  // 2 TFLOP/s: 6%
-  EXPECT_EQ(analyze_one(v).precision, "tensor");
+  const Values tensor = {{t + "per_second", 100e12},
+                         {t + "peak_sustained_elapsed.per_second", 990e12}};
+  // 20 TFLOP/s of 33.8: 59%, against the tensor cores' 10%.
+  Values v = merged(counts(FlopClass::fadd, 0, FlopClass::fmul, 0, FlopClass::ffma, 10e9, 16.9e12),
+                    tensor);
+  EXPECT_EQ(analyze_one(flop_region(v)).precision, "fp32");
+  v = merged(counts(FlopClass::fadd, 0, FlopClass::fmul, 0, FlopClass::ffma, 1e9, 16.9e12), tensor);
+  EXPECT_EQ(analyze_one(flop_region(v)).precision, "tensor");  // 2 TFLOP/s: 6%
+  // A precision without a measured peak cannot be compared with one that has it.
+  v = merged(counts(FlopClass::dadd, 0, FlopClass::dmul, 0, FlopClass::dfma, 400e9, std::nan("")),
+             tensor);
+  EXPECT_EQ(analyze_one(flop_region(v)).precision, "tensor");
+  // Without any peak, the most FLOP.
+  v = counts(FlopClass::fadd, 0, FlopClass::fmul, 0, FlopClass::ffma, 1e9, std::nan(""));
+  v = merged(v, counts(FlopClass::dadd, 0, FlopClass::dmul, 0, FlopClass::dfma, 2e9, std::nan("")));
+  EXPECT_EQ(analyze_one(flop_region(v)).precision, "fp64");
+}
+
+TEST(Analysis, NoDurationNoFlopPerSecond) {
+  const Values fp32 = counts(FlopClass::fadd, 1e9, FlopClass::fmul, 0, FlopClass::ffma, 0, 16.9e12);
+  const RegionAnalysis a = analyze_one(flop_region(merged({{"gpu__time_duration.sum", 0}}, fp32)));
+  EXPECT_TRUE(std::isnan(a.fp32_tflops));
+  EXPECT_EQ(a.precision, "");
+  EXPECT_EQ(a.advice.find("inf"), std::string::npos) << a.advice;
+}
+
+TEST(Analysis, PartOfTheFlopSetIsRefusedNamingTheRest) {
+  Values v = region({{std::string(flop_metric(FlopClass::ffma)), 1e9}});
+  try {
+    kprof::analyze(results_of({v}));
+    FAIL() << "no error";
+  } catch (const kprof::OptionError& e) {
+    EXPECT_NE(std::string(e.what()).find(flop_metric(FlopClass::fadd)), std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("all of set:flop or none of it"), std::string::npos);
+  }
 }
 
 TEST(Analysis, TheFlopSetHoldsEveryClassAndPeakAnalyzeReads) {
   const std::vector<std::string>& m = kprof::flop_metrics();
   EXPECT_EQ(m.front(), "gpu__time_duration.sum");
   EXPECT_EQ(m.size(), 13u);  // the duration, 3 precisions x (add, mul, fma, fma peak)
-  for (const char* name : {"smsp__sass_thread_inst_executed_op_hfma_pred_on.sum",
-                           "sm__sass_thread_inst_executed_op_dfma_pred_on.sum.peak_sustained_"
-                           "elapsed.per_second"})
-    EXPECT_NE(std::find(m.begin(), m.end(), name), m.end()) << name;
+  for (FlopClass c :
+       {FlopClass::fadd, FlopClass::fmul, FlopClass::ffma, FlopClass::dadd, FlopClass::dmul,
+        FlopClass::dfma, FlopClass::hadd, FlopClass::hmul, FlopClass::hfma})
+    EXPECT_NE(std::find(m.begin(), m.end(), flop_metric(c)), m.end()) << flop_metric(c);
+  for (FlopClass c : {FlopClass::ffma, FlopClass::dfma, FlopClass::hfma})
+    EXPECT_NE(std::find(m.begin(), m.end(), flop_peak_metric(c)), m.end()) << flop_peak_metric(c);
+  EXPECT_EQ(flop_peak_metric(FlopClass::dfma),
+            "sm__sass_thread_inst_executed_op_dfma_pred_on.sum.peak_sustained_elapsed.per_second");
 }
 
 TEST(Analysis, ResultsWithoutTheSetNameWhatIsMissing) {
