@@ -4,8 +4,8 @@ this script again under ncu). Writes the durations, kernel names and report path
     python ncu_job.py cupti|ncu|ncu-sections|ncu-flop OUT_FOLDER
 
 ncu-sections measures with Nsight Compute's basic set and one more section: the report holds
-them, the DataFrame the duration. ncu-flop measures set:analysis and set:flop on an fp32 and an
-fp64 scale (one multiply an element) and writes results.analysis() instead.
+them, the DataFrame the duration. ncu-flop measures set:analysis and set:flop on an fp32, an fp64
+and an fp16 scale (one multiply an element) and writes results.analysis() instead.
 """
 
 from __future__ import annotations
@@ -45,7 +45,11 @@ if tool == "ncu-flop":
         metrics=["set:analysis", "set:flop"],
     )
     def scales(n):
-        for name, dtype in (("scale32", torch.float32), ("scale64", torch.float64)):
+        for name, dtype in (
+            ("scale32", torch.float32),
+            ("scale64", torch.float64),
+            ("scale16", torch.float16),
+        ):
             x = torch.ones(n, device="cuda", dtype=dtype)
             with kprof.annotate(name):
                 torch.mul(x, 2.0)
