@@ -88,7 +88,7 @@ def plain(torch, inputs, which):
     torch.cuda.synchronize()
 
 
-def profiled(torch, inputs, which, metrics, replay, cache="all"):
+def profiled(torch, inputs, which, metrics, replay, cache="all", disclose=True):
     import kprof
 
     quiet = kprof.VerbosityLevel.SILENT
@@ -102,6 +102,7 @@ def profiled(torch, inputs, which, metrics, replay, cache="all"):
             replay_mode=replay,
             cache_control=cache,
             combine_kernel_metrics="sum",
+            disclose_overhead=disclose,
             verbosity=quiet,
         )
         def matmul(n):
@@ -118,6 +119,7 @@ def profiled(torch, inputs, which, metrics, replay, cache="all"):
         metrics=metrics,
         replay_mode=replay,
         cache_control=cache,
+        disclose_overhead=disclose,
         verbosity=quiet,
     )
     def small(i):
@@ -199,11 +201,31 @@ def measure(torch, inputs, key, replay, skip_ncu):
     row["no_flush_over_floor"] = row["kprof_added_no_flush_s"] / measured_floor_s(
         warm, warm.session["replay_mode"], passes, base
     )
+    if key == "c":  # and without the overhead disclosure's calls and its wait after each run
+        bare_wall, bare = timed(profiled, torch, inputs, which, metrics, replay, "none", False)
+        row["bare_over_floor"] = (bare_wall - base) / measured_floor_s(
+            bare, bare.session["replay_mode"], passes, base
+        )
     ncu = None if skip_ncu else ncu_added(which, metrics, NCU_SECTIONS.get(key, ()))
     row["ncu_added_s"] = ncu
     row["ncu_over_kprof"] = None if ncu is None else ncu / max(added, 1e-9)
     row["goal_ncu_over_kprof"] = GOALS.get((key, replay))
     return row
+
+
+def summary_line(key, replay, r):
+    ncu = "-" if r["ncu_added_s"] is None else f"{r['ncu_added_s']:.2f}"
+    ratio = "-" if r["ncu_over_kprof"] is None else f"{r['ncu_over_kprof']:.1f}x"
+    goal = r["goal_ncu_over_kprof"]
+    mode = replay if replay != "auto" else f"auto={r['replay_used']}"
+    bare = f", {r['bare_over_floor']:.2f}x nor the disclosure" if "bare_over_floor" in r else ""
+    return (
+        f"{key} {mode:11} kernels {r['kernels']:5} passes {r['passes']} | "
+        f"kprof added {r['kprof_added_s']:7.2f} s (CUPTI {r['floor_s']:6.2f} s, "
+        f"{r['added_over_floor']:.2f}x, {r['no_flush_over_floor']:.2f}x without flushes{bare}; "
+        f"standalone {r['standalone_floor_s']:.2f} s) | "
+        f"ncu added {ncu} s | ncu/kprof {ratio}" + (f" (goal >= {goal}x)" if goal else "")
+    )
 
 
 def main():
@@ -230,19 +252,7 @@ def main():
     for key in args.only.split(","):
         for replay in REPLAYS.get(key, ("kernel", "range")):
             rows.append(measure(torch, inputs, key, replay, args.skip_ncu))
-            r = rows[-1]
-            ncu = "-" if r["ncu_added_s"] is None else f"{r['ncu_added_s']:.2f}"
-            ratio = "-" if r["ncu_over_kprof"] is None else f"{r['ncu_over_kprof']:.1f}x"
-            goal = r["goal_ncu_over_kprof"]
-            mode = replay if replay != "auto" else f"auto={r['replay_used']}"
-            print(
-                f"{key} {mode:11} kernels {r['kernels']:5} passes {r['passes']} | "
-                f"kprof added {r['kprof_added_s']:7.2f} s (CUPTI {r['floor_s']:6.2f} s, "
-                f"{r['added_over_floor']:.2f}x, {r['no_flush_over_floor']:.2f}x without flushes; "
-                f"standalone {r['standalone_floor_s']:.2f} s) | "
-                f"ncu added {ncu} s | ncu/kprof {ratio}" + (f" (goal >= {goal}x)" if goal else ""),
-                flush=True,
-            )
+            print(summary_line(key, replay, rows[-1]), flush=True)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(rows, f, indent=2)
