@@ -1,0 +1,72 @@
+#include "core/flop_records.hpp"
+
+#include <limits>
+#include <tuple>
+#include <utility>
+
+#include "kprof/demangle.hpp"
+
+namespace kprof::detail {
+namespace {
+
+constexpr const char* kUnit = "inst";
+constexpr FlopClass kClasses[] = {FlopClass::ffma, FlopClass::fadd, FlopClass::fmul,
+                                  FlopClass::dfma, FlopClass::dadd, FlopClass::dmul,
+                                  FlopClass::hfma, FlopClass::hadd, FlopClass::hmul};
+
+using RegionKey = std::pair<std::size_t, std::string>;  // config, annotation
+
+// The counted regions' functions by demangled name, the names kernel records carry.
+std::map<RegionKey, std::map<std::string, FlopCounts>> by_kernel_name(
+    const std::vector<RegionFlop>& counted) {
+  std::map<RegionKey, std::map<std::string, FlopCounts>> out;
+  for (const RegionFlop& region : counted) {
+    auto& functions = out[{region.config, region.annotation}];
+    for (const auto& [mangled, counts] : region.functions) {
+      FlopCounts& sum = functions.try_emplace(demangle(mangled), FlopCounts{}).first->second;
+      for (std::size_t c = 0; c < kFlopClasses; ++c) sum[c] += counts[c];
+    }
+  }
+  return out;
+}
+
+// The launches of kernels: the records of the first metric, one per launch and run.
+std::vector<const Record*> launches(const std::vector<Record>& measured) {
+  std::vector<const Record*> out;
+  if (measured.empty()) return out;
+  const std::string& first = measured.front().metric;
+  for (const Record& r : measured)
+    if (r.metric == first && r.kind == kKernelKind) out.push_back(&r);
+  return out;
+}
+
+}  // namespace
+
+std::vector<Record> flop_records(const std::vector<RegionFlop>& counted,
+                                 const std::vector<Record>& measured) {
+  const auto counts = by_kernel_name(counted);
+  const std::vector<const Record*> all = launches(measured);
+  // How often each run of a region launched each kernel: its counts are split that many ways.
+  std::map<std::tuple<std::size_t, int, std::string, std::string>, int> times;
+  for (const Record* r : all) ++times[{r->config, r->run, r->annotation, r->kernel}];
+  std::vector<Record> out;
+  out.reserve(all.size() * std::size(kClasses));
+  for (const Record* launch : all) {
+    const FlopCounts* found = nullptr;
+    if (auto region = counts.find({launch->config, launch->annotation}); region != counts.end())
+      if (auto f = region->second.find(launch->kernel); f != region->second.end())
+        found = &f->second;
+    const int ways = times[{launch->config, launch->run, launch->annotation, launch->kernel}];
+    for (FlopClass c : kClasses) {
+      Record r = *launch;
+      r.metric = std::string(flop_metric(c));
+      r.unit = kUnit;
+      r.value = found ? (*found)[static_cast<std::size_t>(c)] / ways
+                      : std::numeric_limits<double>::quiet_NaN();
+      out.push_back(std::move(r));
+    }
+  }
+  return out;
+}
+
+}  // namespace kprof::detail
