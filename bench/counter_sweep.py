@@ -157,7 +157,7 @@ def _ncu_added(which, metrics, sections):
     return min(child_wall(cmd) for _ in range(NCU_REPEATS)) - base
 
 
-def measured_floor_s(results, replay, passes, plain_s):
+def measured_floor_s(results, passes, plain_s):
     """CUPTI's time in this profile, and the sweep's own work as often again as CUPTI's protocol
     and the disclosure make kprof call it: once more per extra pass of range and application
     replay, once more for the unmeasured call of each config that sizes the sessions before they
@@ -168,7 +168,8 @@ def measured_floor_s(results, replay, passes, plain_s):
     disclosed = float(session.get("unprofiled_seconds_per_run", float("nan"))) * len(
         results.configs
     )
-    repeated = plain_s if replay == "kernel" else passes * plain_s
+    # The mode the profile ran in ("auto" chooses one).
+    repeated = plain_s if session["replay_mode"] == "kernel" else passes * plain_s
     return cupti + repeated + (disclosed if math.isfinite(disclosed) else 0.0)
 
 
@@ -192,20 +193,18 @@ def measure(torch, inputs, key, replay, skip_ncu):
     used = results.session["replay_mode"]  # the mode "auto" chose
     row = {"sweep": key, "replay": replay, "replay_used": used, "kernels": kernels}
     row.update({"passes": passes, "plain_s": base, "kprof_s": wall, "kprof_added_s": added})
-    row["floor_s"] = measured_floor_s(results, used, passes, base)
+    row["floor_s"] = measured_floor_s(results, passes, base)
     row["added_over_floor"] = added / row["floor_s"]
     row["standalone_floor_s"] = floor_s(used, passes, kernels, base)
     # The same profile without L2 flushes: kprof's own share without the GPU's time flushing.
     warm_wall, warm = timed(profiled, torch, inputs, which, metrics, replay, "none")
     row["kprof_added_no_flush_s"] = warm_wall - base
     row["no_flush_over_floor"] = row["kprof_added_no_flush_s"] / measured_floor_s(
-        warm, warm.session["replay_mode"], passes, base
+        warm, passes, base
     )
     if key == "c":  # and without the overhead disclosure's calls and its wait after each run
         bare_wall, bare = timed(profiled, torch, inputs, which, metrics, replay, "none", False)
-        row["bare_over_floor"] = (bare_wall - base) / measured_floor_s(
-            bare, bare.session["replay_mode"], passes, base
-        )
+        row["bare_over_floor"] = (bare_wall - base) / measured_floor_s(bare, passes, base)
     ncu = None if skip_ncu else ncu_added(which, metrics, NCU_SECTIONS.get(key, ()))
     row["ncu_added_s"] = ncu
     row["ncu_over_kprof"] = None if ncu is None else ncu / max(added, 1e-9)

@@ -10,9 +10,6 @@ namespace kprof::detail {
 namespace {
 
 constexpr const char* kUnit = "inst";
-constexpr FlopClass kClasses[] = {FlopClass::ffma, FlopClass::fadd, FlopClass::fmul,
-                                  FlopClass::dfma, FlopClass::dadd, FlopClass::dmul,
-                                  FlopClass::hfma, FlopClass::hadd, FlopClass::hmul};
 
 using RegionKey = std::pair<std::size_t, std::string>;  // config, annotation
 
@@ -50,19 +47,18 @@ std::vector<Record> flop_records(const std::vector<RegionFlop>& counted,
   std::map<std::tuple<std::size_t, int, std::string, std::string>, int> times;
   for (const Record* r : all) ++times[{r->config, r->run, r->annotation, r->kernel}];
   std::vector<Record> out;
-  out.reserve(all.size() * std::size(kClasses));
+  out.reserve(all.size() * (kFlopClasses - 1));
   for (const Record* launch : all) {
     const FlopCounts* found = nullptr;
     if (auto region = counts.find({launch->config, launch->annotation}); region != counts.end())
       if (auto f = region->second.find(launch->kernel); f != region->second.end())
         found = &f->second;
     const int ways = times[{launch->config, launch->run, launch->annotation, launch->kernel}];
-    for (FlopClass c : kClasses) {
+    for (std::size_t c = 1; c < kFlopClasses; ++c) {  // every class but none
       Record r = *launch;
-      r.metric = std::string(flop_metric(c));
+      r.metric = std::string(flop_metric(static_cast<FlopClass>(c)));
       r.unit = kUnit;
-      r.value = found ? (*found)[static_cast<std::size_t>(c)] / ways
-                      : std::numeric_limits<double>::quiet_NaN();
+      r.value = found ? (*found)[c] / ways : std::numeric_limits<double>::quiet_NaN();
       out.push_back(std::move(r));
     }
   }

@@ -53,7 +53,7 @@ class SassCounter {
   static void add_module(const void* cubin, std::size_t size);
   // The FlopClass counts of `pcs` per function (core/sass_opcodes.hpp's flop_counts), each
   // cubin disassembled once. Throws as flop_counts and disassemble do.
-  std::map<std::string, FlopCounts> flop_counts(const std::vector<PcCount>& pcs);
+  static std::map<std::string, FlopCounts> flop_counts(const std::vector<PcCount>& pcs);
 
  private:
   static const Disassembly* disassembly_of(std::uint32_t crc);
