@@ -38,7 +38,7 @@ def annotation(action) -> str:
     return ""
 
 
-def kernel(action, metrics: list[str], mangled_base) -> dict:
+def kernel(action, path: str, metrics: list[str], mangled_base) -> dict:
     values = {}
     for m in metrics:
         metric = action.metric_by_name(m)
@@ -51,7 +51,7 @@ def kernel(action, metrics: list[str], mangled_base) -> dict:
         if metric is not None:
             facts[fact] = metric.value()
     name = action.name(mangled_base) if mangled_base is not None else action.name()
-    return {"annotation": annotation(action), "mangled": name, "values": values, "facts": facts}
+    return {"annotation": path, "mangled": name, "values": values, "facts": facts}
 
 
 def main(argv: list[str]) -> int:
@@ -67,10 +67,11 @@ def main(argv: list[str]) -> int:
         current = report.range_by_idx(r)
         for a in range(current.num_actions()):
             action = current.action_by_idx(a)
-            if not annotation(action):
+            path = annotation(action)
+            if not path:
                 continue
             try:
-                kernels.append(kernel(action, metrics, base))
+                kernels.append(kernel(action, path, metrics, base))
             except LookupError as e:
                 print(f"Nsight Compute's report has no metric {e.args[0]!r}", file=sys.stderr)
                 return 2
