@@ -1,7 +1,7 @@
 """What kprof's hardware counters add to a sweep, against Nsight Compute and CUPTI's own floor.
 
-Three sweeps (torch kernels, cold L2), each in kernel and range replay, and the sweep of
-several passes in application replay too:
+Four sweeps (torch kernels, cold L2), each in kernel and range replay, a and c in application
+replay too:
 
   a  the seed sweep: fp32 matmul n = 512..4096, 10 runs; duration, SM % and DRAM % (8 passes)
   b  the same sweep with a 1-pass set: duration, DRAM bytes read and written
@@ -24,7 +24,10 @@ depth up front), and the unprofiled call of each config that the overhead disclo
 the profile (on by default: session["unprofiled_seconds_per_run"] per config). kprof's own share
 is what the profile added beyond that floor; it is also measured with cache_control="none",
 since the L2 flushes (a read of twice the L2 before every kernel or region, which ncu's
---cache-control all does too) are GPU time rather than kprof's.
+--cache-control all does too) are GPU time rather than kprof's, and for sweep c also without the
+overhead disclosure (disclose_overhead=False): its wait after each run, which times a run alone
+as its unprofiled call is timed, keeps the GPU from running one run's work while the host
+prepares the next.
 What a standalone CUPTI program measured on the H200 without PyTorch (kernel replay 12 ms per
 kernel at 1 pass, 70 ms at more; range replay 0.25 s per session plus, per pass, 2.5 ms and
 1 ms per region) is printed next to it.
@@ -61,6 +64,7 @@ GOALS = {("a", "kernel"): 2.5, ("a", "range"): 2.5, ("b", "kernel"): 4, ("b", "r
 GOALS.update({("a", "application"): 2.5, ("a", "auto"): 2.5, ("c", "range"): 30})
 # Sweep a also runs the default, replay_mode="auto", and prints the mode it chose.
 REPLAYS = {"a": ("auto", "kernel", "range", "application"), "d": ("auto",)}  # else kernel, range
+REPLAYS["c"] = ("kernel", "range", "application")
 GOALS[("d", "auto")] = 2.5
 
 

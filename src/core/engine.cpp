@@ -164,6 +164,7 @@ Results run_sweep(Backend& backend, const Options& options, const Sweep& sweep, 
     e.set_partial_results(partial_results(session, sweep, records, conditions, options));
     throw;
   }
+  backend.release();
   clocks.reset();
   disclose_overhead(unprofiled, conditions.runs, options.warmup, conditions.configs, session);
   if (const std::string note = kprof::overhead_note(session); !note.empty())

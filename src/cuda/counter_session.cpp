@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <iterator>
+#include <memory>
+#include <mutex>
 #include <utility>
 
 #include "core/range_passes.hpp"
@@ -78,8 +80,32 @@ SessionInfo CounterSession::describe() const {
   return s;
 }
 
+namespace {
+
+// The range profiler a stopped session keeps enabled, idle, until release().
+std::mutex& kept_mutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+std::unique_ptr<RangeProfiler>& kept_profiler() {
+  // Never destroyed: a profiler disabled as the process exits, after CUDA's teardown, would fail.
+  static auto* kept = new std::unique_ptr<RangeProfiler>();
+  return *kept;
+}
+
+}  // namespace
+
+void CounterSession::release() noexcept {
+  std::unique_ptr<RangeProfiler> kept;
+  {
+    std::lock_guard lock(kept_mutex());
+    kept = std::move(kept_profiler());
+  }
+}
+
 void CounterSession::start(const Options& options, const Setup& setup) {
   stop();
+  release();
   options_ = options;
   setup_ = setup;
   try {
@@ -129,7 +155,13 @@ void CounterSession::stop() noexcept {
     profiler_seconds_ = cupti_seconds();
     if (options_.verbosity == Verbosity::debug) log_costs();
   }
-  profiler_.reset();  // stops a pass in flight, disables the range profiler
+  // Kept enabled while idle (release()); a pass in flight is stopped and the profiler disabled.
+  if (profiler_ != nullptr && !profiler_->in_pass()) {
+    release();
+    std::lock_guard lock(kept_mutex());
+    kept_profiler() = std::move(profiler_);
+  }
+  profiler_.reset();
   if (attribution_ != nullptr) {
     attribution_->log_launches(false);
     attribution_->reset();

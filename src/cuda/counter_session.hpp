@@ -68,7 +68,10 @@ class CounterSession {
   };
 
   explicit CounterSession(const Options& options) : options_(options) {}
-  ~CounterSession() { stop(); }
+  ~CounterSession() {
+    stop();
+    release();
+  }
   CounterSession(const CounterSession&) = delete;
   CounterSession& operator=(const CounterSession&) = delete;
 
@@ -80,8 +83,12 @@ class CounterSession {
   // another process profiles the GPU's counters: waits up to options.wait_for_counters, then
   // CountersBusyError (also from the first pass).
   void start(const Options& options, const Setup& setup);
-  // Wall time inside CUPTI is kept for profiler_seconds(). Never throws.
+  // Wall time inside CUPTI is kept for profiler_seconds(). The range profiler stays enabled,
+  // idle, until release() (Backend::release says why). Never throws.
   void stop() noexcept;
+  // Disables the range profiler stop() kept (any session's: one is kept per process, so that a
+  // profile started meanwhile, by a benchmark that profiles, finds none enabled). Never throws.
+  static void release() noexcept;
 
   RangeProfiler& profiler() { return *profiler_; }
   const RangeProfiler& profiler() const { return *profiler_; }

@@ -44,11 +44,12 @@ std::shared_ptr<nvml::Device> nvml_device(const std::string& bus) {
 // rule within a profile (PacedReading): NVML costs ~0.1-0.5 ms a reading on the H200 VM, and an
 // autotuner's profile of each candidate paid it for what the profile a moment before had read.
 template <class T, class Read>
-T paced_for_process(const std::string& bus, Read&& read) {
+T paced_for_process(const std::string& bus, Read&& read,
+                    double max_age = PacedReading<T>::kMaxAge) {
   static std::mutex mutex;
   static std::map<std::string, PacedReading<T>> readings;
   std::lock_guard lock(mutex);
-  auto it = readings.try_emplace(bus, steady_seconds).first;
+  auto it = readings.try_emplace(bus, steady_seconds, max_age).first;
   return it->second.get(std::forward<Read>(read));
 }
 
@@ -63,7 +64,9 @@ class NvmlProbe final : public DeviceProbe {
         readings_key_(bus + (probe_clock ? "|probe" : "") + "|" + conditions) {}
   std::string unavailable() const override { return device_->error(); }
   std::optional<int> margin_c() override {
-    return paced_for_process<std::optional<int>>(bus_, [this] { return device_->margin_c(); });
+    return paced_for_process<std::optional<int>>(
+        bus_, [this] { return device_->margin_c(); },
+        PacedReading<std::optional<int>>::kMarginMaxAge);
   }
   std::optional<int> temperature_c() override { return device_->temperature_c(); }
   DeviceReading read() override {

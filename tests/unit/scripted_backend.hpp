@@ -63,6 +63,7 @@ class ScriptedBackend : public detail::Backend {
     running = false;
     ++stops;
   }
+  void release() noexcept override { ++releases; }
 
   // What a launch callback does: ask the tracker which region is open for this thread.
   // `sm_clock_hz`: the clock a counter backend measured the kernel at (NaN: none).
@@ -89,7 +90,7 @@ class ScriptedBackend : public detail::Backend {
     pending_.push_back(std::move(m));
   }
 
-  int starts = 0, stops = 0, collects = 0;
+  int starts = 0, stops = 0, releases = 0, collects = 0;
   bool running = false;
   // As the counter backends: the benchmark is called once per config, unmeasured, before the
   // runs; what it launched is forgotten.

@@ -232,19 +232,36 @@ TEST(PacedReading, ACheapReadingIsTakenEveryTime) {
   EXPECT_EQ(reads, 5);
 }
 
-TEST(PacedReading, AReadingIsKeptForAHundredTimesItsCost) {
+TEST(PacedReading, AReadingIsKeptForFourHundredTimesItsCostUpTo50Ms) {
   double now = 0;
   detail::PacedReading<int> paced([&] { return now; });
   int reads = 0;
+  double cost = 1e-5;
   const auto read = [&] {
-    now += 1e-4;  // 0.1 ms: kept for 10 ms
+    now += cost;  // 10 us: kept for 4 ms
     return ++reads;
   };
   EXPECT_EQ(paced.get(read), 1);
-  now = 0.0095;
+  now = 0.0039;
   EXPECT_EQ(paced.get(read), 1);
-  now = 0.0101;
+  now = 0.0041;
   EXPECT_EQ(paced.get(read), 2);
+  cost = 1e-3;  // 1 ms: kept for 50 ms, not 400 ms
+  now = 0.01;
+  EXPECT_EQ(paced.get(read), 3);
+  now = 0.0595;
+  EXPECT_EQ(paced.get(read), 3);
+  now = 0.0605;
+  EXPECT_EQ(paced.get(read), 4);
+  // The thermal headroom's reading is kept for up to 0.5 s.
+  cost = 2e-3;
+  detail::PacedReading<int> margin([&] { return now; }, detail::PacedReading<int>::kMarginMaxAge);
+  now = 1;
+  EXPECT_EQ(margin.get(read), 5);
+  now = 1.4995;
+  EXPECT_EQ(margin.get(read), 5);
+  now = 1.5005;
+  EXPECT_EQ(margin.get(read), 6);
 }
 
 TEST(RunContext, RunsBelowTheThresholdAreFlaggedCountedAndWarned) {

@@ -215,6 +215,20 @@ TEST(WarmUp, BothSidesOfTheOverheadWaitForTheKernels) {
   EXPECT_EQ(q.waits, 2 + 3);  // after each warm-up call and each run
 }
 
+// The unprofiled calls come after the backend stopped and before it gives back what it kept for
+// them (the counter backends' idle range profiler, whose disable slows the launches after it).
+TEST(WarmUp, TheUnprofiledCallsComeBetweenTheBackendsStopAndItsRelease) {
+  ScriptedBackend gpu;
+  std::vector<std::pair<int, int>> at_unprofiled;  // (stops, releases) at each unprofiled call
+  detail::run_sweep(gpu, quiet(2, 0), Sweep(), [&](std::size_t, int run) {
+    if (run < 0) at_unprofiled.emplace_back(gpu.stops, gpu.releases);
+    Annotation a("k");
+    gpu.launch("kern", 100.0);
+  });
+  EXPECT_EQ(at_unprofiled, (std::vector<std::pair<int, int>>{{1, 0}}));
+  EXPECT_EQ(gpu.releases, 1);
+}
+
 TEST(WarmUp, WithoutDisclosureOneWarmUpCallWaitsForNoRun) {
   ScriptedBackend gpu;
   int waits = 0;
