@@ -1,7 +1,7 @@
 """What kprof's hardware counters add to a sweep, against Nsight Compute and CUPTI's own floor.
 
-Four sweeps (torch kernels, cold L2), each in kernel and range replay, a and c in application
-replay too:
+Four sweeps (torch kernels, cold L2): a, b and c in kernel and range replay, a and c in
+application replay too, a and d in the default mode:
 
   a  the seed sweep: fp32 matmul n = 512..4096, 10 runs; duration, SM % and DRAM % (8 passes)
   b  the same sweep with a 1-pass set: duration, DRAM bytes read and written

@@ -38,6 +38,17 @@ class SessionGuard {
   RegionTracker& tracker_;
 };
 
+class ReleaseGuard {
+ public:
+  explicit ReleaseGuard(Backend& backend) : backend_(backend) {}
+  ~ReleaseGuard() { backend_.release(); }
+  ReleaseGuard(const ReleaseGuard&) = delete;
+  ReleaseGuard& operator=(const ReleaseGuard&) = delete;
+
+ private:
+  Backend& backend_;
+};
+
 // Aggregates what a failed sweep measured. Derived metrics and normalization may not hold on
 // partial data; then the rows are made without them rather than not at all.
 std::shared_ptr<const Results> partial_results(const SessionInfo& session, const Sweep& sweep,
@@ -120,6 +131,8 @@ Results run_sweep(Backend& backend, const Options& options, const Sweep& sweep, 
             " locked to base for this profile (clock_control='base')");
   }
   std::vector<double> unprofiled = warm_up(options, sweep, body, services, hooks.interrupt_poll);
+  // What stop() kept for the unprofiled calls is given back after them, or on any way out.
+  const ReleaseGuard released(backend);
   auto& tracker = RegionTracker::instance();
   tracker.begin_profile();
   std::vector<Record> records;

@@ -4,8 +4,9 @@
 // An NVML call costs ~140 us on the virtualised H200 kprof is validated on (four per run took
 // 0.57 ms, more than many runs: docs/validation.md, 2026-11-30), a few us on bare metal.
 // Clocks and temperatures change over tens of ms, so a reading younger than 400 times its own
-// cost (a quarter of a percent), and never older than 50 ms, is handed out again instead of
-// being read anew; the thermal headroom, whose NVML reading is the slowest, for up to 0.5 s.
+// cost (a quarter of a percent, where the 50 ms cap does not bind), and never older than 50 ms,
+// is handed out again instead of being read anew; the thermal headroom, whose NVML reading is
+// the slowest, for up to 0.5 s.
 // Where reading is cheap this is every run. (At 100 times and 50 ms, the headroom's reading
 // alone took 1.5% of a sweep of 1,000 small regions on the H200: docs/validation.md.)
 #pragma once

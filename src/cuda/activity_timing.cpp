@@ -9,6 +9,7 @@
 #include "core/run_conditions.hpp"
 #include "core/sweep_runs.hpp"
 #include "cuda/copy_apis.hpp"
+#include "cuda/counter_session.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/cupti_check.hpp"
 #include "cuda/device_facts.hpp"
@@ -28,6 +29,7 @@ SessionInfo ActivityTiming::describe() { return describe_session(options_, "cupt
 
 void ActivityTiming::start(const Options& options) {
   stop();
+  release_kept_range_profiler();  // a counter profile's, kept for its unprofiled calls
   options_ = options;
   const std::vector<std::string> wanted = metrics::expand(options.metrics);
   duration_wanted_ = std::find(wanted.begin(), wanted.end(), kDurationMetric) != wanted.end();

@@ -82,26 +82,32 @@ SessionInfo CounterSession::describe() const {
 
 namespace {
 
-// The range profiler a stopped session keeps enabled, idle, until release().
+// The range profiler a stopped session keeps enabled, idle, until release_kept_range_profiler().
+// Neither is ever destroyed: a profiler disabled as the process exits, after CUDA's teardown,
+// would fail.
 std::mutex& kept_mutex() {
-  static std::mutex mutex;
-  return mutex;
+  static auto* mutex = new std::mutex();
+  return *mutex;
 }
 std::unique_ptr<RangeProfiler>& kept_profiler() {
-  // Never destroyed: a profiler disabled as the process exits, after CUDA's teardown, would fail.
   static auto* kept = new std::unique_ptr<RangeProfiler>();
   return *kept;
 }
 
-}  // namespace
-
-void CounterSession::release() noexcept {
-  std::unique_ptr<RangeProfiler> kept;
+// Keeps `profiler` (may be null); the one kept before is disabled, outside the lock.
+void keep_range_profiler(std::unique_ptr<RangeProfiler> profiler) noexcept {
+  std::unique_ptr<RangeProfiler> before;
   {
     std::lock_guard lock(kept_mutex());
-    kept = std::move(kept_profiler());
+    before = std::exchange(kept_profiler(), std::move(profiler));
   }
 }
+
+}  // namespace
+
+void release_kept_range_profiler() noexcept { keep_range_profiler(nullptr); }
+
+void CounterSession::release() noexcept { release_kept_range_profiler(); }
 
 void CounterSession::start(const Options& options, const Setup& setup) {
   stop();
@@ -142,6 +148,7 @@ void CounterSession::start(const Options& options, const Setup& setup) {
     attribution_->log_launches(true);
   } catch (...) {
     stop();
+    release();
     throw;
   }
 }
@@ -156,11 +163,7 @@ void CounterSession::stop() noexcept {
     if (options_.verbosity == Verbosity::debug) log_costs();
   }
   // Kept enabled while idle (release()); a pass in flight is stopped and the profiler disabled.
-  if (profiler_ != nullptr && !profiler_->in_pass()) {
-    release();
-    std::lock_guard lock(kept_mutex());
-    kept_profiler() = std::move(profiler_);
-  }
+  if (profiler_ != nullptr && !profiler_->in_pass()) keep_range_profiler(std::move(profiler_));
   profiler_.reset();
   if (attribution_ != nullptr) {
     attribution_->log_launches(false);

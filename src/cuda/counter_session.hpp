@@ -39,6 +39,11 @@ inline constexpr std::size_t kSessionRanges = 64;
 
 using Launch = LaunchAttribution::Launch;
 
+// Disables the range profiler a stopped CounterSession keeps enabled, idle, for the calls after
+// its profile (Backend::release). One is kept per process, and every backend's start() calls
+// this first: a profile started meanwhile on another thread finds none enabled. Never throws.
+void release_kept_range_profiler() noexcept;
+
 // The ranges the next session holds: kSessionRanges at first, doubled (up to 65,536) while one
 // run needs more than a quarter of it.
 class SessionCapacity {
@@ -86,8 +91,7 @@ class CounterSession {
   // Wall time inside CUPTI is kept for profiler_seconds(). The range profiler stays enabled,
   // idle, until release() (Backend::release says why). Never throws.
   void stop() noexcept;
-  // Disables the range profiler stop() kept (any session's: one is kept per process, so that a
-  // profile started meanwhile, by a benchmark that profiles, finds none enabled). Never throws.
+  // Disables the range profiler stop() kept (release_kept_range_profiler). Never throws.
   static void release() noexcept;
 
   RangeProfiler& profiler() { return *profiler_; }

@@ -49,7 +49,9 @@ T paced_for_process(const std::string& bus, Read&& read,
   static std::mutex mutex;
   static std::map<std::string, PacedReading<T>> readings;
   std::lock_guard lock(mutex);
-  auto it = readings.try_emplace(bus, steady_seconds, max_age).first;
+  // One reading per bus and maximum age.
+  auto it =
+      readings.try_emplace(bus + "|" + std::to_string(max_age), steady_seconds, max_age).first;
   return it->second.get(std::forward<Read>(read));
 }
 

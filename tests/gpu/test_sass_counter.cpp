@@ -12,6 +12,7 @@
 #include "cuda/driver_api.hpp"
 #include "cuda/sass_counter.hpp"
 #include "gpu_test_support.hpp"
+#include "kprof/kprof.hpp"
 #include "sass_kernels.hpp"
 
 namespace {
@@ -93,6 +94,84 @@ TEST_P(SassCounterCounts, TheFirstKernelReadsThreadsTimesIterationsOfItsClasses)
   EXPECT_LE(b, expected + threads);
   EXPECT_EQ(counter.disable(), 0u);
   cudaFree(out);
+}
+
+// What a count of FLOP inside a profile needs of the SASS counter: to count after the range
+// profiler has run in the process, and to leave the kernels as fast as before once disabled.
+// Both need a CUPTI that counts every kernel of a collection (13.5).
+class SassCounterBesideAProfile : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (kprof::detail::find_nvdisasm().empty()) GTEST_SKIP() << "no nvdisasm (KPROF_NVDISASM)";
+    if (!SassCounter::counts_every_kernel())
+      GTEST_SKIP() << "CUPTI before 13.5 counts only the first kernel of a collection";
+    kprof_test::check(cudaMalloc(&out_, kprof_test::kSassBlocks * kprof_test::kSassThreads * 8),
+                      "cudaMalloc");
+  }
+  void TearDown() override {
+    if (out_ != nullptr) cudaFree(out_);
+  }
+
+  // The FFMA kernel's FFMA count, collected by a SassCounter enabled around one launch.
+  double count_ffma() {
+    Subscription subscription;
+    EXPECT_EQ(cuptiSubscribe(&subscription.handle, on_module, nullptr), CUPTI_SUCCESS);
+    EXPECT_EQ(cuptiEnableCallback(1, subscription.handle, CUPTI_CB_DOMAIN_RESOURCE,
+                                  CUPTI_CBID_RESOURCE_MODULE_LOADED),
+              CUPTI_SUCCESS);
+    SassCounter counter;
+    CUcontext context = nullptr;
+    EXPECT_EQ(kprof::detail::driver_api().ctx_get_current(&context), CUDA_SUCCESS);
+    counter.enable(context);
+    kprof_test::launch_sass(kprof_test::SassKernel::ffma, out_);
+    kprof_test::check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+    const auto counts = SassCounter::flop_counts(counter.flush());
+    EXPECT_EQ(counter.disable(), 0u);
+    return count(counts, "sass_ffma", FlopClass::ffma);
+  }
+
+  // The FFMA kernel's duration (ns, median of 5 runs) as kprof times it.
+  double ffma_duration() {
+    const kprof::Results r =
+        kprof::profile(kprof_test::duration_options(kprof::CacheControl::none, 5), [&] {
+          kprof::Annotation a("ffma");
+          kprof_test::launch_sass(kprof_test::SassKernel::ffma, out_);
+        });
+    return kprof_test::duration_row(r, "ffma").median;
+  }
+
+  void* out_ = nullptr;
+};
+
+TEST_F(SassCounterBesideAProfile, CountsAfterTheRangeProfilerRanInTheProcess) {
+  const kprof::Results r = kprof::profile(
+      [] {
+        kprof::Options o = kprof_test::duration_options(kprof::CacheControl::all, 2);
+        o.metrics = {"dram__bytes_read.sum"};
+        o.replay_mode = kprof::ReplayMode::range;
+        return o;
+      }(),
+      [&] {
+        kprof::Annotation a("ffma");
+        kprof_test::launch_sass(kprof_test::SassKernel::ffma, out_);
+      });
+  ASSERT_EQ(r.rows().size(), 1u);
+  const double threads = double(kprof_test::kSassBlocks) * kprof_test::kSassThreads;
+  const double ffma = count_ffma();
+  std::printf("[ RESULT ] FFMA after a range-profiler profile: %.0f, expected %.0f\n", ffma,
+              threads * kprof_test::kSassIters);
+  EXPECT_GE(ffma, threads * kprof_test::kSassIters);
+  EXPECT_LE(ffma, threads * (kprof_test::kSassIters + 1));
+}
+
+TEST_F(SassCounterBesideAProfile, LeavesTheKernelsAsFastOnceDisabled) {
+  const double before = ffma_duration();
+  const double counted = count_ffma();
+  const double after = ffma_duration();
+  std::printf("[ RESULT ] FFMA kernel %.1f us before counting (%.0f FFMA), %.1f us after\n",
+              before / 1e3, counted, after / 1e3);
+  EXPECT_GT(counted, 0);
+  EXPECT_NEAR(after / before, 1.0, 0.05);
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -226,7 +226,20 @@ TEST(WarmUp, TheUnprofiledCallsComeBetweenTheBackendsStopAndItsRelease) {
     gpu.launch("kern", 100.0);
   });
   EXPECT_EQ(at_unprofiled, (std::vector<std::pair<int, int>>{{1, 0}}));
-  EXPECT_EQ(gpu.releases, 1);
+  EXPECT_GE(gpu.releases, 1);  // safe to call twice: after the calls, and on the way out
+}
+
+TEST(WarmUp, WhatTheBackendKeptIsGivenBackWhenTheProfileFails) {
+  ScriptedBackend gpu;
+  EXPECT_THROW(detail::run_sweep(gpu, quiet(2, 0), Sweep(),
+                                 [&](std::size_t, int run) {
+                                   Annotation a("k");
+                                   gpu.launch("kern", 100.0);
+                                   if (run == 1) throw std::runtime_error("boom");
+                                 }),
+               UserFunctionError);
+  EXPECT_EQ(gpu.stops, 1);
+  EXPECT_GE(gpu.releases, 1);
 }
 
 TEST(WarmUp, WithoutDisclosureOneWarmUpCallWaitsForNoRun) {
