@@ -7,10 +7,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
+#include "core/flop_pass.hpp"
+#include "core/region_tracker.hpp"
 #include "core/sass_opcodes.hpp"
 #include "cuda/driver_api.hpp"
 #include "cuda/sass_counter.hpp"
+#include "cuda/sass_instruction_counter.hpp"
 #include "gpu_test_support.hpp"
 #include "kprof/kprof.hpp"
 #include "sass_kernels.hpp"
@@ -172,6 +176,50 @@ TEST_F(SassCounterBesideAProfile, LeavesTheKernelsAsFastOnceDisabled) {
               before / 1e3, counted, after / 1e3);
   EXPECT_GT(counted, 0);
   EXPECT_NEAR(after / before, 1.0, 0.05);
+}
+
+// set:flop's counted call (core/flop_pass.hpp) on the GPU: each region reads its own kernel's
+// instructions, exactly.
+TEST_F(SassCounterBesideAProfile, CountsEachRegionOfACountedCall) {
+  Subscription subscription;
+  ASSERT_EQ(cuptiSubscribe(&subscription.handle, on_module, nullptr), CUPTI_SUCCESS);
+  ASSERT_EQ(cuptiEnableCallback(1, subscription.handle, CUPTI_CB_DOMAIN_RESOURCE,
+                                CUPTI_CBID_RESOURCE_MODULE_LOADED),
+            CUPTI_SUCCESS);
+  kprof::detail::SassInstructionCounter counter;
+  auto& tracker = kprof::detail::RegionTracker::instance();
+  tracker.begin_profile();
+  std::vector<kprof::detail::RegionFlop> regions;
+  try {
+    regions = kprof::detail::count_flop(
+        counter, kprof::Sweep(),
+        [&](std::size_t, int) {
+          {
+            kprof::Annotation a("ffma");
+            kprof_test::launch_sass(kprof_test::SassKernel::ffma, out_);
+          }
+          kprof::Annotation b("dfma");
+          kprof_test::launch_sass(kprof_test::SassKernel::dfma, out_);
+        },
+        nullptr);
+  } catch (...) {
+    tracker.end_profile();
+    throw;
+  }
+  tracker.end_profile();
+  const double expected =
+      double(kprof_test::kSassBlocks) * kprof_test::kSassThreads * kprof_test::kSassIters;
+  ASSERT_EQ(regions.size(), 2u);
+  for (const auto& region : regions) {
+    const bool ffma = region.annotation == "ffma";
+    const double own = count(region.functions, ffma ? "sass_ffma" : "sass_dfma",
+                             ffma ? FlopClass::ffma : FlopClass::dfma);
+    std::printf("[ RESULT ] counted call, region %s: %.0f, expected %.0f\n",
+                region.annotation.c_str(), own, expected);
+    EXPECT_GE(own, expected);
+    EXPECT_LE(own, expected * 1.001);
+    EXPECT_EQ(region.functions.size(), 1u) << region.annotation << " counted another kernel";
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -1,0 +1,118 @@
+#include "core/flop_pass.hpp"
+
+#include <exception>
+#include <utility>
+
+#include "core/region_tracker.hpp"
+#include "kprof/errors.hpp"
+
+namespace kprof::detail {
+namespace {
+
+// The regions open during a counted call, each given the counts taken while it is open.
+class RegionCounts {
+ public:
+  RegionCounts(InstructionCounter& counter, std::vector<RegionFlop>& out)
+      : counter_(counter), out_(out) {}
+
+  void begin_call(std::size_t config) {
+    config_ = config;
+    open_.clear();
+    (void)counter_.take();  // what ran before the call is no region's
+  }
+  void opened(RegionId id, const std::string& path) {
+    give();
+    out_.push_back({config_, path, {}});
+    open_.emplace_back(id, out_.size() - 1);
+  }
+  void closing(RegionId id) {
+    give();
+    if (!open_.empty() && open_.back().first == id) open_.pop_back();
+  }
+  // What ran after the last region closed is no region's.
+  void end_call() { give(); }
+
+ private:
+  void give() {
+    const std::map<std::string, FlopCounts> counts = counter_.take();
+    for (const auto& [id, index] : open_) {
+      auto& functions = out_[index].functions;
+      for (const auto& [function, classes] : counts) {
+        FlopCounts& sum = functions.try_emplace(function, FlopCounts{}).first->second;
+        for (std::size_t c = 0; c < kFlopClasses; ++c) sum[c] += classes[c];
+      }
+    }
+  }
+
+  InstructionCounter& counter_;
+  std::vector<RegionFlop>& out_;
+  std::size_t config_ = 0;
+  std::vector<std::pair<RegionId, std::size_t>> open_;  // region, index into out_
+};
+
+// Stops counting and hands the tracker's hooks back however the pass ends.
+class PassScope {
+ public:
+  explicit PassScope(InstructionCounter& counter) : counter_(counter) {}
+  ~PassScope() {
+    counter_.disable();
+    RegionTracker::instance().set_range_hooks({});
+  }
+  PassScope(const PassScope&) = delete;
+  PassScope& operator=(const PassScope&) = delete;
+
+ private:
+  InstructionCounter& counter_;
+};
+
+void end_run_quietly() noexcept {
+  try {
+    (void)RegionTracker::instance().end_run();
+  } catch (...) {  // an annotation the failure left open
+  }
+}
+
+void call(const RunBody& body, const Sweep& sweep, std::size_t c) {
+  RegionTracker::instance().begin_run(c, 0);
+  std::string why;
+  try {
+    body(c, 0);
+    return;
+  } catch (const Error&) {
+    end_run_quietly();
+    throw;  // kprof's own errors (an interrupt...) keep their type
+  } catch (const std::exception& e) {
+    why = e.what();
+  } catch (...) {
+    why = "an exception of unknown type";
+  }
+  end_run_quietly();
+  throw UserFunctionError("the benchmark function failed in " +
+                              describe_run(c, sweep.size(), sweep.config(c).to_string(), -1, 0) +
+                              ", its call counting FLOP (set:flop): " + why,
+                          c, -1);
+}
+
+}  // namespace
+
+std::vector<RegionFlop> count_flop(InstructionCounter& counter, const Sweep& sweep,
+                                   const RunBody& body, const std::function<void()>& poll) {
+  std::vector<RegionFlop> out;
+  RegionCounts regions(counter, out);
+  auto& tracker = RegionTracker::instance();
+  const PassScope scope(counter);
+  tracker.set_range_hooks(
+      {[&](RegionId id, const std::string& path, std::size_t) { regions.opened(id, path); },
+       [&](RegionId id) { regions.closing(id); }});
+  counter.enable();
+  for (std::size_t c = 0; c < sweep.size(); ++c) {
+    regions.begin_call(c);
+    call(body, sweep, c);
+    regions.end_call();
+    (void)tracker.end_run();
+    if (poll) poll();
+  }
+  return out;
+}
+
+}  // namespace kprof::detail

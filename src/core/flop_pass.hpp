@@ -1,0 +1,42 @@
+// set:flop counted in the process: one call of each config after the measured runs, under an
+// instruction counter (CUPTI's SASS metrics API: cuda/sass_counter.hpp), whose counts are taken
+// at every region boundary and given to every region open then, so that a region holds its
+// nested regions' counts as its measured values do. flop_records() joins what each region
+// counted to the kernels the measured runs recorded there.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/flop_records.hpp"
+#include "core/sass_opcodes.hpp"
+#include "core/sweep_runs.hpp"
+#include "kprof/sweep.hpp"
+
+namespace kprof::detail {
+
+// What the pass needs of the GPU (src/cuda: SassInstructionCounter; the unit tests: a script).
+class InstructionCounter {
+ public:
+  virtual ~InstructionCounter() = default;
+  // Starts counting: each kernel is patched at its first launch from here on (~13 ms on the
+  // H200), which is why the pass runs apart from the measured runs.
+  virtual void enable() = 0;
+  // Waits for the GPU, then hands over what ran since the last take (or enable()): per function
+  // (mangled), the thread instructions of each FlopClass.
+  virtual std::map<std::string, FlopCounts> take() = 0;
+  // Stops counting. Never throws; nothing to do when not counting.
+  virtual void disable() noexcept = 0;
+};
+
+// Calls `body` once per config of `sweep` with `counter` enabled, in a profile of the region
+// tracker that the caller has begun (RegionTracker::begin_profile); returns what each opened
+// region counted, per config. What ran outside every region is dropped. A call that raises is a
+// UserFunctionError naming its config; `poll` (may be empty) is called after each call, to stop
+// at Ctrl-C.
+std::vector<RegionFlop> count_flop(InstructionCounter& counter, const Sweep& sweep,
+                                   const RunBody& body, const std::function<void()>& poll);
+
+}  // namespace kprof::detail

@@ -1,0 +1,30 @@
+// The instruction counter of set:flop's counted calls (core/flop_pass.hpp) on the current device:
+// CUPTI's SASS metrics (SassCounter), each PC's FlopClass read from the cubins SassCounter keeps.
+// It needs a CUPTI that counts every kernel of a collection (13.5: SassCounter::
+// counts_every_kernel) and nvdisasm.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "core/flop_pass.hpp"
+#include "cuda/sass_counter.hpp"
+
+namespace kprof::detail {
+
+class SassInstructionCounter final : public InstructionCounter {
+ public:
+  // Throws as SassCounter() does.
+  SassInstructionCounter() = default;
+  // Counts on the current context.
+  void enable() override;
+  // Synchronizes the device (a fault of the call's kernels is a CudaError), flushes and classes
+  // the counts; a PC of a cubin not kept is a MeasurementError (SassCounter::flop_counts).
+  std::map<std::string, FlopCounts> take() override;
+  void disable() noexcept override;
+
+ private:
+  SassCounter counter_;
+};
+
+}  // namespace kprof::detail

@@ -1,0 +1,137 @@
+// set:flop's counted calls without a GPU: a scripted instruction counter whose counts the
+// benchmark "runs"; each region must get what ran while it was open, nested regions included in
+// the regions around them, and nothing that ran outside every region.
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "core/flop_pass.hpp"
+#include "core/region_tracker.hpp"
+#include "kprof/annotate.hpp"
+#include "kprof/errors.hpp"
+
+namespace {
+
+using kprof::Annotation;
+using kprof::Sweep;
+using kprof::Value;
+using kprof::detail::FlopClass;
+using kprof::detail::FlopCounts;
+using kprof::detail::RegionFlop;
+
+class ScriptedCounter : public kprof::detail::InstructionCounter {
+ public:
+  void enable() override { ++enables; }
+  std::map<std::string, FlopCounts> take() override { return std::exchange(pending_, {}); }
+  void disable() noexcept override { ++disables; }
+  // A kernel `function` ran `n` instructions of class `c`.
+  void ran(const std::string& function, FlopClass c, double n) {
+    pending_.try_emplace(function, FlopCounts{}).first->second[static_cast<std::size_t>(c)] += n;
+  }
+  int enables = 0, disables = 0;
+
+ private:
+  std::map<std::string, FlopCounts> pending_;
+};
+
+// The tracker in a profile for the test's duration, as the engine holds it around the pass.
+struct TrackerProfile {
+  TrackerProfile() { kprof::detail::RegionTracker::instance().begin_profile(); }
+  ~TrackerProfile() { kprof::detail::RegionTracker::instance().end_profile(); }
+};
+
+Sweep two_configs() { return Sweep().axis("n", {Value(std::int64_t{1}), Value(std::int64_t{2})}); }
+
+double of(const std::vector<RegionFlop>& out, std::size_t config, const std::string& path,
+          const std::string& function, FlopClass c) {
+  for (const RegionFlop& r : out)
+    if (r.config == config && r.annotation == path) {
+      const auto f = r.functions.find(function);
+      return f == r.functions.end() ? 0.0 : f->second[static_cast<std::size_t>(c)];
+    }
+  ADD_FAILURE() << "no region " << path << " in config " << config;
+  return -1;
+}
+
+TEST(FlopPass, EachRegionGetsWhatRanWhileItWasOpenNestedRegionsIncluded) {
+  ScriptedCounter counter;
+  const TrackerProfile profile;
+  std::vector<std::size_t> called;
+  const auto out = kprof::detail::count_flop(
+      counter, two_configs(),
+      [&](std::size_t c, int) {
+        called.push_back(c);
+        counter.ran("before", FlopClass::ffma, 1);  // outside every region: dropped
+        {
+          Annotation outer("outer");
+          counter.ran("k1", FlopClass::ffma, 100.0 * (c + 1));
+          {
+            Annotation inner("inner");
+            counter.ran("k2", FlopClass::dfma, 10);
+          }
+          counter.ran("k1", FlopClass::fadd, 5);
+        }
+        counter.ran("after", FlopClass::fmul, 1);  // dropped
+      },
+      nullptr);
+  EXPECT_EQ(called, (std::vector<std::size_t>{0, 1}));
+  EXPECT_EQ(counter.enables, 1);
+  EXPECT_EQ(counter.disables, 1);
+  ASSERT_EQ(out.size(), 4u);  // outer and outer/inner, per config
+  EXPECT_DOUBLE_EQ(of(out, 0, "outer", "k1", FlopClass::ffma), 100);
+  EXPECT_DOUBLE_EQ(of(out, 1, "outer", "k1", FlopClass::ffma), 200);
+  EXPECT_DOUBLE_EQ(of(out, 0, "outer", "k1", FlopClass::fadd), 5);
+  EXPECT_DOUBLE_EQ(of(out, 0, "outer", "k2", FlopClass::dfma), 10);  // the inner region's too
+  EXPECT_DOUBLE_EQ(of(out, 0, "outer/inner", "k2", FlopClass::dfma), 10);
+  EXPECT_DOUBLE_EQ(of(out, 0, "outer/inner", "k1", FlopClass::ffma), 0);
+  for (const RegionFlop& r : out) {
+    EXPECT_EQ(r.functions.count("before"), 0u);
+    EXPECT_EQ(r.functions.count("after"), 0u);
+  }
+}
+
+TEST(FlopPass, ACallThatRaisesNamesItsConfigAndTheCounterStops) {
+  ScriptedCounter counter;
+  const TrackerProfile profile;
+  try {
+    kprof::detail::count_flop(
+        counter, two_configs(),
+        [&](std::size_t c, int) {
+          Annotation a("work");
+          if (c == 1) throw std::runtime_error("out of memory");
+        },
+        nullptr);
+    FAIL() << "no error";
+  } catch (const kprof::UserFunctionError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("config 2/2 (n=2)"), std::string::npos) << what;
+    EXPECT_NE(what.find("set:flop"), std::string::npos) << what;
+    EXPECT_NE(what.find("out of memory"), std::string::npos) << what;
+  }
+  EXPECT_EQ(counter.disables, 1);
+  // The tracker's hooks are handed back: a later pass counts afresh.
+  ScriptedCounter later;
+  const auto out = kprof::detail::count_flop(
+      later, Sweep(),
+      [&](std::size_t, int) {
+        Annotation a("work");
+        later.ran("k", FlopClass::hfma, 7);
+      },
+      nullptr);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_DOUBLE_EQ(of(out, 0, "work", "k", FlopClass::hfma), 7);
+  EXPECT_EQ(counter.disables, 1);
+}
+
+TEST(FlopPass, PollIsCalledAfterEachCall) {
+  ScriptedCounter counter;
+  const TrackerProfile profile;
+  int polls = 0;
+  kprof::detail::count_flop(
+      counter, two_configs(), [&](std::size_t, int) { Annotation a("work"); }, [&] { ++polls; });
+  EXPECT_EQ(polls, 2);
+}
+
+}  // namespace
