@@ -29,9 +29,10 @@
 # carry build/newer-cupti:
 #   pip download --no-deps -d /tmp/w nvidia-cuda-cupti==13.5.25 &&
 #   mkdir -p build/newer-cupti && unzip -q -o -j /tmp/w/*.whl 'nvidia/cu13/lib/*' -d build/newer-cupti
-# "sass" (not in "all") runs the SASS counter's GPU tests and tests/gpu/probes/
-# sass_many_kernels_probe.cu with the toolkit's CUPTI and with build/newer-cupti's; it needs
-# nvdisasm, which the H200's toolkit lacks: carry build/nvdisasm too:
+# "sass" (not in "all") runs the SASS counter's GPU tests, tests/gpu/probes/
+# sass_many_kernels_probe.cu and multi_subscriber_probe.cu with the toolkit's CUPTI and with
+# build/newer-cupti's; it needs nvdisasm, which the H200's toolkit lacks: carry build/nvdisasm
+# too:
 #   pip install --target /tmp/nvd nvidia-cuda-nvdisasm &&
 #   mkdir -p build/nvdisasm && cp /tmp/nvd/nvidia/cu13/bin/nvdisasm build/nvdisasm/
 set -u
@@ -332,6 +333,15 @@ step "SASS counter: GPU tests and the many-kernels probe, CUPTI 13.0 and newer"
         head -12 | tee -a "$work/sass.log"
       unset LD_PRELOAD LD_LIBRARY_PATH
     done
+  done
+  # Several subscribers (a watcher of module loads beside a profile's subscription).
+  nvcc -O2 -arch=sm_90 tests/gpu/probes/multi_subscriber_probe.cu -I tests/gpu/probes -lcupti \
+    -o build/multi_subscriber_probe
+  for lib in toolkit newer; do
+    echo "=== multi_subscriber_probe, $lib CUPTI" | tee -a "$work/sass.log"
+    if [ $lib = newer ]; then export LD_PRELOAD=$newer/libcupti.so.13 LD_LIBRARY_PATH=$newer; fi
+    timeout 30 build/multi_subscriber_probe 2>&1 | tee -a "$work/sass.log"
+    unset LD_PRELOAD LD_LIBRARY_PATH
   done
 fi
 
