@@ -1,5 +1,6 @@
 #include "core/flop_pass.hpp"
 
+#include <algorithm>
 #include <exception>
 #include <utility>
 
@@ -112,6 +113,38 @@ std::vector<RegionFlop> count_flop(InstructionCounter& counter, const Sweep& swe
     (void)tracker.end_run();
     if (poll) poll();
   }
+  return out;
+}
+
+std::vector<std::string> flop_counts_in(const std::vector<std::string>& metrics) {
+  std::vector<std::string> out;
+  for (std::size_t c = 1; c < kFlopClasses; ++c) {  // every class but none
+    const std::string name(flop_metric(static_cast<FlopClass>(c)));
+    if (std::find(metrics.begin(), metrics.end(), name) != metrics.end()) out.push_back(name);
+  }
+  return out;
+}
+
+std::vector<Record> flop_pass_records(InstructionCounter& counter, const Sweep& sweep,
+                                      const RunBody& body, const std::vector<Record>& measured,
+                                      const std::vector<std::string>& metrics,
+                                      const std::function<void()>& poll) {
+  const std::vector<std::string> wanted = flop_counts_in(metrics);
+  if (wanted.empty()) return {};
+  auto& tracker = RegionTracker::instance();
+  tracker.begin_profile();
+  std::vector<RegionFlop> counted;
+  try {
+    counted = count_flop(counter, sweep, body, poll);
+  } catch (...) {
+    tracker.end_profile();
+    throw;
+  }
+  tracker.end_profile();
+  std::vector<Record> out;
+  for (Record& r : flop_records(counted, measured))
+    if (std::find(wanted.begin(), wanted.end(), r.metric) != wanted.end())
+      out.push_back(std::move(r));
   return out;
 }
 

@@ -39,4 +39,15 @@ class InstructionCounter {
 std::vector<RegionFlop> count_flop(InstructionCounter& counter, const Sweep& sweep,
                                    const RunBody& body, const std::function<void()>& poll);
 
+// The instruction classes of set:flop among `metrics` (expanded): flop_metric()'s names.
+std::vector<std::string> flop_counts_in(const std::vector<std::string>& metrics);
+
+// A profile's pass (after its measured runs and unprofiled calls): count_flop in a profile of
+// the region tracker of its own, joined to the `measured` kernels (flop_records), keeping the
+// classes `metrics` asks for. Empty when it asks for none.
+std::vector<Record> flop_pass_records(InstructionCounter& counter, const Sweep& sweep,
+                                      const RunBody& body, const std::vector<Record>& measured,
+                                      const std::vector<std::string>& metrics,
+                                      const std::function<void()>& poll);
+
 }  // namespace kprof::detail

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -18,6 +19,8 @@
 #include "kprof/results.hpp"
 
 namespace kprof::detail {
+
+class InstructionCounter;  // core/flop_pass.hpp
 
 // What the engine uses of the GPU besides the backend; any may be null. src/api builds these
 // on NVML; tests give scripted ones.
@@ -36,6 +39,9 @@ struct SweepServices {
   // After a failed sweep: the fault that cost the process its CUDA context, "" when it has
   // none (gpu_fault(); empty: never).
   std::function<std::string()> gpu_fault;
+  // set:flop's instruction counter (core/flop_pass.hpp) for the profile's pass, made when the
+  // metrics ask for its classes; empty: nothing counts them here.
+  std::function<std::unique_ptr<InstructionCounter>()> instruction_counter;
 };
 
 // Monotonic seconds (steady_clock): the engine's clock unless a test gives its own.

@@ -3,14 +3,17 @@
 // the regions around them, and nothing that ran outside every region.
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "core/engine.hpp"
 #include "core/flop_pass.hpp"
 #include "core/region_tracker.hpp"
 #include "kprof/annotate.hpp"
 #include "kprof/errors.hpp"
+#include "scripted_backend.hpp"
 
 namespace {
 
@@ -132,6 +135,74 @@ TEST(FlopPass, PollIsCalledAfterEachCall) {
   kprof::detail::count_flop(
       counter, two_configs(), [&](std::size_t, int) { Annotation a("work"); }, [&] { ++polls; });
   EXPECT_EQ(polls, 2);
+}
+
+// The profile's counter, handed to the engine, counts into the test's.
+class Forwarding : public kprof::detail::InstructionCounter {
+ public:
+  explicit Forwarding(ScriptedCounter& to) : to_(to) {}
+  void enable() override { to_.enable(); }
+  std::map<std::string, FlopCounts> take() override { return to_.take(); }
+  void disable() noexcept override { to_.disable(); }
+
+ private:
+  ScriptedCounter& to_;
+};
+
+const std::string kFfma(kprof::detail::flop_metric(FlopClass::ffma));
+
+TEST(FlopPass, AProfileCountsOnceAfterItsCallsAndGivesEveryRunOfAKernelItsCounts) {
+  kprof::testing::ScriptedBackend gpu;
+  ScriptedCounter counter;
+  kprof::detail::SweepServices services;
+  services.instruction_counter = [&] { return std::make_unique<Forwarding>(counter); };
+  kprof::Options o = kprof::testing::quiet(2);
+  o.metrics = {"gpu__time_duration.sum", kFfma};
+  std::vector<std::pair<std::size_t, int>> calls;  // (config, releases so far)
+  const kprof::Results r = kprof::detail::run_sweep(
+      gpu, o, two_configs(),
+      [&](std::size_t c, int) {
+        calls.emplace_back(c, gpu.releases);
+        Annotation a("k");
+        gpu.launch("kern", 1000);
+        counter.ran("kern", FlopClass::ffma, 50.0 * (c + 1));
+      },
+      {}, services);
+  // Two runs and the unprofiled call of each config, then the counted calls, after the
+  // backend gave back what it kept.
+  ASSERT_EQ(calls.size(), 8u);
+  EXPECT_EQ(calls[6], std::make_pair(std::size_t{0}, 1));
+  EXPECT_EQ(calls[7], std::make_pair(std::size_t{1}, 1));
+  EXPECT_EQ(counter.enables, 1);
+  int rows = 0;
+  for (const kprof::Row& row : r.rows()) {
+    if (row.metric != kFfma) continue;
+    ++rows;
+    EXPECT_DOUBLE_EQ(row.mean, 50.0 * (row.config + 1));
+    EXPECT_EQ(row.num_runs, 2);
+  }
+  EXPECT_EQ(rows, 2);
+}
+
+TEST(FlopPass, NoCountedCallWithoutItsMetricsOrACounter) {
+  kprof::testing::ScriptedBackend gpu;
+  ScriptedCounter counter;
+  kprof::detail::SweepServices services;
+  services.instruction_counter = [&] { return std::make_unique<Forwarding>(counter); };
+  int calls = 0;
+  const auto body = [&](std::size_t, int) {
+    ++calls;
+    Annotation a("k");
+    gpu.launch("kern", 1000);
+  };
+  kprof::detail::run_sweep(gpu, kprof::testing::quiet(2), two_configs(), body, {}, services);
+  EXPECT_EQ(calls, 6);
+  EXPECT_EQ(counter.enables, 0);
+  kprof::Options o = kprof::testing::quiet(2);
+  o.metrics = {"gpu__time_duration.sum", kFfma};
+  calls = 0;
+  kprof::detail::run_sweep(gpu, o, two_configs(), body, {}, kprof::detail::SweepServices{});
+  EXPECT_EQ(calls, 6);
 }
 
 }  // namespace
