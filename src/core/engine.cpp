@@ -113,19 +113,15 @@ void report_conditions(const Options& options, const SessionInfo& session,
             std::to_string(thermal->thermal_cont()) + " C");
 }
 
-// The calls after the measured runs, the backend stopped: the overhead disclosure's unprofiled
-// calls (unless warm-up calls gave their times), after which the backend gives back what it kept
-// for them, then set:flop's pass, whose records join `records`.
-void calls_after_measuring(Backend& backend, const Options& options, const Sweep& sweep,
-                           const RunBody& body, const SweepServices& services,
-                           const std::function<void()>& poll, std::vector<double>& unprofiled,
-                           std::vector<Record>& records) {
-  if (unprofiled.empty()) unprofiled = call_unprofiled(options, sweep, body, services, poll);
-  backend.release();
+// set:flop's pass, once every measured and unprofiled call is done: its records join `records`.
+void add_flop_records(const Options& options, const Sweep& sweep, const RunBody& body,
+                      const SweepServices& services, const std::function<void()>& poll,
+                      std::vector<Record>& records) {
   if (!services.instruction_counter || flop_counts_in(options.metrics).empty()) return;
   const std::unique_ptr<InstructionCounter> counter = services.instruction_counter();
-  std::vector<Record> counted =
-      flop_pass_records(*counter, sweep, body, records, options.metrics, poll);
+  std::vector<Record> counted = flop_pass_records(
+      *counter, sweep, body, records, options.metrics, poll,
+      [&options](const std::string& why) { say(options, Verbosity::info, "warning: " + why); });
   records.insert(records.end(), counted.begin(), counted.end());
 }
 
@@ -188,14 +184,16 @@ Results run_sweep(Backend& backend, const Options& options, const Sweep& sweep, 
   }
   session.profiler_seconds = backend.profiler_seconds();
   try {  // at the profile's clocks, with nothing measured
-    calls_after_measuring(backend, options, sweep, body, services, hooks.interrupt_poll, unprofiled,
-                          records);
+    if (unprofiled.empty())
+      unprofiled = call_unprofiled(options, sweep, body, services, hooks.interrupt_poll);
+    backend.release();
+    clocks.reset();
+    disclose_overhead(unprofiled, conditions.runs, options.warmup, conditions.configs, session);
+    add_flop_records(options, sweep, body, services, hooks.interrupt_poll, records);
   } catch (Error& e) {  // the measurements are complete: they stay usable
     e.set_partial_results(partial_results(session, sweep, records, conditions, options));
     throw;
   }
-  clocks.reset();
-  disclose_overhead(unprofiled, conditions.runs, options.warmup, conditions.configs, session);
   if (const std::string note = kprof::overhead_note(session); !note.empty())
     say(options, Verbosity::info, note);
   const Conditions kept = conditions;

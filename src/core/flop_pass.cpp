@@ -28,14 +28,27 @@ class RegionCounts {
   }
   void closing(RegionId id) {
     give();
-    if (!open_.empty() && open_.back().first == id) open_.pop_back();
+    const auto it = std::find_if(open_.begin(), open_.end(),
+                                 [id](const auto& open) { return open.first == id; });
+    open_.erase(it, open_.end());
   }
-  // What ran after the last region closed is no region's.
-  void end_call() { give(); }
+  // What ran after the last region closed is no region's; a failure to count in a hook (which
+  // an annotation's destructor would swallow) is raised here.
+  void end_call() {
+    give();
+    if (failed_) std::rethrow_exception(std::exchange(failed_, nullptr));
+  }
 
  private:
-  void give() {
-    const std::map<std::string, FlopCounts> counts = counter_.take();
+  // Never throws: the first failure is kept for end_call().
+  void give() noexcept {
+    try {
+      add(counter_.take());
+    } catch (...) {
+      if (!failed_) failed_ = std::current_exception();
+    }
+  }
+  void add(const std::map<std::string, FlopCounts>& counts) {
     for (const auto& [id, index] : open_) {
       auto& functions = out_[index].functions;
       for (const auto& [function, classes] : counts) {
@@ -49,6 +62,7 @@ class RegionCounts {
   std::vector<RegionFlop>& out_;
   std::size_t config_ = 0;
   std::vector<std::pair<RegionId, std::size_t>> open_;  // region, index into out_
+  std::exception_ptr failed_;
 };
 
 // Stops counting and hands the tracker's hooks back however the pass ends.
@@ -64,6 +78,14 @@ class PassScope {
 
  private:
   InstructionCounter& counter_;
+};
+
+// The region tracker in a profile of its own while the pass runs.
+struct TrackerProfile {
+  TrackerProfile() { RegionTracker::instance().begin_profile(); }
+  ~TrackerProfile() { RegionTracker::instance().end_profile(); }
+  TrackerProfile(const TrackerProfile&) = delete;
+  TrackerProfile& operator=(const TrackerProfile&) = delete;
 };
 
 void end_run_quietly() noexcept {
@@ -101,6 +123,7 @@ std::vector<RegionFlop> count_flop(InstructionCounter& counter, const Sweep& swe
   std::vector<RegionFlop> out;
   RegionCounts regions(counter, out);
   auto& tracker = RegionTracker::instance();
+  if (!tracker.profiling()) throw Error("kprof internal error: count_flop outside a profile");
   const PassScope scope(counter);
   tracker.set_range_hooks(
       {[&](RegionId id, const std::string& path, std::size_t) { regions.opened(id, path); },
@@ -128,19 +151,20 @@ std::vector<std::string> flop_counts_in(const std::vector<std::string>& metrics)
 std::vector<Record> flop_pass_records(InstructionCounter& counter, const Sweep& sweep,
                                       const RunBody& body, const std::vector<Record>& measured,
                                       const std::vector<std::string>& metrics,
-                                      const std::function<void()>& poll) {
+                                      const std::function<void()>& poll,
+                                      const std::function<void(const std::string&)>& warn) {
   const std::vector<std::string> wanted = flop_counts_in(metrics);
   if (wanted.empty()) return {};
-  auto& tracker = RegionTracker::instance();
-  tracker.begin_profile();
   std::vector<RegionFlop> counted;
-  try {
-    counted = count_flop(counter, sweep, body, poll);
-  } catch (...) {
-    tracker.end_profile();
-    throw;
+  {
+    const TrackerProfile profile;
+    try {
+      counted = count_flop(counter, sweep, body, poll);
+    } catch (const UserFunctionError& e) {  // costs the counts, not the profile
+      counted.clear();
+      if (warn) warn(std::string(e.what()) + "; set:flop's counts are NaN");
+    }
   }
-  tracker.end_profile();
   std::vector<Record> out;
   for (Record& r : flop_records(counted, measured))
     if (std::find(wanted.begin(), wanted.end(), r.metric) != wanted.end())

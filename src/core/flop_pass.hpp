@@ -44,10 +44,14 @@ std::vector<std::string> flop_counts_in(const std::vector<std::string>& metrics)
 
 // A profile's pass (after its measured runs and unprofiled calls): count_flop in a profile of
 // the region tracker of its own, joined to the `measured` kernels (flop_records), keeping the
-// classes `metrics` asks for. Empty when it asks for none.
+// classes `metrics` asks for. Empty when it asks for none. A benchmark that fails in its call
+// (one that cannot be called again, say) costs the counts, not the profile: `warn` hears why and
+// the counts are NaN. Kernels launched from other threads count in the profiling thread's open
+// regions.
 std::vector<Record> flop_pass_records(InstructionCounter& counter, const Sweep& sweep,
                                       const RunBody& body, const std::vector<Record>& measured,
                                       const std::vector<std::string>& metrics,
-                                      const std::function<void()>& poll);
+                                      const std::function<void()>& poll,
+                                      const std::function<void(const std::string&)>& warn);
 
 }  // namespace kprof::detail

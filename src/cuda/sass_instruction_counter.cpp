@@ -8,23 +8,31 @@
 
 namespace kprof::detail {
 
+SassInstructionCounter::SassInstructionCounter() {
+  if (!SassCounter::counts_every_kernel())
+    throw UnsupportedError(
+        "set:flop: this CUPTI counts only the first kernel of a collection (CUPTI 13.5 counts "
+        "every one)");
+  counter_.emplace();
+}
+
 void SassInstructionCounter::enable() {
   CUcontext context = nullptr;
   if (driver_api().ctx_get_current(&context) != CUDA_SUCCESS || context == nullptr)
     throw CudaError("set:flop: no current CUDA context to count instructions on");
-  counter_.enable(context);
+  counter_->enable(context);
 }
 
 std::map<std::string, FlopCounts> SassInstructionCounter::take() {
   check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize (before counting FLOP)");
-  return SassCounter::flop_counts(counter_.flush());
+  return SassCounter::flop_counts(counter_->flush());
 }
 
 void SassInstructionCounter::disable() noexcept {
-  if (!counter_.enabled()) return;
+  if (!counter_ || !counter_->enabled()) return;
   try {
-    (void)counter_.disable();
-  } catch (const Error&) {  // a counter that cannot stop has nothing more to give
+    (void)counter_->disable();
+  } catch (...) {  // a counter that cannot stop has nothing more to give
   }
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 
 #include "core/flop_pass.hpp"
@@ -14,8 +15,8 @@ namespace kprof::detail {
 
 class SassInstructionCounter final : public InstructionCounter {
  public:
-  // Throws as SassCounter() does.
-  SassInstructionCounter() = default;
+  // Throws UnsupportedError before CUPTI 13.5, else as SassCounter() does.
+  SassInstructionCounter();
   // Counts on the current context.
   void enable() override;
   // Synchronizes the device (a fault of the call's kernels is a CudaError), flushes and classes
@@ -24,7 +25,7 @@ class SassInstructionCounter final : public InstructionCounter {
   void disable() noexcept override;
 
  private:
-  SassCounter counter_;
+  std::optional<SassCounter> counter_;  // made once CUPTI is known to count every kernel
 };
 
 }  // namespace kprof::detail

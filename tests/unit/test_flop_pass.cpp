@@ -3,6 +3,7 @@
 // the regions around them, and nothing that ran outside every region.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -27,13 +28,17 @@ using kprof::detail::RegionFlop;
 class ScriptedCounter : public kprof::detail::InstructionCounter {
  public:
   void enable() override { ++enables; }
-  std::map<std::string, FlopCounts> take() override { return std::exchange(pending_, {}); }
+  std::map<std::string, FlopCounts> take() override {
+    if (++takes == fail_at_take) throw kprof::MeasurementError("no cubin of CRC 0x1234 was kept");
+    return std::exchange(pending_, {});
+  }
   void disable() noexcept override { ++disables; }
   // A kernel `function` ran `n` instructions of class `c`.
   void ran(const std::string& function, FlopClass c, double n) {
     pending_.try_emplace(function, FlopCounts{}).first->second[static_cast<std::size_t>(c)] += n;
   }
-  int enables = 0, disables = 0;
+  int enables = 0, disables = 0, takes = 0;
+  int fail_at_take = -1;  // the take that throws
 
  private:
   std::map<std::string, FlopCounts> pending_;
@@ -114,17 +119,30 @@ TEST(FlopPass, ACallThatRaisesNamesItsConfigAndTheCounterStops) {
     EXPECT_NE(what.find("out of memory"), std::string::npos) << what;
   }
   EXPECT_EQ(counter.disables, 1);
-  // The tracker's hooks are handed back: a later pass counts afresh.
-  ScriptedCounter later;
-  const auto out = kprof::detail::count_flop(
-      later, Sweep(),
-      [&](std::size_t, int) {
-        Annotation a("work");
-        later.ran("k", FlopClass::hfma, 7);
-      },
-      nullptr);
-  ASSERT_EQ(out.size(), 1u);
-  EXPECT_DOUBLE_EQ(of(out, 0, "work", "k", FlopClass::hfma), 7);
+  // The tracker's hooks are handed back: an annotation after the pass takes no count.
+  const int takes = counter.takes;
+  kprof::detail::RegionTracker::instance().begin_run(0, 0);
+  {
+    Annotation after("after");
+  }
+  (void)kprof::detail::RegionTracker::instance().end_run();
+  EXPECT_EQ(counter.takes, takes);
+}
+
+// A take that fails as a region closes (in an annotation's destructor, which swallows it) is
+// raised once the call returns, not lost with the counts it would have given.
+TEST(FlopPass, ACountThatFailsAtARegionsCloseFailsThePass) {
+  ScriptedCounter counter;
+  counter.fail_at_take = 3;  // begin_call, "work" opens, "work" closes
+  const TrackerProfile profile;
+  EXPECT_THROW(kprof::detail::count_flop(
+                   counter, Sweep(),
+                   [&](std::size_t, int) {
+                     Annotation a("work");
+                     counter.ran("k", FlopClass::ffma, 1);
+                   },
+                   nullptr),
+               kprof::MeasurementError);
   EXPECT_EQ(counter.disables, 1);
 }
 
@@ -182,6 +200,32 @@ TEST(FlopPass, AProfileCountsOnceAfterItsCallsAndGivesEveryRunOfAKernelItsCounts
     EXPECT_EQ(row.num_runs, 2);
   }
   EXPECT_EQ(rows, 2);
+}
+
+TEST(FlopPass, ABenchmarkThatFailsInItsCountedCallCostsTheCountsNotTheProfile) {
+  kprof::testing::ScriptedBackend gpu;
+  ScriptedCounter counter;
+  kprof::detail::SweepServices services;
+  services.instruction_counter = [&] { return std::make_unique<Forwarding>(counter); };
+  kprof::Options o = kprof::testing::quiet(1);
+  o.metrics = {"gpu__time_duration.sum", kFfma};
+  int calls = 0;
+  const kprof::Results r = kprof::detail::run_sweep(
+      gpu, o, Sweep(),
+      [&](std::size_t, int) {
+        if (++calls == 3) throw std::runtime_error("a consumed iterator");  // the counted call
+        Annotation a("k");
+        gpu.launch("kern", 1000);
+      },
+      {}, services);
+  int rows = 0;
+  for (const kprof::Row& row : r.rows())
+    if (row.metric == kFfma) {
+      ++rows;
+      EXPECT_TRUE(std::isnan(row.mean));
+    }
+  EXPECT_EQ(rows, 1);
+  EXPECT_TRUE(std::isfinite(r.session().overhead_seconds_per_run));  // the disclosure stands
 }
 
 TEST(FlopPass, NoCountedCallWithoutItsMetricsOrACounter) {
