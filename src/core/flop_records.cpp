@@ -1,6 +1,8 @@
 #include "core/flop_records.hpp"
 
+#include <algorithm>
 #include <limits>
+#include <optional>
 #include <tuple>
 #include <utility>
 
@@ -37,6 +39,21 @@ std::vector<const Record*> launches(const std::vector<Record>& measured) {
   return out;
 }
 
+// The counts of `kernel` in a region's functions: of each function a record names, summed where a
+// whole-region record names several ("a|b": range replay's); nullopt when one was not counted.
+std::optional<FlopCounts> counts_of(const std::map<std::string, FlopCounts>& functions,
+                                    const std::string& kernel) {
+  FlopCounts sum{};
+  for (std::size_t begin = 0; begin <= kernel.size();) {
+    const std::size_t end = std::min(kernel.find('|', begin), kernel.size());
+    const auto f = functions.find(kernel.substr(begin, end - begin));
+    if (f == functions.end()) return std::nullopt;
+    for (std::size_t c = 0; c < kFlopClasses; ++c) sum[c] += f->second[c];
+    begin = end + 1;
+  }
+  return sum;
+}
+
 }  // namespace
 
 std::vector<Record> flop_records(const std::vector<RegionFlop>& counted,
@@ -49,10 +66,9 @@ std::vector<Record> flop_records(const std::vector<RegionFlop>& counted,
   std::vector<Record> out;
   out.reserve(all.size() * (kFlopClasses - 1));
   for (const Record* launch : all) {
-    const FlopCounts* found = nullptr;
+    std::optional<FlopCounts> found;
     if (auto region = counts.find({launch->config, launch->annotation}); region != counts.end())
-      if (auto f = region->second.find(launch->kernel); f != region->second.end())
-        found = &f->second;
+      found = counts_of(region->second, launch->kernel);
     const int ways = times[{launch->config, launch->run, launch->annotation, launch->kernel}];
     for (std::size_t c = 1; c < kFlopClasses; ++c) {  // every class but none
       Record r = *launch;

@@ -24,7 +24,8 @@ struct RegionFlop {
 
 // One record per measured kernel launch, run and FlopClass (flop_metric()'s names, unit "inst"):
 // the region's counts of the kernel's function, split evenly over its launches of that function
-// in the run (one call cannot tell them apart). The launches are the records of `measured` with
+// in the run (one call cannot tell them apart); a whole-region record naming several kernels
+// ("a|b", range replay's) gets the sum of theirs. The launches are the records of `measured` with
 // its first metric; a launch whose region or function was not counted gets NaN, so that the
 // results say "not measured" rather than "no FLOP". Function names are demangled
 // (kprof::demangle) to meet the records' kernel names.

@@ -91,3 +91,29 @@ TEST(FlopRecords, CopiesAndMemsetsGetNone) {
 }
 
 }  // namespace
+
+namespace {
+
+// Range replay measures a region as a whole: its record names every kernel in it ("a|b"), and
+// gets the sum of their counts; NaN when one of them was not counted.
+TEST(FlopRecords, AWholeRegionRecordGetsTheSumOfItsKernels) {
+  const std::vector<Record> measured = {
+      launch(0, 0, "both", "scale(float*)|add(float*, float*)", 0, "d"),
+      launch(0, 0, "half", "scale(float*)|(unnamed kernel)", 0, "d")};
+  const std::vector<RegionFlop> counted = {
+      {0,
+       "both",
+       {{"_Z5scalePf", counts(FlopClass::fmul, 100)}, {"_Z3addPfS_", counts(FlopClass::fadd, 10)}}},
+      {0, "half", {{"_Z5scalePf", counts(FlopClass::fmul, 100)}}}};
+  const std::vector<Record> out = flop_records(counted, measured);
+  for (const Record& r : out) {
+    if (r.annotation == "both" && r.metric == flop_metric(FlopClass::fmul))
+      EXPECT_DOUBLE_EQ(r.value, 100);
+    if (r.annotation == "both" && r.metric == flop_metric(FlopClass::fadd))
+      EXPECT_DOUBLE_EQ(r.value, 10);
+    if (r.annotation == "half") EXPECT_TRUE(std::isnan(r.value)) << r.metric;
+  }
+  EXPECT_EQ(out.size(), 2u * 9u);
+}
+
+}  // namespace
