@@ -88,34 +88,6 @@ struct TrackerProfile {
   TrackerProfile& operator=(const TrackerProfile&) = delete;
 };
 
-void end_run_quietly() noexcept {
-  try {
-    (void)RegionTracker::instance().end_run();
-  } catch (...) {  // an annotation the failure left open
-  }
-}
-
-void call(const RunBody& body, const Sweep& sweep, std::size_t c) {
-  RegionTracker::instance().begin_run(c, 0);
-  std::string why;
-  try {
-    body(c, 0);
-    return;
-  } catch (const Error&) {
-    end_run_quietly();
-    throw;  // kprof's own errors (an interrupt...) keep their type
-  } catch (const std::exception& e) {
-    why = e.what();
-  } catch (...) {
-    why = "an exception of unknown type";
-  }
-  end_run_quietly();
-  throw UserFunctionError("the benchmark function failed in " +
-                              describe_run(c, sweep.size(), sweep.config(c).to_string(), -1, 0) +
-                              ", its call counting FLOP (set:flop): " + why,
-                          c, -1);
-}
-
 }  // namespace
 
 std::vector<RegionFlop> count_flop(InstructionCounter& counter, const Sweep& sweep,
@@ -131,7 +103,13 @@ std::vector<RegionFlop> count_flop(InstructionCounter& counter, const Sweep& swe
   counter.enable();
   for (std::size_t c = 0; c < sweep.size(); ++c) {
     regions.begin_call(c);
-    call(body, sweep, c);
+    tracker.begin_run(c, 0);
+    // Not a measured run (as the unprofiled calls); a failure leaves the tracker's run to the
+    // caller's end_profile().
+    call_benchmark(body, c, -1, [&] {
+      return describe_run(c, sweep.size(), sweep.config(c).to_string(), -1, 0) +
+             ", its call counting FLOP (set:flop)";
+    });
     regions.end_call();
     (void)tracker.end_run();
     if (poll) poll();

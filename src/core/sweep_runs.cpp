@@ -229,20 +229,22 @@ std::pair<std::vector<Record>, Conditions> SweepRuns::salvage(Backend& backend,
   return {std::move(records_), take_conditions()};
 }
 
-void SweepRuns::call_body(std::size_t c, int r) {
+void call_benchmark(const RunBody& body, std::size_t c, int r,
+                    const std::function<std::string()>& where) {
   try {
-    body_(c, r);
+    body(c, r);
   } catch (const Error&) {
     throw;  // kprof's own errors (an annotation used twice...) keep their type
   } catch (const std::exception& e) {
-    throw UserFunctionError(where(c, r) + ": " + e.what(), c, r);
+    throw UserFunctionError("the benchmark function failed in " + where() + ": " + e.what(), c, r);
   } catch (...) {
-    throw UserFunctionError(where(c, r) + ": an exception of unknown type", c, r);
+    throw UserFunctionError(
+        "the benchmark function failed in " + where() + ": an exception of unknown type", c, r);
   }
 }
 
-std::string SweepRuns::where(std::size_t c, int r) const {
-  return "the benchmark function failed in " + where_run(c, r);
+void SweepRuns::call_body(std::size_t c, int r) {
+  call_benchmark(body_, c, r, [this, c, r] { return where_run(c, r); });
 }
 
 std::string SweepRuns::where_run(std::size_t c, int r) const {

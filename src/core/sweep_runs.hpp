@@ -30,6 +30,12 @@ namespace kprof::detail {
 // Calls the user's benchmark for one (config, run).
 using RunBody = std::function<void(std::size_t config, int run)>;
 
+// Calls body(config, run). What it throws becomes a UserFunctionError "the benchmark function
+// failed in <where()>: <what>" naming config and run, but kprof's own errors (an interrupt, an
+// annotation used twice), which keep their type. `where` is called only on a failure.
+void call_benchmark(const RunBody& body, std::size_t config, int run,
+                    const std::function<std::string()>& where);
+
 struct Progress {
   std::size_t config = 0;   // index of the config being measured
   std::size_t configs = 0;  // number of configs in the sweep
@@ -112,7 +118,6 @@ class SweepRuns {
  private:
   void begin_measuring();
   void call_body(std::size_t config, int run);
-  std::string where(std::size_t config, int run) const;
   void check_baseline_exists(const std::vector<RegionRun>& regions) const;
   void report_progress(std::size_t config, int run) const;
   void poll_interrupt() const {

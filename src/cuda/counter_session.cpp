@@ -107,11 +107,9 @@ void keep_range_profiler(std::unique_ptr<RangeProfiler> profiler) noexcept {
 
 void release_kept_range_profiler() noexcept { keep_range_profiler(nullptr); }
 
-void CounterSession::release() noexcept { release_kept_range_profiler(); }
-
 void CounterSession::start(const Options& options, const Setup& setup) {
   stop();
-  release();
+  release_kept_range_profiler();
   options_ = options;
   setup_ = setup;
   try {
@@ -148,7 +146,7 @@ void CounterSession::start(const Options& options, const Setup& setup) {
     attribution_->log_launches(true);
   } catch (...) {
     stop();
-    release();
+    release_kept_range_profiler();
     throw;
   }
 }
@@ -162,7 +160,8 @@ void CounterSession::stop() noexcept {
     profiler_seconds_ = cupti_seconds();
     if (options_.verbosity == Verbosity::debug) log_costs();
   }
-  // Kept enabled while idle (release()); a pass in flight is stopped and the profiler disabled.
+  // Kept enabled while idle (release_kept_range_profiler()); a pass in flight is stopped and
+  // the profiler disabled.
   if (profiler_ != nullptr && !profiler_->in_pass()) keep_range_profiler(std::move(profiler_));
   profiler_.reset();
   if (attribution_ != nullptr) {

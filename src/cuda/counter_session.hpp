@@ -75,7 +75,7 @@ class CounterSession {
   explicit CounterSession(const Options& options) : options_(options) {}
   ~CounterSession() {
     stop();
-    release();
+    release_kept_range_profiler();
   }
   CounterSession(const CounterSession&) = delete;
   CounterSession& operator=(const CounterSession&) = delete;
@@ -89,10 +89,8 @@ class CounterSession {
   // CountersBusyError (also from the first pass).
   void start(const Options& options, const Setup& setup);
   // Wall time inside CUPTI is kept for profiler_seconds(). The range profiler stays enabled,
-  // idle, until release() (Backend::release says why). Never throws.
+  // idle, until release_kept_range_profiler() (Backend::release says why). Never throws.
   void stop() noexcept;
-  // Disables the range profiler stop() kept (release_kept_range_profiler). Never throws.
-  static void release() noexcept;
 
   RangeProfiler& profiler() { return *profiler_; }
   const RangeProfiler& profiler() const { return *profiler_; }

@@ -47,11 +47,9 @@ template <class T, class Read>
 T paced_for_process(const std::string& bus, Read&& read,
                     double max_age = PacedReading<T>::kMaxAge) {
   static std::mutex mutex;
-  static std::map<std::string, PacedReading<T>> readings;
+  static std::map<std::pair<std::string, double>, PacedReading<T>> readings;  // by bus and age
   std::lock_guard lock(mutex);
-  // One reading per bus and maximum age.
-  auto it =
-      readings.try_emplace(bus + "|" + std::to_string(max_age), steady_seconds, max_age).first;
+  auto it = readings.try_emplace({bus, max_age}, steady_seconds, max_age).first;
   return it->second.get(std::forward<Read>(read));
 }
 

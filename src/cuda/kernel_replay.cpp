@@ -40,7 +40,7 @@ class KernelReplay final : public Backend {
   void measure(SweepRuns& runs) override;
   std::vector<Measurement> salvage() override { return collect(); }
   void stop() noexcept override;
-  void release() noexcept override { session_.release(); }
+  void release() noexcept override { release_kept_range_profiler(); }
   double profiler_seconds() const override { return session_.profiler_seconds(); }
 
  private:

@@ -24,7 +24,7 @@ class UserReplay : public Backend, protected PassSessions {
   // A session whose passes did not all run holds nothing usable.
   std::vector<Measurement> salvage() override { return {}; }
   void stop() noexcept override;
-  void release() noexcept override { session_.release(); }
+  void release() noexcept override { release_kept_range_profiler(); }
   double profiler_seconds() const override { return session_.profiler_seconds(); }
 
  protected:
