@@ -255,6 +255,11 @@ std::vector<Check> doctor_checks(const SystemInfo& sys, const std::function<Timi
   }
 
   checks.push_back(counters_check(sys, gpu, counter_probe));
+  // Optional: without it every other metric still measures.
+  if (sys.flop_counting.empty())
+    add(CheckStatus::ok, "set:flop", "FP32/FP64/FP16 instructions counted in the process");
+  else
+    add(CheckStatus::skip, "set:flop", one_line(sys.flop_counting));
 
   if (!sys.built_with_cuda) {
     add(CheckStatus::skip, "NVTX", "needs a build with CUDA");

@@ -34,6 +34,9 @@ struct SystemInfo {
   // Whether this process may read hardware counters: "yes (root)", "yes (profiling open to
   // all users)", "no: restricted to admin users (...)", or "unknown (...)".
   std::string counter_permission;
+  // set:flop's instruction counts in this process: "" where they can be made (CUPTI 13.5 or
+  // later and nvdisasm), else why not and what to do.
+  std::string flop_counting;
   std::vector<DeviceInfo> devices;
 };
 

@@ -130,7 +130,8 @@ struct LaunchMetric {
 const std::vector<LaunchMetric>& launch_metrics();
 // Whether `name` is one of launch_metrics().
 bool is_launch_metric(std::string_view name);
-// The entries of `names` that are not launch statistics: what the range profiler collects.
+// The entries of `names` that are neither launch statistics nor set:flop's instruction counts
+// (counted in a pass of their own): what the range profiler collects.
 std::vector<std::string> counter_metrics(const std::vector<std::string>& names);
 // The entries of `names` that are launch statistics, in their order.
 std::vector<std::string> launch_metrics_in(const std::vector<std::string>& names);

@@ -42,6 +42,14 @@ struct ProfileHooks {
 Results profile(const Options& options, const Sweep& sweep, const BenchmarkFn& fn,
                 const ProfileHooks& hooks = {});
 
+// Makes ready now what a later profile() with `options` needs to have seen since: for set:flop
+// (metrics counting FP instructions in the process), the code of the CUDA modules loaded from
+// now on, without which a kernel first launched before the profile, in a warm-up say, cannot be
+// counted. profile() does it itself when it starts; a front end that knows the options earlier
+// calls it then (the Python decorator, when it is made). Does nothing for other metrics or
+// where set:flop cannot be counted (profile() says why), and never throws.
+void prepare_profile(const Options& options) noexcept;
+
 // Saves what a failed profile measured under `prefix`: kprof's JSON document
 // `{prefix}partial-{tag}.json` (for kprof.load and `kprof report`) and, with `csv`, the CSV
 // files of output_csv tagged `partial-{tag}`; in a job of several ranks both names end in

@@ -61,6 +61,9 @@ void bind_profile(nb::module_& m) {
         "called options.runs times per config with the GIL held; the core runs with the GIL "
         "released. Returns _core.Results; raises the kprof.errors class of any core error, "
         "with partial_results.");
+  m.def("prepare_profile", &kprof::prepare_profile, nb::arg("options"),
+        "kprof::prepare_profile: for set:flop, keeps the code of the CUDA modules loaded from "
+        "now on; does nothing otherwise, never raises.");
   m.def("save_partial_results", &kprof::save_partial_results, nb::arg("partial"), nb::arg("prefix"),
         nb::arg("tag"), nb::arg("csv"),
         "kprof::save_partial_results: writes {prefix}partial-{tag}.json (and with csv the CSV "

@@ -43,6 +43,7 @@ nb::dict system_dict() {
   out["cupti_path"] = s.cupti_path;
   out["host"] = s.host;
   out["counter_permission"] = s.counter_permission;
+  out["flop_counting"] = s.flop_counting;
   nb::list devices;
   for (const auto& d : s.devices) devices.append(device_dict(d));
   out["devices"] = devices;

@@ -518,6 +518,10 @@ def kernel(
             f"@kernel(configs=...); got {type(_func).__name__} as first argument"
         )
     settings = Settings(options)
+    # set:flop counts the kernels whose modules load from now on, a warm-up's before the first
+    # call among them; under Nsight Compute the counts are its own.
+    if tools.get_active_tool() != tools.Tool.NCU and not ncu.in_child():
+        _core.prepare_profile(settings.options)
 
     def decorator(func: Callable[..., Any]) -> Callable[..., ProfileResults]:
         if not callable(func):

@@ -8,6 +8,7 @@
 
 #include "core/backend_registry.hpp"
 #include "core/engine.hpp"
+#include "core/flop_pass.hpp"
 #include "core/gpu_layer.hpp"
 #include "core/interrupt_watch.hpp"
 #include "core/region_tracker.hpp"
@@ -82,7 +83,19 @@ void choose_replay_mode(Options& options) {
              choice.why);
 }
 
+bool counts_flop(const Options& options) {
+  return !detail::flop_counts_in(metrics::expand(options.metrics)).empty();
+}
+
 }  // namespace
+
+void prepare_profile(const Options& options) noexcept {
+  try {
+    if (counts_flop(options) && detail::flop_counting_unavailable().empty())
+      detail::watch_module_loads();
+  } catch (...) {  // the profile that needs the watcher says what stopped it
+  }
+}
 
 Results profile(const Options& given, const Sweep& sweep, const BenchmarkFn& fn,
                 const ProfileHooks& profile_hooks) {
@@ -109,6 +122,11 @@ Results profile(const Options& given, const Sweep& sweep, const BenchmarkFn& fn,
   services.clocks_unavailable = device.clocks_unavailable;
   services.gpu_fault = detail::gpu_fault;
   services.wait_for_gpu = detail::wait_for_gpu;
+  // set:flop: modules loaded from here on are kept (and since prepare_profile, if called).
+  if (counts_flop(options)) {
+    detail::watch_module_loads();
+    services.instruction_counter = detail::make_instruction_counter;
+  }
   detail::SweepHooks hooks = progress_hooks(options, sweep);
   hooks.run_end = profile_hooks.run_done;
   const detail::InterruptWatch ctrl_c;

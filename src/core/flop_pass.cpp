@@ -119,10 +119,8 @@ std::vector<RegionFlop> count_flop(InstructionCounter& counter, const Sweep& swe
 
 std::vector<std::string> flop_counts_in(const std::vector<std::string>& metrics) {
   std::vector<std::string> out;
-  for (std::size_t c = 1; c < kFlopClasses; ++c) {  // every class but none
-    const std::string name(flop_metric(static_cast<FlopClass>(c)));
-    if (std::find(metrics.begin(), metrics.end(), name) != metrics.end()) out.push_back(name);
-  }
+  for (const std::string& m : metrics)
+    if (flop_class_counted_by(m) != FlopClass::none) out.push_back(m);
   return out;
 }
 

@@ -11,6 +11,8 @@
 
 namespace kprof::detail {
 
+class InstructionCounter;  // core/flop_pass.hpp
+
 // Whether CUPTI's activity records measure `options` (kernel replay, no metric but the duration
 // and launch statistics); any counter takes the range profiler.
 bool activity_records_measure(const Options& options);
@@ -40,6 +42,23 @@ std::string gpu_fault() noexcept;
 // Waits for the current device's queued work (cudaDeviceSynchronize). An error it returns is
 // left to the CUDA call that follows, or to gpu_fault().
 void wait_for_gpu() noexcept;
+
+// set:flop counted in the process (core/flop_pass.hpp): "" where it can be, else why not, with
+// what to do (a CUPTI before 13.5, which counts only the first kernel of a collection and
+// cannot share its subscription; no nvdisasm; a build without CUDA). Touches no GPU.
+std::string flop_counting_unavailable();
+
+// From now on and for the process, keeps the code of every CUDA module loaded, which set:flop
+// needs of each kernel it counts (CUDA gives no module's code back after its load): a CUPTI
+// subscription of its own, beside any profile's (CUPTI 13.5 lets subscribers share it), once
+// per process. While it is held, a client that subscribes the legacy way (torch.profiler's
+// Kineto) is refused. Throws UnsupportedError where flop_counting_unavailable() says why,
+// CuptiBusyError when another client holds CUPTI.
+void watch_module_loads();
+
+// The instruction counter of set:flop's pass on the current device. Throws as
+// watch_module_loads() does.
+std::unique_ptr<InstructionCounter> make_instruction_counter();
 
 // NVTX range in the domain "kprof" around an annotation (push/pop on the calling thread).
 void nvtx_push(const std::string& name) noexcept;

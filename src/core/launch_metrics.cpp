@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core/sass_opcodes.hpp"
 #include "kprof/metrics.hpp"
 
 namespace kprof::metrics {
@@ -51,7 +52,9 @@ bool is_launch_metric(std::string_view name) {
 std::vector<std::string> counter_metrics(const std::vector<std::string>& names) {
   std::vector<std::string> out;
   for (const std::string& n : names)
-    if (!is_launch_metric(n)) out.push_back(n);
+    if (!is_launch_metric(n) &&
+        kprof::detail::flop_class_counted_by(n) == kprof::detail::FlopClass::none)
+      out.push_back(n);
   return out;
 }
 

@@ -71,9 +71,10 @@ const std::vector<MetricSet>& sets() {
        "The SASS thread instructions of each add, multiply and fused multiply-add class (an FMA "
        "counts two FLOP, a half-precision instruction twice its single form), with each "
        "precision's FMA peak: a roof per precision in "
-       "results.analysis() and the roofline. Nsight Compute counts them by instrumenting the "
-       "code: measure this set with kprof.Tool.NCU; kprof's own engine reads them as 0 and "
-       "refuses them.",
+       "results.analysis() and the roofline. They are counted by instrumenting the code: kprof "
+       "does it in one more call of each config after the measured runs, with CUPTI 13.5 or "
+       "later and nvdisasm (`kprof doctor` says whether this machine has them); elsewhere "
+       "measure this set with kprof.Tool.NCU.",
        flop_metrics()},
   };
   return all;

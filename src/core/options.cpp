@@ -11,6 +11,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "core/gpu_layer.hpp"
 #include "core/metric_catalog.hpp"
 #include "core/option_checks.hpp"
 #include "kprof/errors.hpp"
@@ -212,7 +213,8 @@ void Options::validate() const {
   validate_settings();
   // Sets expanded, names checked against the current GPU's catalog
   // (src/core/metric_catalog.cpp).
-  detail::check_metrics(metrics, [] { return metrics::current_chip(); });
+  detail::check_metrics(
+      metrics, [] { return metrics::current_chip(); }, detail::flop_counting_unavailable);
 }
 
 void set_option(Options& options, std::string_view name, std::string_view text) {

@@ -183,8 +183,13 @@ std::string hex(std::uint32_t value) {
 // The opcode CUPTI's PC holds; MeasurementError when the disassembly has none there.
 const std::string& opcode_at(const Disassembly* disassembly, const PcCount& pc) {
   if (disassembly == nullptr)
-    throw MeasurementError("no cubin of CRC " + hex(pc.cubin_crc) + " (function " + pc.function +
-                           ") was kept: was its module loaded before kprof heard of module loads?");
+    throw MeasurementError(
+        "set:flop cannot count " + pc.function + ": the code of its module (cubin CRC " +
+        hex(pc.cubin_crc) +
+        ") was not kept, since the module loaded before kprof began keeping modules' code. "
+        "kprof keeps it from the moment a decorator asking for set:flop is made (in C++, "
+        "kprof::prepare_profile or the profile's start): make it before the program's first "
+        "CUDA work");
   const auto function = disassembly->find(pc.function);
   if (function == disassembly->end())
     throw MeasurementError("the disassembly of cubin " + hex(pc.cubin_crc) + " has no function " +
@@ -223,6 +228,12 @@ FlopClass flop_class(std::string_view opcode) {
 
 std::string_view flop_metric(FlopClass c) { return kMetrics[static_cast<std::size_t>(c)]; }
 
+FlopClass flop_class_counted_by(std::string_view metric) {
+  for (std::size_t c = 1; c < kFlopClasses; ++c)  // every class but none
+    if (kMetrics[c] == metric) return static_cast<FlopClass>(c);
+  return FlopClass::none;
+}
+
 std::string flop_peak_metric(FlopClass c) {
   const std::string_view count = flop_metric(c);
   if (count.empty()) return "";
@@ -250,13 +261,15 @@ std::string find_nvdisasm() {
   return is_executable(fallback) ? fallback : std::string();
 }
 
+std::string nvdisasm_not_found() {
+  return "nvdisasm was not found (KPROF_NVDISASM, PATH, $CUDA_HOME/bin, /usr/local/cuda/bin): "
+         "counting FP32/FP64/FP16 FLOP needs it for the opcode at each PC. " +
+         std::string(kHowToGet);
+}
+
 std::string disassemble(const void* cubin, std::size_t size) {
   const std::string nvdisasm = find_nvdisasm();
-  if (nvdisasm.empty())
-    throw UnsupportedError(
-        "nvdisasm was not found (KPROF_NVDISASM, PATH, $CUDA_HOME/bin, /usr/local/cuda/bin): "
-        "counting FP32/FP64/FP16 FLOP needs it for the opcode at each PC. " +
-        std::string(kHowToGet));
+  if (nvdisasm.empty()) throw UnsupportedError(nvdisasm_not_found());
   TempDir dir;
   const std::string input = dir.file("module.cubin");
   const std::string out = dir.file("out.txt");

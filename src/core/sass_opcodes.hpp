@@ -36,6 +36,8 @@ FlopClass flop_class(std::string_view opcode);
 
 // "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum"...; empty for FlopClass::none.
 std::string_view flop_metric(FlopClass c);
+// The class whose count flop_metric() names `metric`; none for every other name.
+FlopClass flop_class_counted_by(std::string_view metric);
 // The class's sustained peak in thread instructions per second, as the roofline's peak reads it:
 // "sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained_elapsed.per_second"...;
 // empty for FlopClass::none.
@@ -50,6 +52,8 @@ bool is_instrumented_sass_counter(std::string_view metric);
 // nvdisasm's path: $KPROF_NVDISASM when set (taken as given), else the first `nvdisasm` on
 // PATH, else $CUDA_HOME/bin/nvdisasm, else /usr/local/cuda/bin/nvdisasm; empty when none is.
 std::string find_nvdisasm();
+// What to say when find_nvdisasm() finds none: where it looked and how to get one.
+std::string nvdisasm_not_found();
 
 // `nvdisasm -c` of a cubin (written to a temporary file for it): its standard output.
 // Throws UnsupportedError when no nvdisasm is found, or it fails on the cubin (one too old for

@@ -1,8 +1,11 @@
 #include "cuda/cupti_subscriber.hpp"
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "cuda/cupti_check.hpp"
+#include "cuda/range_profiler.hpp"
 #include "kprof/errors.hpp"
 
 namespace kprof::detail {
@@ -21,9 +24,30 @@ CuptiBusyError busy_error(const char* holder_buffer) {
       holder);
 }
 
+#if CUPTI_API_VERSION >= 130000
+// CUpti_SubscriberParams as CUPTI 13.5 lays it out: the 13.0 header ends before
+// allowMultipleSubscribers. A CUPTI older than the field reads the size of the struct it knows.
+struct SubscriberParams135 {
+  std::size_t structSize;
+  const char* subscriberName;
+  char* oldSubscriberName;
+  std::size_t oldSubscriberSize;
+  std::uint8_t allowMultipleSubscribers;
+};
+constexpr std::uint32_t kMultipleSubscribersCupti = 130500;
+#endif
+
 }  // namespace
 
-void CuptiSubscriber::subscribe(CUpti_CallbackFunc callback, void* userdata) {
+bool CuptiSubscriber::can_share() {
+#if CUPTI_API_VERSION >= 130000
+  return cupti_runtime_version() >= kMultipleSubscribersCupti;
+#else
+  return false;
+#endif
+}
+
+void CuptiSubscriber::subscribe(CUpti_CallbackFunc callback, void* userdata, const char* name) {
   unsubscribe();
 #if CUPTI_API_VERSION < 130000
   // CUPTI 12 names no holder of the subscription.
@@ -34,13 +58,20 @@ void CuptiSubscriber::subscribe(CUpti_CallbackFunc callback, void* userdata) {
   handle_ = handle;
 #else
   char holder[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN * 4] = {};
-  CUpti_SubscriberParams params{};
-  params.structSize = CUpti_SubscriberParams_STRUCT_SIZE;
-  params.subscriberName = "kprof";
+  // Where CUPTI lets subscribers share it (13.5), kprof's subscriptions do: the module watcher
+  // of set:flop (cuda/module_watcher.hpp) stays subscribed beside a profile's. A client that
+  // subscribes the legacy way is still refused while one is held, as before.
+  SubscriberParams135 params{};
+  const bool share = can_share();
+  params.structSize = share ? offsetof(SubscriberParams135, allowMultipleSubscribers) + 1
+                            : CUpti_SubscriberParams_STRUCT_SIZE;
+  params.subscriberName = name;
   params.oldSubscriberName = holder;
   params.oldSubscriberSize = sizeof(holder);
+  params.allowMultipleSubscribers = share ? 1 : 0;
   CUpti_SubscriberHandle handle = nullptr;
-  CUptiResult result = cuptiSubscribe_v2(&handle, callback, userdata, &params);
+  CUptiResult result = cuptiSubscribe_v2(&handle, callback, userdata,
+                                         reinterpret_cast<CUpti_SubscriberParams*>(&params));
   if (result == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
     holder[sizeof(holder) - 1] = '\0';
     throw busy_error(holder);
@@ -54,9 +85,11 @@ void CuptiSubscriber::enable(CUpti_CallbackDomain domain, std::span<const CUpti_
   for (CUpti_CallbackId cbid : cbids) {
     CUptiResult result = cuptiEnableCallback(1, handle_, domain, cbid);
     if (result != CUPTI_SUCCESS) {
-      throw CudaError("cuptiEnableCallback(" +
-                      std::string(domain == CUPTI_CB_DOMAIN_DRIVER_API ? "driver" : "runtime") +
-                      " cbid " + std::to_string(cbid) + ") failed: " + cupti_error_text(result));
+      const char* name = domain == CUPTI_CB_DOMAIN_DRIVER_API    ? "driver"
+                         : domain == CUPTI_CB_DOMAIN_RUNTIME_API ? "runtime"
+                                                                 : "resource";
+      throw CudaError("cuptiEnableCallback(" + std::string(name) + " cbid " + std::to_string(cbid) +
+                      ") failed: " + cupti_error_text(result));
     }
   }
 }

@@ -1,6 +1,8 @@
-// kprof's one CUPTI subscription: taken in Backend::start(), given back in stop().
+// A CUPTI subscription of kprof's: a profile's, taken in Backend::start() and given back in
+// stop(), and set:flop's module watcher's (cuda/module_watcher.hpp).
 //
-// CUPTI allows one subscriber per process. Nsight Systems, Nsight Compute, cuda-gdb and
+// CUPTI before 13.5 allows one subscriber per process; 13.5 lets subscribers share it when each
+// asks to. Nsight Systems, Nsight Compute, cuda-gdb and
 // torch.profiler (Kineto keeps its subscription until the process ends) may hold it; then
 // subscribe() throws CuptiBusyError naming the holder and what to do.
 #pragma once
@@ -19,7 +21,11 @@ class CuptiSubscriber {
   CuptiSubscriber& operator=(const CuptiSubscriber&) = delete;
 
   // Throws CuptiBusyError when another client holds CUPTI, CudaError for other failures.
-  void subscribe(CUpti_CallbackFunc callback, void* userdata);
+  // `name` is what CUPTI tells a client refused while this subscription is held.
+  void subscribe(CUpti_CallbackFunc callback, void* userdata, const char* name = "kprof");
+  // Whether the loaded CUPTI lets subscribers share it (13.5 and later): kprof's subscriptions
+  // then do, so that a watcher of module loads can stay subscribed beside a profile's.
+  static bool can_share();
   // Enables `callback` for each cbid of `domain`. Throws CudaError.
   void enable(CUpti_CallbackDomain domain, std::span<const CUpti_CallbackId> cbids);
   // Disables the callbacks and unsubscribes; never throws, safe to call twice.

@@ -2,17 +2,40 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "core/gpu_layer.hpp"
+#include "core/sass_opcodes.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/driver_api.hpp"
+#include "cuda/range_profiler.hpp"
+#include "kprof/device.hpp"
 #include "kprof/errors.hpp"
 
 namespace kprof::detail {
+std::string flop_counting_unavailable() {
+  if (!SassCounter::counts_every_kernel())
+    return "set:flop counts instructions in the process with CUPTI 13.5 or later, and this "
+           "process loaded CUPTI " +
+           format_cupti_version(static_cast<int>(cupti_runtime_version())) +
+           " (which counts only the first kernel of a collection): install "
+           "nvidia-cuda-cupti>=13.5 and load its nvidia/cu13/lib/libcupti.so.13 before any "
+           "other (LD_PRELOAD), or measure set:flop with Nsight Compute (Python: "
+           "kprof.activate(kprof.Tool.NCU))";
+  if (find_nvdisasm().empty()) return "set:flop: " + nvdisasm_not_found();
+  return "";
+}
+
+std::unique_ptr<InstructionCounter> make_instruction_counter() {
+  watch_module_loads();
+  return std::make_unique<SassInstructionCounter>();
+}
 
 SassInstructionCounter::SassInstructionCounter() {
-  if (!SassCounter::counts_every_kernel())
-    throw UnsupportedError(
-        "set:flop: this CUPTI counts only the first kernel of a collection (CUPTI 13.5 counts "
-        "every one)");
+  if (const std::string why = flop_counting_unavailable(); !why.empty())
+    throw UnsupportedError(why);
   counter_.emplace();
 }
 

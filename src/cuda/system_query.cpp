@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <string>
 
+#include "core/gpu_layer.hpp"
 #include "cuda/counter_permission.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/device_facts.hpp"
@@ -63,6 +64,7 @@ SystemInfo query_system() {
     uint32_t cupti = 0;
     if (cuptiGetVersion(&cupti) == CUPTI_SUCCESS) info.cupti_version = static_cast<int>(cupti);
     info.cupti_path = cupti_path();
+    info.flop_counting = detail::flop_counting_unavailable();
     // cudaDriverGetVersion reports 0, with success, when no driver can be loaded.
     if (cudaDriverGetVersion(&info.driver_version) != cudaSuccess) info.driver_version = 0;
     info.driver_loaded = info.driver_version > 0;

@@ -1,6 +1,7 @@
 // A build without CUDA: GPU work fails with one clear error, annotations skip NVTX.
 #include "core/gpu_layer.hpp"
 
+#include "core/flop_pass.hpp"
 #include "nocuda/no_gpu.hpp"
 
 namespace kprof::detail {
@@ -8,6 +9,14 @@ namespace kprof::detail {
 std::unique_ptr<Backend> make_gpu_backend(const Options& /*options*/) {
   throw built_without_cuda();
 }
+
+std::string flop_counting_unavailable() {
+  return std::string("set:flop counts instructions on the GPU: ") + built_without_cuda().what();
+}
+
+void watch_module_loads() { throw built_without_cuda(); }
+
+std::unique_ptr<InstructionCounter> make_instruction_counter() { throw built_without_cuda(); }
 
 std::string gpu_fault() noexcept { return {}; }
 void wait_for_gpu() noexcept {}

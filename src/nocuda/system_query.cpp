@@ -21,6 +21,7 @@ SystemInfo query_system() {
   char host[256] = {};
   info.host = gethostname(host, sizeof(host) - 1) == 0 && host[0] != '\0' ? host : "unknown";
   info.counter_permission = "unknown (kprof was built without CUDA support)";
+  info.flop_counting = "kprof was built without CUDA support";
   return info;
 }
 

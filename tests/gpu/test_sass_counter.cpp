@@ -10,8 +10,10 @@
 #include <vector>
 
 #include "core/flop_pass.hpp"
+#include "core/gpu_layer.hpp"
 #include "core/region_tracker.hpp"
 #include "core/sass_opcodes.hpp"
+#include "cuda/cupti_subscriber.hpp"
 #include "cuda/driver_api.hpp"
 #include "cuda/sass_counter.hpp"
 #include "cuda/sass_instruction_counter.hpp"
@@ -25,8 +27,8 @@ using kprof::detail::FlopClass;
 using kprof::detail::FlopCounts;
 using kprof::detail::SassCounter;
 
-// The cubins of the modules loaded while subscribed, kept by SassCounter for the process (a
-// case's kernels may have been loaded in an earlier case).
+// The cubins of the modules loaded while the test's own subscription holds (CUPTI before 13.5),
+// kept by SassCounter for the process (a case's kernels may have been loaded in an earlier case).
 void CUPTIAPI on_module(void*, CUpti_CallbackDomain, CUpti_CallbackId id, const void* data) {
   if (id != CUPTI_CBID_RESOURCE_MODULE_LOADED) return;
   const auto* resource = static_cast<const CUpti_ResourceData*>(data);
@@ -50,16 +52,28 @@ struct Case {
 
 class SassCounterCounts : public ::testing::TestWithParam<Case> {};
 
+// Keeps the cubins of the modules loaded from here on: kprof's watcher of set:flop where CUPTI
+// lets subscribers share it (13.5), else a subscription of the test's own, given back however
+// the test ends (CUPTI 13.0 holds one subscriber: a profile later in the process needs it).
+class KeepModules {
+ public:
+  KeepModules() {
+    if (kprof::detail::CuptiSubscriber::can_share()) {
+      kprof::detail::watch_module_loads();
+      return;
+    }
+    own_.subscribe(on_module, nullptr, "kprof's SASS counter tests");
+    const CUpti_CallbackId loaded[] = {CUPTI_CBID_RESOURCE_MODULE_LOADED};
+    own_.enable(CUPTI_CB_DOMAIN_RESOURCE, loaded);
+  }
+
+ private:
+  kprof::detail::CuptiSubscriber own_;
+};
+
 // One kernel per test: CTest runs each in its own process, and CUPTI 13.0 on the H200 collected
 // only the first kernel function launched in a process's collection (docs/validation.md, "The
 // SASS counter on the GPU"), whatever the loading, patching and flushing tried.
-// Unsubscribes however the test ends.
-struct Subscription {
-  CUpti_SubscriberHandle handle = nullptr;
-  ~Subscription() {
-    if (handle != nullptr) cuptiUnsubscribe(handle);
-  }
-};
 
 TEST_P(SassCounterCounts, TheFirstKernelReadsThreadsTimesIterationsOfItsClasses) {
   if (kprof::detail::find_nvdisasm().empty()) GTEST_SKIP() << "no nvdisasm (KPROF_NVDISASM)";
@@ -69,12 +83,7 @@ TEST_P(SassCounterCounts, TheFirstKernelReadsThreadsTimesIterationsOfItsClasses)
                     "run each case in a process of its own (ctest does)";
   collected_before = true;
   const Case c = GetParam();
-  Subscription subscription;
-  CUpti_SubscriberHandle& subscriber = subscription.handle;
-  ASSERT_EQ(cuptiSubscribe(&subscriber, on_module, nullptr), CUPTI_SUCCESS);
-  ASSERT_EQ(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE,
-                                CUPTI_CBID_RESOURCE_MODULE_LOADED),
-            CUPTI_SUCCESS);
+  const KeepModules keep;
   SassCounter counter;
   CUcontext context = nullptr;
   ASSERT_EQ(kprof::detail::driver_api().ctx_get_current(&context), CUDA_SUCCESS);
@@ -109,6 +118,8 @@ class SassCounterBesideAProfile : public ::testing::Test {
     if (kprof::detail::find_nvdisasm().empty()) GTEST_SKIP() << "no nvdisasm (KPROF_NVDISASM)";
     if (!SassCounter::counts_every_kernel())
       GTEST_SKIP() << "CUPTI before 13.5 counts only the first kernel of a collection";
+    // Before any launch of the test: the kernels' module loads at its first (lazy loading).
+    const KeepModules keep;
     kprof_test::check(cudaMalloc(&out_, kprof_test::kSassBlocks * kprof_test::kSassThreads * 8),
                       "cudaMalloc");
   }
@@ -118,11 +129,6 @@ class SassCounterBesideAProfile : public ::testing::Test {
 
   // The FFMA kernel's FFMA count, collected by a SassCounter enabled around one launch.
   double count_ffma() {
-    Subscription subscription;
-    EXPECT_EQ(cuptiSubscribe(&subscription.handle, on_module, nullptr), CUPTI_SUCCESS);
-    EXPECT_EQ(cuptiEnableCallback(1, subscription.handle, CUPTI_CB_DOMAIN_RESOURCE,
-                                  CUPTI_CBID_RESOURCE_MODULE_LOADED),
-              CUPTI_SUCCESS);
     SassCounter counter;
     CUcontext context = nullptr;
     EXPECT_EQ(kprof::detail::driver_api().ctx_get_current(&context), CUDA_SUCCESS);
@@ -181,11 +187,6 @@ TEST_F(SassCounterBesideAProfile, LeavesTheKernelsAsFastOnceDisabled) {
 // set:flop's counted call (core/flop_pass.hpp) on the GPU: each region reads its own kernel's
 // instructions, exactly.
 TEST_F(SassCounterBesideAProfile, CountsEachRegionOfACountedCall) {
-  Subscription subscription;
-  ASSERT_EQ(cuptiSubscribe(&subscription.handle, on_module, nullptr), CUPTI_SUCCESS);
-  ASSERT_EQ(cuptiEnableCallback(1, subscription.handle, CUPTI_CB_DOMAIN_RESOURCE,
-                                CUPTI_CBID_RESOURCE_MODULE_LOADED),
-            CUPTI_SUCCESS);
   kprof::detail::SassInstructionCounter counter;
   auto& tracker = kprof::detail::RegionTracker::instance();
   tracker.begin_profile();
@@ -220,6 +221,43 @@ TEST_F(SassCounterBesideAProfile, CountsEachRegionOfACountedCall) {
     EXPECT_LE(own, expected * 1.001);
     EXPECT_EQ(region.functions.size(), 1u) << region.annotation << " counted another kernel";
   }
+}
+
+// set:flop end to end: a profile's counts of each region's kernel, exactly, a kernel launched
+// before the profile (a warm-up's) among them.
+TEST_F(SassCounterBesideAProfile, AProfileOfSetFlopCountsEachRegionsKernel) {
+  kprof_test::launch_sass(kprof_test::SassKernel::ffma, out_);
+  kprof_test::check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+  kprof::Options o = kprof_test::duration_options(kprof::CacheControl::all, 2);
+  o.metrics = {"set:flop"};
+  const kprof::Results r = kprof::profile(o, [&] {
+    {
+      kprof::Annotation a("ffma");
+      kprof_test::launch_sass(kprof_test::SassKernel::ffma, out_);
+    }
+    kprof::Annotation b("dfma");
+    kprof_test::launch_sass(kprof_test::SassKernel::dfma, out_);
+  });
+  const auto value = [&r](const std::string& annotation, FlopClass c) {
+    for (const kprof::Row& row : r.rows())
+      if (row.annotation == annotation && row.metric == kprof::detail::flop_metric(c))
+        return row.mean;
+    ADD_FAILURE() << "no row of " << annotation << ", " << kprof::detail::flop_metric(c);
+    return -1.0;
+  };
+  const double expected =
+      double(kprof_test::kSassBlocks) * kprof_test::kSassThreads * kprof_test::kSassIters;
+  const double ffma = value("ffma", FlopClass::ffma), dfma = value("dfma", FlopClass::dfma);
+  std::printf(
+      "[ RESULT ] set:flop in a profile: ffma region %.0f FFMA, dfma region %.0f DFMA, "
+      "expected %.0f each\n",
+      ffma, dfma, expected);
+  EXPECT_GE(ffma, expected);
+  EXPECT_LE(ffma, expected * 1.001);
+  EXPECT_GE(dfma, expected);
+  EXPECT_LE(dfma, expected * 1.001);
+  EXPECT_EQ(value("ffma", FlopClass::dfma), 0);  // each region its own kernel's
+  EXPECT_EQ(value("dfma", FlopClass::ffma), 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -29,10 +29,9 @@
 # carry build/newer-cupti:
 #   pip download --no-deps -d /tmp/w nvidia-cuda-cupti==13.5.25 &&
 #   mkdir -p build/newer-cupti && unzip -q -o -j /tmp/w/*.whl 'nvidia/cu13/lib/*' -d build/newer-cupti
-# "sass" (not in "all") runs the SASS counter's GPU tests, tests/gpu/probes/
-# sass_many_kernels_probe.cu and multi_subscriber_probe.cu with the toolkit's CUPTI and with
-# build/newer-cupti's; it needs nvdisasm, which the H200's toolkit lacks: carry build/nvdisasm
-# too:
+# "sass" (not in "all") runs the SASS counter's and set:flop's GPU tests (C++, and Python's
+# tests/python/test_gpu_flop.py) with the toolkit's CUPTI and with build/newer-cupti's; it needs
+# nvdisasm, which the H200's toolkit lacks: carry build/nvdisasm too:
 #   pip install --target /tmp/nvd nvidia-cuda-nvdisasm &&
 #   mkdir -p build/nvdisasm && cp /tmp/nvd/nvidia/cu13/bin/nvdisasm build/nvdisasm/
 set -u
@@ -311,38 +310,25 @@ PY
 fi
 
 if [ "$parts" = sass ]; then
-step "SASS counter: GPU tests and the many-kernels probe, CUPTI 13.0 and newer"
+step "SASS counter and set:flop: GPU tests with CUPTI 13.0 and newer"
   export KPROF_NVDISASM=$PWD/build/nvdisasm/nvdisasm
   newer=$PWD/build/newer-cupti
   (cmake --preset default -B build/h200 -DCMAKE_CUDA_ARCHITECTURES=90-real >"$work/cmake.log" 2>&1 &&
      cmake --build build/h200 -j16 --target kprof_gpu_tests >>"$work/cmake.log" 2>&1) ||
     grep -E "error|FAILED" "$work/cmake.log" | head -20
-  (cd build/h200 && ctest -R "Sass|NonBlocking" -V --timeout 120) 2>&1 |
-    grep -E "RESULT|Passed|Failed|Skipped|tests passed" | tee "$work/sass.log"
+  (cd build/h200 && ctest -R "Sass|NonBlocking" -V --timeout 120) >"$work/sass-ctest.log" 2>&1
+  grep -E "RESULT|Passed|Failed|Skipped|tests passed" "$work/sass-ctest.log" | tee "$work/sass.log"
   # One process for every case: with a CUPTI that counts every kernel none is skipped.
   LD_PRELOAD=$newer/libcupti.so.13 LD_LIBRARY_PATH=$newer \
-    build/h200/tests/kprof_gpu_tests --gtest_filter='*Sass*' 2>&1 |
-    grep -E "RESULT|OK \]|FAILED|SKIPPED" | tee -a "$work/sass.log"
-  nvcc -O2 -arch=sm_90 tests/gpu/probes/sass_many_kernels_probe.cu -I tests/gpu/probes -lcupti \
-    -lcuda -o build/sass_probe
-  for cycle in none enable config; do
-    for lib in toolkit newer; do
-      echo "=== probe abc 1 primary $cycle, $lib CUPTI" | tee -a "$work/sass.log"
-      if [ $lib = newer ]; then export LD_PRELOAD=$newer/libcupti.so.13 LD_LIBRARY_PATH=$newer; fi
-      timeout 30 build/sass_probe abc 1 primary $cycle 2>&1 | grep -E "records|failed|kernel_" |
-        head -12 | tee -a "$work/sass.log"
-      unset LD_PRELOAD LD_LIBRARY_PATH
-    done
-  done
-  # Several subscribers (a watcher of module loads beside a profile's subscription).
-  nvcc -O2 -arch=sm_90 tests/gpu/probes/multi_subscriber_probe.cu -I tests/gpu/probes -lcupti \
-    -o build/multi_subscriber_probe
-  for lib in toolkit newer; do
-    echo "=== multi_subscriber_probe, $lib CUPTI" | tee -a "$work/sass.log"
-    if [ $lib = newer ]; then export LD_PRELOAD=$newer/libcupti.so.13 LD_LIBRARY_PATH=$newer; fi
-    timeout 30 build/multi_subscriber_probe 2>&1 | tee -a "$work/sass.log"
-    unset LD_PRELOAD LD_LIBRARY_PATH
-  done
+    build/h200/tests/kprof_gpu_tests --gtest_filter='*Sass*' >"$work/sass-newer.log" 2>&1
+  grep -E "RESULT|OK \]|FAILED|SKIPPED|Failure|exception|Expected|Which is|Actual" \
+    "$work/sass-newer.log" | tee -a "$work/sass.log"
+  # Python: set:flop end to end in a torch script, and what `kprof doctor` says of it.
+  (export LD_PRELOAD=$newer/libcupti.so.13 LD_LIBRARY_PATH=$newer
+   timeout 60 kprof doctor 2>&1 | grep -E "CUPTI|set:flop"
+   timeout 300 python3 -m pytest -m gpu -q -s -rfEs -p no:cacheprovider \
+     tests/python/test_gpu_flop.py 2>&1 | grep -E "RESULT|passed|failed|skipped|Error|^E " |
+     head -30) | tee -a "$work/sass.log"
 fi
 
 if runs bench; then

@@ -168,3 +168,19 @@ TEST(CliDoctor, BusyMessageNamesTheHolderOnce) {
   EXPECT_EQ(cupti_busy_message("subscribe failed", ""),
             "CUPTI is held by another tool: subscribe failed");
 }
+
+TEST(CliDoctor, SaysWhetherSetFlopCountsHereWithoutFailingTheMachine) {
+  SystemInfo sys = h200();
+  sys.flop_counting = "set:flop counts instructions with CUPTI 13.5 or later";
+  const auto checks = doctor_checks(sys, [] { return measured(10.4); }, env_of({}));
+  EXPECT_EQ(find_check(checks, "set:flop").status, CheckStatus::skip);
+  EXPECT_EQ(find_check(checks, "set:flop").detail, sys.flop_counting);
+  std::ostringstream out;
+  EXPECT_EQ(print_checks(checks, out), kExitOk);  // optional: timing still works
+  sys.flop_counting = "";
+  EXPECT_EQ(find_check(doctor_checks(
+                           sys, [] { return measured(10.4); }, env_of({})),
+                       "set:flop")
+                .status,
+            CheckStatus::ok);
+}

@@ -232,7 +232,7 @@ TEST(MetricCatalog, EverySetMemberExistsOnGh100AndItsPassCountIsKnown) {
   const MetricCatalog c = gh100();
   const std::vector<std::pair<std::string, int>> expected = {
       {"speed-of-light", 9}, {"memory", 2}, {"compute", 3},
-      {"occupancy", 1},      {"launch", 1}, {"flop", 2}};
+      {"occupancy", 1},      {"launch", 1}, {"flop", 1}};  // flop's counts: a pass of their own
   for (const auto& [name, passes] : expected) {
     const MetricSet& s = find_set(name);
     for (const std::string& m : s.metrics) EXPECT_TRUE(c.contains(m)) << name << ": " << m;
@@ -287,25 +287,47 @@ TEST(MetricCatalog, ValidCountersAndSetsPassValidation) {
 
 TEST(MetricCatalog, SassInstructionCountersAreRefusedWhateverTheChip) {
   // In GH100's catalog, yet read as 0 by the range profiler: refused before any GPU work, with
-  // or without a chip to check names against.
+  // or without a chip to check names against, even where set:flop's classes can be counted.
+  const auto counted_here = [] { return std::string(); };
   for (const auto& chip : {std::optional<std::string>("GH100"), std::optional<std::string>()}) {
     try {
       kprof::detail::check_metrics(
-          {"gpu__time_duration.sum", "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum"},
-          [chip] { return chip; });
+          {"gpu__time_duration.sum", "smsp__sass_thread_inst_executed_op_integer_pred_on.sum"},
+          [chip] { return chip; }, counted_here);
       FAIL() << "no error";
     } catch (const OptionError& e) {
-      EXPECT_EQ(e.value(), "'smsp__sass_thread_inst_executed_op_ffma_pred_on.sum'");
+      EXPECT_EQ(e.value(), "'smsp__sass_thread_inst_executed_op_integer_pred_on.sum'");
       EXPECT_TRUE(contains(e.valid(), "instrumenting")) << e.what();
       EXPECT_TRUE(contains(e.valid(), "Tool.NCU")) << e.what();
     }
   }
   EXPECT_THROW(kprof::detail::check_metrics(
                    {"smsp__sass_thread_inst_executed_op_dadd_pred_on.sum.per_second"},
-                   [] { return std::optional<std::string>(); }),
+                   [] { return std::optional<std::string>(); }, counted_here),
                OptionError);
   EXPECT_NO_THROW(kprof::detail::check_metrics({"smsp__inst_executed.sum"},
                                                [] { return std::optional<std::string>(); }));
+}
+
+TEST(MetricCatalog, TheFlopClassesPassWhereTheyCanBeCountedAndSayWhyNotElsewhere) {
+  const auto none = [] { return std::optional<std::string>(); };
+  const std::vector<std::string> flop = {"set:flop"};
+  int asked = 0;
+  EXPECT_NO_THROW(kprof::detail::check_metrics(flop, none, [&asked] {
+    ++asked;
+    return std::string();
+  }));
+  EXPECT_EQ(asked, 1);  // once for the nine classes
+  try {
+    kprof::detail::check_metrics(flop, none, [] { return std::string("no CUPTI 13.5 here"); });
+    FAIL() << "no error";
+  } catch (const OptionError& e) {
+    EXPECT_EQ(e.option(), "metrics");
+    EXPECT_TRUE(contains(e.value(), "smsp__sass_thread_inst_executed_op_")) << e.what();
+    EXPECT_EQ(e.valid(), "no CUPTI 13.5 here");
+  }
+  // A caller that names no way to count them: refused.
+  EXPECT_THROW(kprof::detail::check_metrics(flop, none), OptionError);
 }
 
 TEST(MetricCatalog, ValidationOfTheDurationAloneAsksForNoChip) {
