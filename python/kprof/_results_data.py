@@ -379,8 +379,9 @@ class ResultsData:
         ``TensorPeakTFLOPs``, ``FP32TFLOPs``, ``FP64TFLOPs`` and ``FP16TFLOPs`` with their
         ``...PeakTFLOPs``, ``DRAMTBs`` and ``DRAMPeakTBs``, ``Advice`` (a sentence per
         finding), and the parameter columns. FLOP outside the tensor cores come from SASS
-        instruction counters that need the code instrumented (``set:flop``, measured under
-        ``kprof.Tool.NCU``; NaN otherwise: docs/analysis.md).
+        instruction counters that need the code instrumented (``set:flop``, counted by kprof
+        where CUPTI 13.5 is loaded, else under ``kprof.Tool.NCU``; NaN where not measured:
+        docs/analysis.md).
 
         Raises:
             kprof.errors.OptionError: The results lack metrics of set:analysis (the message

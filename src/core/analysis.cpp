@@ -76,8 +76,8 @@ constexpr const char* kTensorPeak =
 // half precision roofline sections count them: the SASS thread instructions of each class
 // (set:flop) times the FLOP each does, an FMA twice an add or a multiply, and a half-precision
 // instruction (HADD2, HMUL2, HFMA2) twice its single-precision form, for its two halves; the peak
-// is the FMA's at the FMA's FLOP. The counts need the code instrumented (Nsight Compute does so:
-// Tool.NCU measures set:flop).
+// is the FMA's at the FMA's FLOP. The counts need the code instrumented (core/flop_pass.hpp in
+// kprof's engine with CUPTI 13.5; Nsight Compute under Tool.NCU).
 struct FpPrecision {
   const char* name;
   detail::FlopClass add, mul, fma;

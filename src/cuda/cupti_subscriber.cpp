@@ -1,5 +1,6 @@
 #include "cuda/cupti_subscriber.hpp"
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -37,6 +38,8 @@ struct SubscriberParams135 {
 constexpr std::uint32_t kMultipleSubscribersCupti = 130500;
 #endif
 
+std::atomic<bool> sharing{false};  // share_from_now() was called
+
 }  // namespace
 
 bool CuptiSubscriber::can_share() {
@@ -46,6 +49,8 @@ bool CuptiSubscriber::can_share() {
   return false;
 #endif
 }
+
+void CuptiSubscriber::share_from_now() { sharing = true; }
 
 void CuptiSubscriber::subscribe(CUpti_CallbackFunc callback, void* userdata, const char* name) {
   unsubscribe();
@@ -58,11 +63,11 @@ void CuptiSubscriber::subscribe(CUpti_CallbackFunc callback, void* userdata, con
   handle_ = handle;
 #else
   char holder[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN * 4] = {};
-  // Where CUPTI lets subscribers share it (13.5), kprof's subscriptions do: the module watcher
-  // of set:flop (cuda/module_watcher.hpp) stays subscribed beside a profile's. A client that
-  // subscribes the legacy way is still refused while one is held, as before.
+  // Once set:flop's watcher of module loads asked (cuda/module_watcher.cpp), and where CUPTI
+  // lets subscribers share it (13.5), kprof's subscriptions do. A client that subscribes the
+  // legacy way is still refused while one is held, as before.
   SubscriberParams135 params{};
-  const bool share = can_share();
+  const bool share = sharing && can_share();
   params.structSize = share ? offsetof(SubscriberParams135, allowMultipleSubscribers) + 1
                             : CUpti_SubscriberParams_STRUCT_SIZE;
   params.subscriberName = name;

@@ -1,5 +1,5 @@
 // A CUPTI subscription of kprof's: a profile's, taken in Backend::start() and given back in
-// stop(), and set:flop's module watcher's (cuda/module_watcher.hpp).
+// stop(), and set:flop's watcher of module loads (cuda/module_watcher.cpp).
 //
 // CUPTI before 13.5 allows one subscriber per process; 13.5 lets subscribers share it when each
 // asks to. Nsight Systems, Nsight Compute, cuda-gdb and
@@ -23,9 +23,12 @@ class CuptiSubscriber {
   // Throws CuptiBusyError when another client holds CUPTI, CudaError for other failures.
   // `name` is what CUPTI tells a client refused while this subscription is held.
   void subscribe(CUpti_CallbackFunc callback, void* userdata, const char* name = "kprof");
-  // Whether the loaded CUPTI lets subscribers share it (13.5 and later): kprof's subscriptions
-  // then do, so that a watcher of module loads can stay subscribed beside a profile's.
+  // Whether the loaded CUPTI lets subscribers share it (13.5 and later).
   static bool can_share();
+  // From now on, kprof's subscriptions ask to share CUPTI where it can (set:flop's watcher of
+  // module loads, which stays subscribed beside each profile's). Until then they ask for CUPTI
+  // alone, as before 13.5: a profile that counts no FLOP is subscribed as it always was.
+  static void share_from_now();
   // Enables `callback` for each cbid of `domain`. Throws CudaError.
   void enable(CUpti_CallbackDomain domain, std::span<const CUpti_CallbackId> cbids);
   // Disables the callbacks and unsubscribes; never throws, safe to call twice.

@@ -5,6 +5,7 @@
 #include <array>
 #include <memory>
 #include <mutex>
+#include <string>
 
 #include "core/gpu_layer.hpp"
 #include "cuda/cupti_subscriber.hpp"
@@ -19,8 +20,13 @@ void CUPTIAPI on_module_loaded(void*, CUpti_CallbackDomain domain, CUpti_Callbac
   if (domain != CUPTI_CB_DOMAIN_RESOURCE || id != CUPTI_CBID_RESOURCE_MODULE_LOADED) return;
   const auto* resource = static_cast<const CUpti_ResourceData*>(data);
   const auto* module = static_cast<const CUpti_ModuleResourceData*>(resource->resourceDescriptor);
-  if (module != nullptr && module->pCubin != nullptr)
+  if (module == nullptr || module->pCubin == nullptr) return;
+  // Nothing may leave a CUPTI callback: a module whose code cannot be kept is named when one of
+  // its kernels is counted (no cubin kept).
+  try {
     SassCounter::add_module(module->pCubin, module->cubinSize);
+  } catch (...) {
+  }
 }
 
 }  // namespace
@@ -33,6 +39,7 @@ void watch_module_loads() {
   if (watcher != nullptr) return;
   if (const std::string why = flop_counting_unavailable(); !why.empty())
     throw UnsupportedError(why);
+  CuptiSubscriber::share_from_now();
   auto subscriber = std::make_unique<CuptiSubscriber>();
   subscriber->subscribe(on_module_loaded, nullptr, "kprof (set:flop's module watcher)");
   const std::array<CUpti_CallbackId, 1> loaded = {CUPTI_CBID_RESOURCE_MODULE_LOADED};

@@ -9,6 +9,7 @@
 #include "core/gpu_layer.hpp"
 #include "core/sass_opcodes.hpp"
 #include "cuda/cuda_check.hpp"
+#include "cuda/cupti_subscriber.hpp"
 #include "cuda/driver_api.hpp"
 #include "cuda/range_profiler.hpp"
 #include "kprof/device.hpp"
@@ -16,11 +17,12 @@
 
 namespace kprof::detail {
 std::string flop_counting_unavailable() {
-  if (!SassCounter::counts_every_kernel())
+  if (!SassCounter::counts_every_kernel() || !CuptiSubscriber::can_share())
     return "set:flop counts instructions in the process with CUPTI 13.5 or later, and this "
            "process loaded CUPTI " +
            format_cupti_version(static_cast<int>(cupti_runtime_version())) +
-           " (which counts only the first kernel of a collection): install "
+           " (which counts only the first kernel of a collection, and lets no second subscriber "
+           "keep the modules' code beside a profile's): install "
            "nvidia-cuda-cupti>=13.5 and load its nvidia/cu13/lib/libcupti.so.13 before any "
            "other (LD_PRELOAD), or measure set:flop with Nsight Compute (Python: "
            "kprof.activate(kprof.Tool.NCU))";

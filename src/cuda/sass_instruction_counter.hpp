@@ -15,7 +15,8 @@ namespace kprof::detail {
 
 class SassInstructionCounter final : public InstructionCounter {
  public:
-  // Throws UnsupportedError before CUPTI 13.5, else as SassCounter() does.
+  // Throws UnsupportedError where flop_counting_unavailable() says why (CUPTI before 13.5, no
+  // nvdisasm), else as SassCounter() does.
   SassInstructionCounter();
   // Counts on the current context.
   void enable() override;

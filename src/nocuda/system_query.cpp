@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "core/gpu_layer.hpp"
 #include "kprof/device.hpp"
 #include "kprof/errors.hpp"
 
@@ -21,7 +22,7 @@ SystemInfo query_system() {
   char host[256] = {};
   info.host = gethostname(host, sizeof(host) - 1) == 0 && host[0] != '\0' ? host : "unknown";
   info.counter_permission = "unknown (kprof was built without CUDA support)";
-  info.flop_counting = "kprof was built without CUDA support";
+  info.flop_counting = detail::flop_counting_unavailable();
   return info;
 }
 

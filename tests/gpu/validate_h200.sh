@@ -321,6 +321,9 @@ step "SASS counter and set:flop: GPU tests with CUPTI 13.0 and newer"
   # One process for every case: with a CUPTI that counts every kernel none is skipped.
   LD_PRELOAD=$newer/libcupti.so.13 LD_LIBRARY_PATH=$newer \
     build/h200/tests/kprof_gpu_tests --gtest_filter='*Sass*' >"$work/sass-newer.log" 2>&1
+  # And the profile that starts the watcher itself, in a process where nothing did before.
+  LD_PRELOAD=$newer/libcupti.so.13 LD_LIBRARY_PATH=$newer \
+    build/h200/tests/kprof_gpu_tests --gtest_filter='SassProfile.*' >>"$work/sass-newer.log" 2>&1
   grep -E "RESULT|OK \]|FAILED|SKIPPED|Failure|exception|Expected|Which is|Actual" \
     "$work/sass-newer.log" | tee -a "$work/sass.log"
   # Python: set:flop end to end in a torch script, and what `kprof doctor` says of it.

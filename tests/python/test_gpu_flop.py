@@ -27,8 +27,6 @@ import kprof, torch
 def bench():
     with kprof.annotate("mul"):
         x * y
-    with kprof.annotate("add"):
-        x + y
 
 n = 1 << 24
 x = torch.rand(n, device="cuda")  # after the decorator: its module's code is kept
@@ -40,7 +38,7 @@ print(json.dumps(rows))
 """
 
 
-def test_a_torch_multiply_and_add_count_one_instruction_per_element():
+def test_a_torch_multiply_counts_one_fmul_per_element_and_nothing_else():
     why = core.query_system()["flop_counting"]
     if why:
         pytest.skip(why)
@@ -50,8 +48,6 @@ def test_a_torch_multiply_and_add_count_one_instruction_per_element():
     assert done.returncode == 0, done.stderr[-3000:]
     rows = json.loads(done.stdout.strip().splitlines()[-1])
     n = 1 << 24
-    for key in (f"mul {FMUL}", f"add {FADD}"):
-        print(f"[ RESULT ] set:flop {key}: {rows[key]:.0f}, {n} elements")
-        assert n <= rows[key] <= n * 1.001, (key, rows[key])
-    # Each region holds its own kernel's instructions.
-    assert rows[f"mul {FADD}"] == rows[f"mul {FFMA}"] == rows[f"add {FMUL}"] == 0, rows
+    print(f"[ RESULT ] set:flop, torch x * y over {n} floats: {rows['mul ' + FMUL]:.0f} FMUL")
+    assert n <= rows[f"mul {FMUL}"] <= n * 1.001, rows
+    assert rows[f"mul {FADD}"] == rows[f"mul {FFMA}"] == 0, rows

@@ -14,7 +14,6 @@
 #include "core/region_tracker.hpp"
 #include "kprof/annotate.hpp"
 #include "kprof/errors.hpp"
-#include "kprof/profile.hpp"
 #include "scripted_backend.hpp"
 
 namespace {
@@ -251,17 +250,3 @@ TEST(FlopPass, NoCountedCallWithoutItsMetricsOrACounter) {
 }
 
 }  // namespace
-
-TEST(FlopPass, PreparingAProfileNeverThrows) {
-  // A front end prepares when it builds its options, before the call that checks them: where
-  // set:flop cannot be counted (no CUPTI 13.5 here) and for options the call will refuse, the
-  // call is the one to say so.
-  kprof::Options flop;
-  flop.metrics = {"set:flop"};
-  EXPECT_NO_THROW(kprof::prepare_profile(flop));
-  kprof::Options bad;
-  bad.metrics = {"set:nope"};
-  EXPECT_NO_THROW(kprof::prepare_profile(bad));
-  EXPECT_THROW(bad.validate(), kprof::OptionError);
-  EXPECT_NO_THROW(kprof::prepare_profile(kprof::Options()));
-}
