@@ -44,20 +44,19 @@ std::string gpu_fault() noexcept;
 void wait_for_gpu() noexcept;
 
 // set:flop counted in the process (core/flop_pass.hpp): "" where it can be, else why not, with
-// what to do (a CUPTI before 13.5, which counts only the first kernel of a collection and
-// cannot share its subscription; no nvdisasm; a build without CUDA). Touches no GPU.
+// what to do (a CUPTI before 13.5, which counts only the first kernel of a collection; no
+// nvdisasm; a build without CUDA). Touches no GPU.
 std::string flop_counting_unavailable();
 
 // From now on and for the process, keeps the code of every CUDA module loaded, which set:flop
-// needs of each kernel it counts (CUDA gives no module's code back after its load): a CUPTI
-// subscription of its own, beside any profile's (CUPTI 13.5 lets subscribers share it), once
-// per process. While it is held, a client that subscribes the legacy way (torch.profiler's
-// Kineto) is refused. Throws UnsupportedError where flop_counting_unavailable() says why,
-// CuptiBusyError when another client holds CUPTI.
+// needs of each kernel it counts (CUDA gives no module's code back after its load): kprof's
+// CUPTI subscription, held from now on and borrowed by each profile. While it is held, another
+// CUPTI client (torch.profiler's Kineto, Nsight Systems) is refused. Once per process; throws
+// CuptiBusyError when another client holds CUPTI, NoGpuError in a build without CUDA.
 void watch_module_loads();
 
-// The instruction counter of set:flop's pass on the current device. Throws as
-// watch_module_loads() does.
+// The instruction counter of set:flop's pass on the current device. Throws UnsupportedError
+// where flop_counting_unavailable() says why.
 std::unique_ptr<InstructionCounter> make_instruction_counter();
 
 // NVTX range in the domain "kprof" around an annotation (push/pop on the calling thread).

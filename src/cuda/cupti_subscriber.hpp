@@ -1,10 +1,13 @@
-// A CUPTI subscription of kprof's: a profile's, taken in Backend::start() and given back in
-// stop(), and set:flop's watcher of module loads (cuda/module_watcher.cpp).
+// kprof's CUPTI subscription: a profile's, taken in Backend::start() and given back in stop().
 //
-// CUPTI before 13.5 allows one subscriber per process; 13.5 lets subscribers share it when each
-// asks to. Nsight Systems, Nsight Compute, cuda-gdb and
+// CUPTI allows one subscriber per process. Nsight Systems, Nsight Compute, cuda-gdb and
 // torch.profiler (Kineto keeps its subscription until the process ends) may hold it; then
 // subscribe() throws CuptiBusyError naming the holder and what to do.
+//
+// set:flop needs the code of every module loaded, which CUDA hands over only at the load:
+// hold_for_process() subscribes kprof for the rest of the process, handing module loads to a
+// watcher (cuda/module_watcher.cpp), and from then on each profile's subscribe() borrows that
+// subscription instead of taking one, so that no second subscriber is needed.
 #pragma once
 
 #include <cupti.h>
@@ -20,23 +23,26 @@ class CuptiSubscriber {
   CuptiSubscriber(const CuptiSubscriber&) = delete;
   CuptiSubscriber& operator=(const CuptiSubscriber&) = delete;
 
-  // Throws CuptiBusyError when another client holds CUPTI, CudaError for other failures.
-  // `name` is what CUPTI tells a client refused while this subscription is held.
-  void subscribe(CUpti_CallbackFunc callback, void* userdata, const char* name = "kprof");
-  // Whether the loaded CUPTI lets subscribers share it (13.5 and later).
-  static bool can_share();
-  // From now on, kprof's subscriptions ask to share CUPTI where it can (set:flop's watcher of
-  // module loads, which stays subscribed beside each profile's). Until then they ask for CUPTI
-  // alone, as before 13.5: a profile that counts no FLOP is subscribed as it always was.
-  static void share_from_now();
-  // Enables `callback` for each cbid of `domain`. Throws CudaError.
+  // Throws CuptiBusyError when another client holds CUPTI, CudaError for other failures. Once
+  // the process subscription is held, borrows it: `callback` hears the runtime and driver
+  // domains' callbacks it enables until unsubscribe().
+  void subscribe(CUpti_CallbackFunc callback, void* userdata);
+  // Enables `callback` for each cbid of `domain` (runtime or driver API). Throws CudaError.
   void enable(CUpti_CallbackDomain domain, std::span<const CUpti_CallbackId> cbids);
-  // Disables the callbacks and unsubscribes; never throws, safe to call twice.
+  // Disables the callbacks and unsubscribes (gives a borrowed subscription back); never
+  // throws, safe to call twice.
   void unsubscribe() noexcept;
   bool subscribed() const noexcept { return handle_ != nullptr; }
 
+  // Subscribes kprof for the rest of the process, once: `on_resource` hears the resource
+  // domain's `resource_cbid` (module loads) from now on, beside whatever a profile borrowing
+  // the subscription enables. While it is held, another CUPTI client is refused. Throws as
+  // subscribe() does.
+  static void hold_for_process(CUpti_CallbackFunc on_resource, CUpti_CallbackId resource_cbid);
+
  private:
   CUpti_SubscriberHandle handle_ = nullptr;
+  bool borrowed_ = false;  // handle_ is the process subscription's
 };
 
 }  // namespace kprof::detail

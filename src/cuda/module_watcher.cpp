@@ -1,16 +1,12 @@
 // watch_module_loads() (core/gpu_layer.hpp): the cubin of every module loaded goes to
-// SassCounter::add_module, under the CRC CUPTI's SASS records name it by.
+// SassCounter::add_module, under the CRC CUPTI's SASS records name it by. The module loads come
+// through kprof's subscription held for the process (CuptiSubscriber::hold_for_process), which
+// each later profile borrows.
 #include <cupti.h>
-
-#include <array>
-#include <memory>
-#include <mutex>
-#include <string>
 
 #include "core/gpu_layer.hpp"
 #include "cuda/cupti_subscriber.hpp"
 #include "cuda/sass_counter.hpp"
-#include "kprof/errors.hpp"
 
 namespace kprof::detail {
 namespace {
@@ -32,19 +28,7 @@ void CUPTIAPI on_module_loaded(void*, CUpti_CallbackDomain domain, CUpti_Callbac
 }  // namespace
 
 void watch_module_loads() {
-  static std::mutex mutex;
-  // Never destroyed: the subscription lasts as long as the process, as the cubins it keeps.
-  static CuptiSubscriber* watcher = nullptr;
-  std::lock_guard lock(mutex);
-  if (watcher != nullptr) return;
-  if (const std::string why = flop_counting_unavailable(); !why.empty())
-    throw UnsupportedError(why);
-  CuptiSubscriber::share_from_now();
-  auto subscriber = std::make_unique<CuptiSubscriber>();
-  subscriber->subscribe(on_module_loaded, nullptr, "kprof (set:flop's module watcher)");
-  const std::array<CUpti_CallbackId, 1> loaded = {CUPTI_CBID_RESOURCE_MODULE_LOADED};
-  subscriber->enable(CUPTI_CB_DOMAIN_RESOURCE, loaded);
-  watcher = subscriber.release();
+  CuptiSubscriber::hold_for_process(on_module_loaded, CUPTI_CBID_RESOURCE_MODULE_LOADED);
 }
 
 }  // namespace kprof::detail

@@ -9,7 +9,6 @@
 #include "core/gpu_layer.hpp"
 #include "core/sass_opcodes.hpp"
 #include "cuda/cuda_check.hpp"
-#include "cuda/cupti_subscriber.hpp"
 #include "cuda/driver_api.hpp"
 #include "cuda/range_profiler.hpp"
 #include "kprof/device.hpp"
@@ -17,12 +16,11 @@
 
 namespace kprof::detail {
 std::string flop_counting_unavailable() {
-  if (!SassCounter::counts_every_kernel() || !CuptiSubscriber::can_share())
+  if (!SassCounter::counts_every_kernel())
     return "set:flop counts instructions in the process with CUPTI 13.5 or later, and this "
            "process loaded CUPTI " +
            format_cupti_version(static_cast<int>(cupti_runtime_version())) +
-           " (which counts only the first kernel of a collection, and lets no second subscriber "
-           "keep the modules' code beside a profile's): install "
+           " (which counts only the first kernel of a collection): install "
            "nvidia-cuda-cupti>=13.5 and load its nvidia/cu13/lib/libcupti.so.13 before any "
            "other (LD_PRELOAD), or measure set:flop with Nsight Compute (Python: "
            "kprof.activate(kprof.Tool.NCU))";
@@ -31,7 +29,6 @@ std::string flop_counting_unavailable() {
 }
 
 std::unique_ptr<InstructionCounter> make_instruction_counter() {
-  watch_module_loads();
   return std::make_unique<SassInstructionCounter>();
 }
 

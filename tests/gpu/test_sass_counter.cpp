@@ -13,7 +13,6 @@
 #include "core/gpu_layer.hpp"
 #include "core/region_tracker.hpp"
 #include "core/sass_opcodes.hpp"
-#include "cuda/cupti_subscriber.hpp"
 #include "cuda/driver_api.hpp"
 #include "cuda/sass_counter.hpp"
 #include "cuda/sass_instruction_counter.hpp"
@@ -26,15 +25,6 @@ namespace {
 using kprof::detail::FlopClass;
 using kprof::detail::FlopCounts;
 using kprof::detail::SassCounter;
-
-// The cubins of the modules loaded while the test's own subscription holds (CUPTI before 13.5),
-// kept by SassCounter for the process (a case's kernels may have been loaded in an earlier case).
-void CUPTIAPI on_module(void*, CUpti_CallbackDomain, CUpti_CallbackId id, const void* data) {
-  if (id != CUPTI_CBID_RESOURCE_MODULE_LOADED) return;
-  const auto* resource = static_cast<const CUpti_ResourceData*>(data);
-  const auto* module = static_cast<const CUpti_ModuleResourceData*>(resource->resourceDescriptor);
-  SassCounter::add_module(module->pCubin, module->cubinSize);
-}
 
 double count(const std::map<std::string, FlopCounts>& counts, const std::string& kernel,
              FlopClass c) {
@@ -61,23 +51,10 @@ struct Case {
 
 class SassCounterCounts : public ::testing::TestWithParam<Case> {};
 
-// Keeps the cubins of the modules loaded from here on: kprof's watcher of set:flop where CUPTI
-// lets subscribers share it (13.5), else a subscription of the test's own, given back however
-// the test ends (CUPTI 13.0 holds one subscriber: a profile later in the process needs it).
-class KeepModules {
- public:
-  KeepModules() {
-    if (kprof::detail::CuptiSubscriber::can_share()) {
-      kprof::detail::watch_module_loads();
-      return;
-    }
-    own_.subscribe(on_module, nullptr, "kprof's SASS counter tests");
-    const CUpti_CallbackId loaded[] = {CUPTI_CBID_RESOURCE_MODULE_LOADED};
-    own_.enable(CUPTI_CB_DOMAIN_RESOURCE, loaded);
-  }
-
- private:
-  kprof::detail::CuptiSubscriber own_;
+// Keeps the cubins of the modules loaded from here on, for the process, as set:flop does
+// (kprof's subscription held for the process, which a profile later in the test borrows).
+struct KeepModules {
+  KeepModules() { kprof::detail::watch_module_loads(); }
 };
 
 // One kernel per test: CTest runs each in its own process, and CUPTI 13.0 on the H200 collected
