@@ -46,8 +46,10 @@ Results profile(const Options& options, const Sweep& sweep, const BenchmarkFn& f
 // (metrics counting FP instructions in the process), the code of the CUDA modules loaded from
 // now on, without which a kernel first launched before the profile, in a warm-up say, cannot be
 // counted. profile() does it itself when it starts; a front end that knows the options earlier
-// calls it then (the Python decorator, when it is made). Does nothing for other metrics or
-// where set:flop cannot be counted (profile() says why), and never throws.
+// calls it then (the Python decorator, when it is made). kprof's CUPTI subscription is then held
+// until the process ends (profiles borrow it), so another CUPTI client such as torch.profiler
+// is refused from then on. Does nothing for other metrics or where set:flop cannot be counted
+// (profile() says why), and never throws.
 void prepare_profile(const Options& options) noexcept;
 
 // Saves what a failed profile measured under `prefix`: kprof's JSON document

@@ -51,8 +51,9 @@ std::string flop_counting_unavailable();
 // From now on and for the process, keeps the code of every CUDA module loaded, which set:flop
 // needs of each kernel it counts (CUDA gives no module's code back after its load): kprof's
 // CUPTI subscription, held from now on and borrowed by each profile. While it is held, another
-// CUPTI client (torch.profiler's Kineto, Nsight Systems) is refused. Once per process; throws
-// CuptiBusyError when another client holds CUPTI, NoGpuError in a build without CUDA.
+// CUPTI client (torch.profiler's Kineto, Nsight Systems) is refused. Does nothing once it
+// succeeded; throws CuptiBusyError when another client (or a running profile) holds CUPTI,
+// CudaError when CUPTI refuses the module callback, NoGpuError in a build without CUDA.
 void watch_module_loads();
 
 // The instruction counter of set:flop's pass on the current device. Throws UnsupportedError

@@ -1,13 +1,21 @@
 #include "cuda/cupti_subscriber.hpp"
 
 #include <atomic>
+#include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 
 #include "cuda/cupti_check.hpp"
 #include "kprof/errors.hpp"
 
 namespace kprof::detail {
+
+struct CuptiBorrower {
+  CUpti_CallbackFunc callback = nullptr;
+  void* data = nullptr;
+};
+
 namespace {
 
 CuptiBusyError busy_error(const char* holder_buffer) {
@@ -50,16 +58,16 @@ CUpti_SubscriberHandle take_subscription(CUpti_CallbackFunc callback, void* user
 #endif
 }
 
-// The process subscription (hold_for_process) and the profile borrowing it. The borrower's
-// callback and data are swapped while CUPTI may call on other threads: data is set before the
-// callback and the callback cleared first, and the borrower disables its domains before it
-// goes.
+// The process subscription (hold_for_process) and the profile borrowing it. CUPTI may call on
+// any thread while a borrower comes and goes: the borrower's callback and data are published as
+// one pointer, and a borrower leaving waits until no callback holds it any more.
 struct ProcessSubscription {
-  std::mutex mutex;  // taking it, and borrowing
+  std::mutex mutex;  // taking a subscription, borrowing one, giving one back
   CUpti_SubscriberHandle handle = nullptr;
   CUpti_CallbackFunc on_resource = nullptr;
-  std::atomic<CUpti_CallbackFunc> borrower{nullptr};
-  std::atomic<void*> borrower_data{nullptr};
+  bool profile_subscribed = false;  // a profile holds a subscription of its own
+  std::atomic<const CuptiBorrower*> borrower{nullptr};
+  std::atomic<int> in_flight{0};  // callbacks that may hold `borrower`
 };
 
 ProcessSubscription& process_subscription() {
@@ -73,18 +81,26 @@ void CUPTIAPI dispatch(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id, 
     if (p.on_resource != nullptr) p.on_resource(nullptr, domain, id, data);
     return;
   }
-  if (CUpti_CallbackFunc borrower = p.borrower.load())
-    borrower(p.borrower_data.load(), domain, id, data);
+  ++p.in_flight;  // before the load: a borrower leaving sees it, or this sees none
+  if (const CuptiBorrower* b = p.borrower.load()) b->callback(b->data, domain, id, data);
+  --p.in_flight;
 }
 
 }  // namespace
+
+CuptiSubscriber::CuptiSubscriber() = default;
+CuptiSubscriber::~CuptiSubscriber() { unsubscribe(); }
 
 void CuptiSubscriber::hold_for_process(CUpti_CallbackFunc on_resource,
                                        CUpti_CallbackId resource_cbid) {
   ProcessSubscription& p = process_subscription();
   std::lock_guard lock(p.mutex);
   if (p.handle != nullptr) return;
-  p.on_resource = on_resource;
+  if (p.profile_subscribed)
+    throw CuptiBusyError(
+        "kprof cannot keep the code of modules (set:flop) while a profile holds CUPTI: it starts "
+        "with the next profile that asks for set:flop",
+        "kprof");
   CUpti_SubscriberHandle handle = take_subscription(dispatch, nullptr);
   const CUptiResult result =
       cuptiEnableCallback(1, handle, CUPTI_CB_DOMAIN_RESOURCE, resource_cbid);
@@ -93,33 +109,37 @@ void CuptiSubscriber::hold_for_process(CUpti_CallbackFunc on_resource,
     throw CudaError("cuptiEnableCallback(resource cbid " + std::to_string(resource_cbid) +
                     ") failed: " + cupti_error_text(result));
   }
+  p.on_resource = on_resource;
   p.handle = handle;
 }
 
 void CuptiSubscriber::subscribe(CUpti_CallbackFunc callback, void* userdata) {
   unsubscribe();
   ProcessSubscription& p = process_subscription();
-  {
-    std::lock_guard lock(p.mutex);
-    if (p.handle != nullptr) {
-      // One profile at a time holds kprof's engine (RegionTracker::check_no_profile).
-      p.borrower_data = userdata;
-      p.borrower = callback;
-      handle_ = p.handle;
-      borrowed_ = true;
-      return;
-    }
+  std::lock_guard lock(p.mutex);
+  if (p.handle == nullptr) {
+    handle_ = take_subscription(callback, userdata);
+    p.profile_subscribed = true;
+    return;
   }
-  handle_ = take_subscription(callback, userdata);
+  // One profile at a time holds kprof's engine (RegionTracker::begin_profile).
+  if (p.borrower.load() != nullptr)
+    throw CuptiBusyError("kprof cannot subscribe to CUPTI: another kprof profile holds it",
+                         "kprof");
+  borrower_ = std::make_unique<CuptiBorrower>(CuptiBorrower{callback, userdata});
+  p.borrower = borrower_.get();
+  handle_ = p.handle;
 }
 
 void CuptiSubscriber::enable(CUpti_CallbackDomain domain, std::span<const CUpti_CallbackId> cbids) {
+  // A borrowed subscription keeps its resource callbacks after the profile: the profile's are
+  // the runtime's and the driver's, which unsubscribe() turns off.
+  if (domain != CUPTI_CB_DOMAIN_DRIVER_API && domain != CUPTI_CB_DOMAIN_RUNTIME_API)
+    throw CudaError("kprof's profile subscribes to CUPTI's runtime and driver API callbacks only");
   for (CUpti_CallbackId cbid : cbids) {
     CUptiResult result = cuptiEnableCallback(1, handle_, domain, cbid);
     if (result != CUPTI_SUCCESS) {
-      const char* name = domain == CUPTI_CB_DOMAIN_DRIVER_API    ? "driver"
-                         : domain == CUPTI_CB_DOMAIN_RUNTIME_API ? "runtime"
-                                                                 : "resource";
+      const char* name = domain == CUPTI_CB_DOMAIN_DRIVER_API ? "driver" : "runtime";
       throw CudaError("cuptiEnableCallback(" + std::string(name) + " cbid " + std::to_string(cbid) +
                       ") failed: " + cupti_error_text(result));
     }
@@ -130,14 +150,16 @@ void CuptiSubscriber::unsubscribe() noexcept {
   if (handle_ == nullptr) return;
   (void)cuptiEnableDomain(0, handle_, CUPTI_CB_DOMAIN_RUNTIME_API);
   (void)cuptiEnableDomain(0, handle_, CUPTI_CB_DOMAIN_DRIVER_API);
-  if (borrowed_) {  // the process keeps the subscription, and its module loads
-    ProcessSubscription& p = process_subscription();
+  ProcessSubscription& p = process_subscription();
+  std::lock_guard lock(p.mutex);
+  if (borrower_) {  // the process keeps the subscription, and its module loads
     p.borrower = nullptr;
-    p.borrower_data = nullptr;
-    borrowed_ = false;
+    while (p.in_flight.load() != 0) std::this_thread::yield();
+    borrower_.reset();
   } else {
     // Unsubscribing disables every callback of the subscriber as well.
     (void)cuptiUnsubscribe(handle_);
+    p.profile_subscribed = false;
   }
   handle_ = nullptr;
 }

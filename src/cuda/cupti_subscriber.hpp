@@ -1,4 +1,5 @@
-// kprof's CUPTI subscription: a profile's, taken in Backend::start() and given back in stop().
+// kprof's CUPTI subscription: a profile's, taken in Backend::start() and given back in stop(),
+// or borrowed from the one held for the process once set:flop needs it.
 //
 // CUPTI allows one subscriber per process. Nsight Systems, Nsight Compute, cuda-gdb and
 // torch.profiler (Kineto keeps its subscription until the process ends) may hold it; then
@@ -12,37 +13,42 @@
 
 #include <cupti.h>
 
+#include <memory>
 #include <span>
 
 namespace kprof::detail {
 
+struct CuptiBorrower;  // a profile's callback on the process subscription (cupti_subscriber.cpp)
+
 class CuptiSubscriber {
  public:
-  CuptiSubscriber() = default;
-  ~CuptiSubscriber() { unsubscribe(); }
+  CuptiSubscriber();
+  ~CuptiSubscriber();  // unsubscribes
   CuptiSubscriber(const CuptiSubscriber&) = delete;
   CuptiSubscriber& operator=(const CuptiSubscriber&) = delete;
 
-  // Throws CuptiBusyError when another client holds CUPTI, CudaError for other failures. Once
-  // the process subscription is held, borrows it: `callback` hears the runtime and driver
-  // domains' callbacks it enables until unsubscribe().
+  // Throws CuptiBusyError when another client (or another kprof profile) holds CUPTI, CudaError
+  // for other failures. Once the process subscription is held, borrows it: `callback` hears the
+  // runtime and driver callbacks enabled until unsubscribe().
   void subscribe(CUpti_CallbackFunc callback, void* userdata);
-  // Enables `callback` for each cbid of `domain` (runtime or driver API). Throws CudaError.
+  // Enables `callback` for each cbid of `domain`: the runtime or the driver API (CudaError for
+  // another domain, or when CUPTI refuses).
   void enable(CUpti_CallbackDomain domain, std::span<const CUpti_CallbackId> cbids);
-  // Disables the callbacks and unsubscribes (gives a borrowed subscription back); never
-  // throws, safe to call twice.
+  // Disables the callbacks and unsubscribes, or gives a borrowed subscription back once no
+  // callback on another thread still runs the borrower's; never throws, safe to call twice.
   void unsubscribe() noexcept;
   bool subscribed() const noexcept { return handle_ != nullptr; }
 
   // Subscribes kprof for the rest of the process, once: `on_resource` hears the resource
   // domain's `resource_cbid` (module loads) from now on, beside whatever a profile borrowing
   // the subscription enables. While it is held, another CUPTI client is refused. Throws as
-  // subscribe() does.
+  // subscribe() does, and CuptiBusyError while a profile holds a subscription of its own; a
+  // call that failed may be made again.
   static void hold_for_process(CUpti_CallbackFunc on_resource, CUpti_CallbackId resource_cbid);
 
  private:
   CUpti_SubscriberHandle handle_ = nullptr;
-  bool borrowed_ = false;  // handle_ is the process subscription's
+  std::unique_ptr<CuptiBorrower> borrower_;  // set while handle_ is the process subscription's
 };
 
 }  // namespace kprof::detail
