@@ -285,26 +285,9 @@ void bind_aggregate(nb::module_& m) {
       "without a GPU: for tests and offline re-analysis.");
 }
 
-}  // namespace
-
-void bind_results(nb::module_& m) {
-  nb::class_<kprof::Results>(m, "Results",
-                             "What a profile returns: session, sweep, raw records, per-run "
-                             "samples and aggregated rows (kprof::Results).")
-      .def(nb::init<>())
-      .def_prop_ro(
-          "session", [](const kprof::Results& r) { return session_dict(r.session()); },
-          "Where and how the profile ran, as a dict.")
-      .def_prop_ro(
-          "sweep_names", [](const kprof::Results& r) { return r.sweep().names(); },
-          "Names of the parameters of the sweep.")
-      .def_prop_ro(
-          "sweep_points", [](const kprof::Results& r) { return sweep_points(r.sweep()); },
-          "One list of values (int, float or str) per config, in sweep order.")
-      .def_prop_ro("num_records", [](const kprof::Results& r) { return r.records().size(); })
-      .def_prop_ro("num_samples", [](const kprof::Results& r) { return r.samples().size(); })
-      .def_prop_ro("num_rows", [](const kprof::Results& r) { return r.rows().size(); })
-      .def("empty", &kprof::Results::empty)
+// The rows, samples, records and conditions as columns and text.
+void def_tables(nb::class_<kprof::Results>& results) {
+  results
       .def("records_columns", &records_columns,
            "Raw records as {column: list}: config, run, annotation, kernel, kernel_index, "
            "metric, value, unit.")
@@ -339,6 +322,20 @@ void bind_results(nb::module_& m) {
             return d;
           },
           "The text table's cells: {'header': [...], 'numeric': [bool...], 'rows': [[str...]]}.")
+      .def(
+          "analysis_columns",
+          [](const kprof::Results& r) { return columns(kprof::analyze(r), analysis_fields); },
+          "What limits each region (kprof/analysis.hpp) as {column: list}, the fields of "
+          "kprof::RegionAnalysis.")
+      .def(
+          "analysis_text",
+          [](const kprof::Results& r) { return kprof::analysis_text(kprof::analyze(r)); },
+          "The analysis as `kprof report --explain` prints it.");
+}
+
+// Merged results: their parts, ranks and imbalance.
+void def_parts(nb::class_<kprof::Results>& results) {
+  results
       .def_prop_ro(
           "parts",
           [](const kprof::Results& r) {
@@ -377,17 +374,12 @@ void bind_results(nb::module_& m) {
       .def("imbalance_text", &kprof::imbalance_text,
            "The imbalance as text, a line per region, metric and config.")
       .def("throttle_note", &kprof::Results::throttle_note,
-           "'3 of 40 runs ran with the SM clock below 75% of the rated 1980 MHz', or ''.")
-      .def("to_json", &kprof::Results::to_json)
-      .def(
-          "analysis_columns",
-          [](const kprof::Results& r) { return columns(kprof::analyze(r), analysis_fields); },
-          "What limits each region (kprof/analysis.hpp) as {column: list}, the fields of "
-          "kprof::RegionAnalysis.")
-      .def(
-          "analysis_text",
-          [](const kprof::Results& r) { return kprof::analysis_text(kprof::analyze(r)); },
-          "The analysis as `kprof report --explain` prints it.")
+           "'3 of 40 runs ran with the SM clock below 75% of the rated 1980 MHz', or ''.");
+}
+
+// JSON, CSV and the exports, and copies.
+void def_files(nb::class_<kprof::Results>& results) {
+  results.def("to_json", &kprof::Results::to_json)
       .def(
           "to_google_benchmark_json",
           [](const kprof::Results& r, const std::string& unit) {
@@ -416,6 +408,31 @@ void bind_results(nb::module_& m) {
       .def(
           "__deepcopy__", [](const kprof::Results& r, nb::handle) { return kprof::Results(r); },
           nb::arg("memo"));
+}
+
+}  // namespace
+
+void bind_results(nb::module_& m) {
+  nb::class_<kprof::Results> results(m, "Results",
+                                     "What a profile returns: session, sweep, raw records, per-run "
+                                     "samples and aggregated rows (kprof::Results).");
+  results.def(nb::init<>())
+      .def_prop_ro(
+          "session", [](const kprof::Results& r) { return session_dict(r.session()); },
+          "Where and how the profile ran, as a dict.")
+      .def_prop_ro(
+          "sweep_names", [](const kprof::Results& r) { return r.sweep().names(); },
+          "Names of the parameters of the sweep.")
+      .def_prop_ro(
+          "sweep_points", [](const kprof::Results& r) { return sweep_points(r.sweep()); },
+          "One list of values (int, float or str) per config, in sweep order.")
+      .def_prop_ro("num_records", [](const kprof::Results& r) { return r.records().size(); })
+      .def_prop_ro("num_samples", [](const kprof::Results& r) { return r.samples().size(); })
+      .def_prop_ro("num_rows", [](const kprof::Results& r) { return r.rows().size(); })
+      .def("empty", &kprof::Results::empty);
+  def_tables(results);
+  def_parts(results);
+  def_files(results);
   bind_aggregate(m);
   // A Python list of Results arrives as a vector of copies.
   m.def(

@@ -125,6 +125,21 @@ void add_flop_records(const Options& options, const Sweep& sweep, const RunBody&
   records.insert(records.end(), counted.begin(), counted.end());
 }
 
+// clock_control="base": the SM clock locked to base in `clocks` (given back as it goes).
+void lock_base_clock(const Options& options, const SweepServices& services,
+                     std::optional<ClockLock>& clocks) {
+  if (options.clock_control != ClockControl::base) return;
+  if (services.clocks == nullptr)
+    throw ClockControlError("clock_control='base' cannot lock the SM clock: " +
+                            (services.clocks_unavailable.empty()
+                                 ? std::string("no clock control in this process")
+                                 : services.clocks_unavailable));
+  clocks.emplace(*services.clocks);
+  say(options, Verbosity::info,
+      "SM clock of " + services.clocks->device() +
+          " locked to base for this profile (clock_control='base')");
+}
+
 }  // namespace
 
 Results run_sweep(Backend& backend, const Options& options, const Sweep& sweep, const RunBody& body,
@@ -132,17 +147,7 @@ Results run_sweep(Backend& backend, const Options& options, const Sweep& sweep, 
   SessionInfo session = backend.describe();
   describe_conditions(session, options);
   std::optional<ClockLock> clocks;  // given back on every way out of this function
-  if (options.clock_control == ClockControl::base) {
-    if (services.clocks == nullptr)
-      throw ClockControlError("clock_control='base' cannot lock the SM clock: " +
-                              (services.clocks_unavailable.empty()
-                                   ? std::string("no clock control in this process")
-                                   : services.clocks_unavailable));
-    clocks.emplace(*services.clocks);
-    say(options, Verbosity::info,
-        "SM clock of " + services.clocks->device() +
-            " locked to base for this profile (clock_control='base')");
-  }
+  lock_base_clock(options, services, clocks);
   std::vector<double> unprofiled = warm_up(options, sweep, body, services, hooks.interrupt_poll);
   // What stop() kept for the unprofiled calls is given back after them, or on any way out.
   const ReleaseGuard released(backend);

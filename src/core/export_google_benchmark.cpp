@@ -78,17 +78,22 @@ Json to_json(Entry e, double per) {
   return j;
 }
 
-}  // namespace
-
-std::string to_google_benchmark_json(const Results& results, std::string_view time_unit) {
-  const double per = ns_per(time_unit);
-  const std::string duration(kDurationMetric);
+// Google Benchmark's times are times: results normalized into ratios cannot be written.
+void refuse_normalized(const Results& results) {
   for (const Row& r : results.rows())
     if (!r.normalized_against.empty())
       throw FormatError("google-benchmark export: the results are normalized against '" +
                         r.normalized_against +
                         "' (ratios, not times); export results profiled without "
                         "normalize_against");
+}
+
+}  // namespace
+
+std::string to_google_benchmark_json(const Results& results, std::string_view time_unit) {
+  refuse_normalized(results);
+  const double per = ns_per(time_unit);
+  const std::string duration(kDurationMetric);
   std::vector<Key> order;
   std::map<Key, std::map<int, Entry>> runs;                // per run
   std::map<Key, std::map<std::string, Entry>> aggregates;  // mean, median, stddev
