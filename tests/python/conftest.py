@@ -134,3 +134,13 @@ def two_by_two(synthetic: Callable[..., Any]) -> Any:
 
 def isclose(a: float, b: float) -> bool:
     return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
+
+
+@pytest.fixture
+def no_tool() -> Any:
+    """No kprof.Tool active before and after the test."""
+    import kprof
+
+    kprof.deactivate()
+    yield
+    kprof.deactivate()

@@ -6,7 +6,7 @@ Results here are synthetic: the core's own aggregation (``kprof._core._aggregate
 records, runs and collector values (session backend ``synthetic-test``); they test the front
 end's plumbing, not measurements. The engine that calls collectors, pauses for heat and stops
 on the rule is tested in C++ (tests/unit/test_conditions.cpp, test_stopping.cpp,
-test_thermal_guard.cpp, test_clock_lock.cpp); the GPU tests at the end run on the H200.
+test_thermal_guard.cpp, test_clock_lock.cpp); on the GPU in test_gpu_conditions.py.
 """
 
 from __future__ import annotations
@@ -35,13 +35,6 @@ NAN = float("nan")
 
 
 # --- tools ----------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def no_tool():
-    kprof.deactivate()
-    yield
-    kprof.deactivate()
 
 
 def test_tool_is_nsights_str_enum():
@@ -540,73 +533,3 @@ def test_session_says_how_runs_were_decided():
     assert s["throttle_threshold"] == 0.75
     assert s["thermal_mode"] == "auto"
     assert math.isnan(s["stop_rel_half_width"])
-
-
-# --- on the GPU (H200, later) -------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def demo():
-    k = kprof._core.DemoKernels(1 << 24)
-    k.scale(1 << 20)
-    k.synchronize()
-    return k
-
-
-@pytest.mark.gpu
-def test_gpu_runs_auto_stops_by_the_rule(demo):
-    @kprof.analyze.kernel(configs=[1 << 20, 1 << 22], runs="auto", verbosity=SILENT)
-    def bench(n):
-        with kprof.annotate("scale"):
-            demo.scale(n)
-
-    df = bench().to_dataframe()
-    assert set(df["StoppedBy"]) <= {"precision", "max_runs", "time_budget"}
-    assert (df["RunsDone"] >= 5).all() and (df["RunsDone"] <= 100).all()
-    ok = df["StoppedBy"] == "precision"
-    half = (df["CI95_Upper"] - df["CI95_Lower"]) / 2 / df["AvgValue"]
-    assert (half[ok] <= 0.01).all()
-
-
-@pytest.mark.gpu
-def test_gpu_collectors_and_run_context(demo, no_tool):
-    @kprof.experimental.collect(scope="run")
-    def run_counter(*config):
-        run_counter.count += 1
-        return run_counter.count
-
-    run_counter.count = 0
-
-    @kprof.analyze.kernel(
-        configs=[1 << 20],
-        runs=4,
-        verbosity=SILENT,
-        info_collectors=[run_counter, ("where", lambda a, n: f"{a}@{n}", "annotation")],
-    )
-    def bench(n):
-        with kprof.annotate("scale"):
-            demo.scale(n)
-
-    res = bench()
-    df = res.to_dataframe()
-    assert df["run_counter_Avg"].iloc[0] == pytest.approx(2.5)
-    assert df["where"].iloc[0] == f"scale@{1 << 20}"
-    runs = res.runs_dataframe()
-    assert len(runs) == 4
-    # NVML on the H200: the measured clock and the temperature are known.
-    assert runs["MeasuredClock"].notna().all()
-    assert runs["Temperature"].notna().all()
-    assert df["MeasuredClock"].iloc[0] > 0
-    assert kprof.get_active_tool() is kprof.Tool.CUPTI
-
-
-@pytest.mark.gpu
-def test_gpu_thermal_guard_runs_without_pausing_a_cool_gpu(demo):
-    @kprof.analyze.kernel(configs=[1 << 20], runs=3, verbosity=SILENT, thermal_mode="auto")
-    def bench(n):
-        with kprof.annotate("scale"):
-            demo.scale(n)
-
-    res = bench()
-    assert res.session["thermal_mode"] == "auto"
-    assert len(res.runs_dataframe()) == 3

@@ -20,13 +20,6 @@ from kprof.errors import MeasurementError, ToolUnavailableError, UnsupportedErro
 
 
 @pytest.fixture
-def no_tool():
-    kprof.deactivate()
-    yield
-    kprof.deactivate()
-
-
-@pytest.fixture
 def fake_ncu_path(tmp_path, monkeypatch):
     """An executable named by KPROF_NCU: activation checks only that ncu can be run."""
     path = tmp_path / "ncu"
