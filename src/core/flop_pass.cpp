@@ -51,10 +51,7 @@ class RegionCounts {
   void add(const std::map<std::string, FlopCounts>& counts) {
     for (const auto& [id, index] : open_) {
       auto& functions = out_[index].functions;
-      for (const auto& [function, classes] : counts) {
-        FlopCounts& sum = functions.try_emplace(function, FlopCounts{}).first->second;
-        for (std::size_t c = 0; c < kFlopClasses; ++c) sum[c] += classes[c];
-      }
+      for (const auto& [function, classes] : counts) add_counts(functions[function], classes);
     }
   }
 

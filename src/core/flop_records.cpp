@@ -21,10 +21,8 @@ std::map<RegionKey, std::map<std::string, FlopCounts>> by_kernel_name(
   std::map<RegionKey, std::map<std::string, FlopCounts>> out;
   for (const RegionFlop& region : counted) {
     auto& functions = out[{region.config, region.annotation}];
-    for (const auto& [mangled, counts] : region.functions) {
-      FlopCounts& sum = functions.try_emplace(demangle(mangled), FlopCounts{}).first->second;
-      for (std::size_t c = 0; c < kFlopClasses; ++c) sum[c] += counts[c];
-    }
+    for (const auto& [mangled, counts] : region.functions)
+      add_counts(functions[demangle(mangled)], counts);
   }
   return out;
 }
@@ -48,7 +46,7 @@ std::optional<FlopCounts> counts_of(const std::map<std::string, FlopCounts>& fun
     const std::size_t end = std::min(kernel.find('|', begin), kernel.size());
     const auto f = functions.find(kernel.substr(begin, end - begin));
     if (f == functions.end()) return std::nullopt;
-    for (std::size_t c = 0; c < kFlopClasses; ++c) sum[c] += f->second[c];
+    add_counts(sum, f->second);
     begin = end + 1;
   }
   return sum;

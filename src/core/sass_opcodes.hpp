@@ -72,6 +72,10 @@ struct PcCount {
 // Per FlopClass (indexed by its value), thread instructions executed: what Nsight Compute's
 // smsp__sass_thread_inst_executed_op_<class>_pred_on.sum reads.
 using FlopCounts = std::array<double, kFlopClasses>;
+// Adds `counts` to `sum`, class by class.
+inline void add_counts(FlopCounts& sum, const FlopCounts& counts) {
+  for (std::size_t c = 0; c < kFlopClasses; ++c) sum[c] += counts[c];
+}
 
 // The counts of `pcs` summed per function and FlopClass, the opcode of each PC looked up in
 // `disassembly_of(cubin_crc)` (null: a cubin not known). Throws MeasurementError when a PC is

@@ -2,7 +2,6 @@
 
 #include <cuda_runtime_api.h>
 
-#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -15,6 +14,7 @@
 #include "kprof/errors.hpp"
 
 namespace kprof::detail {
+
 std::string flop_counting_unavailable() {
   if (!SassCounter::counts_every_kernel())
     return "set:flop counts instructions in the process with CUPTI 13.5 or later, and this "

@@ -169,11 +169,17 @@ class Forwarding : public kprof::detail::InstructionCounter {
 
 const std::string kFfma(kprof::detail::flop_metric(FlopClass::ffma));
 
+// The engine's services with an instruction counter that forwards to `counter`.
+kprof::detail::SweepServices counting_into(ScriptedCounter& counter) {
+  kprof::detail::SweepServices services;
+  services.instruction_counter = [&counter] { return std::make_unique<Forwarding>(counter); };
+  return services;
+}
+
 TEST(FlopPass, AProfileCountsOnceAfterItsCallsAndGivesEveryRunOfAKernelItsCounts) {
   kprof::testing::ScriptedBackend gpu;
   ScriptedCounter counter;
-  kprof::detail::SweepServices services;
-  services.instruction_counter = [&] { return std::make_unique<Forwarding>(counter); };
+  const kprof::detail::SweepServices services = counting_into(counter);
   kprof::Options o = kprof::testing::quiet(2);
   o.metrics = {"gpu__time_duration.sum", kFfma};
   std::vector<std::pair<std::size_t, int>> calls;  // (config, releases so far)
@@ -205,8 +211,7 @@ TEST(FlopPass, AProfileCountsOnceAfterItsCallsAndGivesEveryRunOfAKernelItsCounts
 TEST(FlopPass, ABenchmarkThatFailsInItsCountedCallCostsTheCountsNotTheProfile) {
   kprof::testing::ScriptedBackend gpu;
   ScriptedCounter counter;
-  kprof::detail::SweepServices services;
-  services.instruction_counter = [&] { return std::make_unique<Forwarding>(counter); };
+  const kprof::detail::SweepServices services = counting_into(counter);
   kprof::Options o = kprof::testing::quiet(1);
   o.metrics = {"gpu__time_duration.sum", kFfma};
   int calls = 0;
@@ -231,8 +236,7 @@ TEST(FlopPass, ABenchmarkThatFailsInItsCountedCallCostsTheCountsNotTheProfile) {
 TEST(FlopPass, NoCountedCallWithoutItsMetricsOrACounter) {
   kprof::testing::ScriptedBackend gpu;
   ScriptedCounter counter;
-  kprof::detail::SweepServices services;
-  services.instruction_counter = [&] { return std::make_unique<Forwarding>(counter); };
+  const kprof::detail::SweepServices services = counting_into(counter);
   int calls = 0;
   const auto body = [&](std::size_t, int) {
     ++calls;
