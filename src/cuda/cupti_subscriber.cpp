@@ -64,7 +64,7 @@ CUpti_SubscriberHandle take_subscription(CUpti_CallbackFunc callback, void* user
 struct ProcessSubscription {
   std::mutex mutex;  // taking a subscription, borrowing one, giving one back
   CUpti_SubscriberHandle handle = nullptr;
-  CUpti_CallbackFunc on_resource = nullptr;
+  std::atomic<CUpti_CallbackFunc> on_resource{nullptr};  // set before its callbacks are enabled
   bool profile_subscribed = false;  // a profile holds a subscription of its own
   std::atomic<const CuptiBorrower*> borrower{nullptr};
   std::atomic<int> in_flight{0};  // callbacks that may hold `borrower`
@@ -78,7 +78,8 @@ ProcessSubscription& process_subscription() {
 void CUPTIAPI dispatch(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id, const void* data) {
   ProcessSubscription& p = process_subscription();
   if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
-    if (p.on_resource != nullptr) p.on_resource(nullptr, domain, id, data);
+    if (CUpti_CallbackFunc on_resource = p.on_resource.load())
+      on_resource(nullptr, domain, id, data);
     return;
   }
   ++p.in_flight;  // before the load: a borrower leaving sees it, or this sees none
@@ -101,6 +102,9 @@ void CuptiSubscriber::hold_for_process(CUpti_CallbackFunc on_resource,
         "kprof cannot keep the code of modules (set:flop) while a profile holds CUPTI: it starts "
         "with the next profile that asks for set:flop",
         "kprof");
+  // Set before the callback is enabled, so that a module another thread loads meanwhile is kept
+  // (dispatch hears nothing unless the subscription below is taken).
+  p.on_resource = on_resource;
   CUpti_SubscriberHandle handle = take_subscription(dispatch, nullptr);
   const CUptiResult result =
       cuptiEnableCallback(1, handle, CUPTI_CB_DOMAIN_RESOURCE, resource_cbid);
@@ -109,7 +113,6 @@ void CuptiSubscriber::hold_for_process(CUpti_CallbackFunc on_resource,
     throw CudaError("cuptiEnableCallback(resource cbid " + std::to_string(resource_cbid) +
                     ") failed: " + cupti_error_text(result));
   }
-  p.on_resource = on_resource;
   p.handle = handle;
 }
 

@@ -326,12 +326,14 @@ step "SASS counter and set:flop: GPU tests with CUPTI 13.0 and newer"
     build/h200/tests/kprof_gpu_tests --gtest_filter='SassProfile.*' >>"$work/sass-newer.log" 2>&1
   grep -E "RESULT|OK \]|FAILED|SKIPPED|Failure|exception|Expected|Which is|Actual" \
     "$work/sass-newer.log" | tee -a "$work/sass.log"
-  # Python: set:flop end to end in a torch script, and what `kprof doctor` says of it.
+  # Python: set:flop end to end in torch scripts (against Nsight Compute's count, and a
+  # recording for the GPU-free tests), and what `kprof doctor` says of it.
   (export LD_PRELOAD=$newer/libcupti.so.13 LD_LIBRARY_PATH=$newer
    timeout 60 kprof doctor 2>&1 | grep -E "CUPTI|set:flop"
-   timeout 300 python3 -m pytest -m gpu -q -s -rfEs -p no:cacheprovider \
-     tests/python/test_gpu_flop.py 2>&1 | grep -E "RESULT|passed|failed|skipped|Error|^E " |
-     head -30) | tee -a "$work/sass.log"
+   KPROF_RECORD_DIR=$work/recordings timeout 420 python3 -m pytest -m gpu -q -s -rfEs \
+     -p no:cacheprovider tests/python/test_gpu_flop.py >"$work/pytest-flop.log" 2>&1
+   grep -E "RESULT|passed|failed|skipped|Error|^E " "$work/pytest-flop.log" | head -40) |
+    tee -a "$work/sass.log"
 fi
 
 if runs bench; then

@@ -1,11 +1,12 @@
 """A script the Nsight Compute test runs twice: with kprof's engine and with Tool.NCU (which runs
 this script again under ncu). Writes the durations, kernel names and report path as JSON.
 
-    python ncu_job.py cupti|ncu|ncu-sections|ncu-flop OUT_FOLDER
+    python ncu_job.py cupti|ncu|ncu-sections|ncu-flop|flop OUT_FOLDER
 
 ncu-sections measures with Nsight Compute's basic set and one more section: the report holds
 them, the DataFrame the duration. ncu-flop measures set:analysis and set:flop on an fp32, an fp64
-and an fp16 scale (one multiply an element) and writes results.analysis() instead.
+and an fp16 scale (one multiply an element) and writes results.analysis() instead; flop does the
+same with kprof's engine, which counts set:flop in the process (CUPTI 13.5 or later).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import kprof
 import torch
 
 tool, out = sys.argv[1], sys.argv[2]
-if tool != "cupti":
+if tool.startswith("ncu"):
     kprof.activate(kprof.Tool.NCU)
 METRICS = ["set:basic", "section:MemoryWorkloadAnalysis"] if tool == "ncu-sections" else None
 
@@ -35,7 +36,7 @@ def scale(n):
         torch.mul(x, 2.0)
 
 
-if tool == "ncu-flop":
+if tool.endswith("flop"):
 
     @kprof.analyze.kernel(
         configs=[2**26],
