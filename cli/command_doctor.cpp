@@ -99,6 +99,18 @@ Check versions_check(const SystemInfo& sys) {
   return c;
 }
 
+Check cupti_check(const SystemInfo& sys) {
+  if (sys.cupti_version > 0)
+    return {CheckStatus::ok, "CUPTI",
+            format_cupti_version(sys.cupti_version) + " loads" +
+                (sys.cupti_path.empty() ? std::string() : " from " + sys.cupti_path)};
+  if (!sys.built_with_cuda) return {CheckStatus::skip, "CUPTI", "needs a build with CUDA"};
+  return {CheckStatus::fail, "CUPTI",
+          "libcupti could not be loaded: put the CUDA toolkit's lib64 (or the directory of "
+          "libcupti.so." +
+              std::to_string(sys.runtime_version / 1000) + ") on the library path"};
+}
+
 }  // namespace
 
 std::string cupti_busy_message(const std::string& message, const std::string& holder) {
@@ -235,19 +247,7 @@ std::vector<Check> doctor_checks(const SystemInfo& sys, const std::function<Timi
         sys.built_with_cuda ? "needs the NVIDIA driver" : "needs a build with CUDA");
   }
 
-  if (sys.cupti_version > 0) {
-    add(CheckStatus::ok, "CUPTI",
-        format_cupti_version(sys.cupti_version) + " loads" +
-            (sys.cupti_path.empty() ? std::string() : " from " + sys.cupti_path));
-  } else if (sys.built_with_cuda) {
-    add(CheckStatus::fail, "CUPTI",
-        "libcupti could not be loaded: put the CUDA toolkit's lib64 (or the directory of "
-        "libcupti.so." +
-            std::to_string(sys.runtime_version / 1000) + ") on the library path");
-  } else {
-    add(CheckStatus::skip, "CUPTI", "needs a build with CUDA");
-  }
-
+  checks.push_back(cupti_check(sys));
   if (gpu && sys.cupti_version > 0) {
     checks.push_back(timing_check(probe()));
   } else {
