@@ -120,7 +120,8 @@ void add_flop_records(const Options& options, const Sweep& sweep, const RunBody&
   if (!services.instruction_counter || flop_counts_in(options.metrics).empty()) return;
   const std::unique_ptr<InstructionCounter> counter = services.instruction_counter();
   std::vector<Record> counted = flop_pass_records(
-      *counter, sweep, body, records, options.metrics, poll,
+      *counter, sweep, body, records, options.replay_mode == ReplayMode::range, options.metrics,
+      poll,
       [&options](const std::string& why) { say(options, Verbosity::info, "warning: " + why); });
   records.insert(records.end(), counted.begin(), counted.end());
 }

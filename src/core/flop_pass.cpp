@@ -19,7 +19,7 @@ class RegionCounts {
   void begin_call(std::size_t config) {
     config_ = config;
     open_.clear();
-    (void)counter_.take();  // what ran before the call is no region's
+    give();  // what ran before the call is no region's
   }
   void opened(RegionId id, const std::string& path) {
     give();
@@ -40,10 +40,14 @@ class RegionCounts {
   }
 
  private:
-  // Never throws: the first failure is kept for end_call().
+  // What ran since the last boundary, to the regions open; never throws: the first failure is
+  // kept for end_call().
   void give() noexcept {
     try {
-      add(counter_.take());
+      if (open_.empty())
+        counter_.discard();
+      else
+        add(counter_.take());
     } catch (...) {
       if (!failed_) failed_ = std::current_exception();
     }
@@ -123,7 +127,7 @@ std::vector<std::string> flop_counts_in(const std::vector<std::string>& metrics)
 
 std::vector<Record> flop_pass_records(InstructionCounter& counter, const Sweep& sweep,
                                       const RunBody& body, const std::vector<Record>& measured,
-                                      const std::vector<std::string>& metrics,
+                                      bool whole_regions, const std::vector<std::string>& metrics,
                                       const std::function<void()>& poll,
                                       const std::function<void(const std::string&)>& warn) {
   const std::vector<std::string> wanted = flop_counts_in(metrics);
@@ -139,7 +143,7 @@ std::vector<Record> flop_pass_records(InstructionCounter& counter, const Sweep& 
     }
   }
   std::vector<Record> out;
-  for (Record& r : flop_records(counted, measured))
+  for (Record& r : flop_records(counted, measured, whole_regions))
     if (std::find(wanted.begin(), wanted.end(), r.metric) != wanted.end())
       out.push_back(std::move(r));
   return out;

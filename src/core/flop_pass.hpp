@@ -24,9 +24,12 @@ class InstructionCounter {
   // Starts counting: each kernel is patched at its first launch from here on (~13 ms on the
   // H200), which is why the pass runs apart from the measured runs.
   virtual void enable() = 0;
-  // Waits for the GPU, then hands over what ran since the last take (or enable()): per function
-  // (mangled), the thread instructions of each FlopClass.
+  // Waits for the GPU, then hands over what ran since the last take or discard (or enable()):
+  // per function (mangled), the thread instructions of each FlopClass.
   virtual std::map<std::string, FlopCounts> take() = 0;
+  // Waits for the GPU, then drops what ran since then: no region's, so not classed (its
+  // module's code may not have been kept).
+  virtual void discard() = 0;
   // Stops counting. Never throws; nothing to do when not counting.
   virtual void disable() noexcept = 0;
 };
@@ -43,14 +46,14 @@ std::vector<RegionFlop> count_flop(InstructionCounter& counter, const Sweep& swe
 std::vector<std::string> flop_counts_in(const std::vector<std::string>& metrics);
 
 // A profile's pass (after its measured runs and unprofiled calls): count_flop in a profile of
-// the region tracker of its own, joined to the `measured` kernels (flop_records), keeping the
-// classes `metrics` asks for. Empty when it asks for none. A benchmark that fails in its call
-// (one that cannot be called again, say) costs the counts, not the profile: `warn` hears why and
-// the counts are NaN. Kernels launched from other threads count in the profiling thread's open
-// regions.
+// the region tracker of its own, joined to the `measured` kernels (flop_records; `whole_regions`
+// in range replay), keeping the classes `metrics` asks for. Empty when it asks for none. A
+// benchmark that fails in its call (one that cannot be called again, say) costs the counts, not the
+// profile: `warn` hears why and the counts are NaN. Kernels launched from other threads count in
+// the profiling thread's open regions.
 std::vector<Record> flop_pass_records(InstructionCounter& counter, const Sweep& sweep,
                                       const RunBody& body, const std::vector<Record>& measured,
-                                      const std::vector<std::string>& metrics,
+                                      bool whole_regions, const std::vector<std::string>& metrics,
                                       const std::function<void()>& poll,
                                       const std::function<void(const std::string&)>& warn);
 

@@ -1,6 +1,7 @@
 #include "core/flop_records.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <optional>
 #include <tuple>
@@ -27,35 +28,44 @@ std::map<RegionKey, std::map<std::string, FlopCounts>> by_kernel_name(
   return out;
 }
 
-// The launches of kernels: the records of the first metric, one per launch and run.
+// The launches of kernels: the records of one metric that every launch has (not one of
+// set:flop's classes), one per launch and run.
 std::vector<const Record*> launches(const std::vector<Record>& measured) {
   std::vector<const Record*> out;
-  if (measured.empty()) return out;
-  const std::string& first = measured.front().metric;
-  for (const Record& r : measured)
-    if (r.metric == first && r.kind == kKernelKind) out.push_back(&r);
+  const auto first = std::find_if(measured.begin(), measured.end(), [](const Record& r) {
+    return flop_class_counted_by(r.metric) == FlopClass::none;
+  });
+  if (first == measured.end()) return out;
+  for (const Record& r : measured) {
+    const bool launched_nothing = r.kernel.empty() && std::isnan(r.value);  // a failed run's
+    if (r.metric == first->metric && r.kind == kKernelKind && !launched_nothing) out.push_back(&r);
+  }
   return out;
 }
 
-// The counts of `kernel` in a region's functions: of each function a record names, summed where a
-// whole-region record names several ("a|b": range replay's); nullopt when one was not counted.
+// The counts of `kernel` in a region's functions; with `whole_region`, everything the region
+// counted, once each function `kernel` names ("a|b") is among them. nullopt when one was not
+// counted.
 std::optional<FlopCounts> counts_of(const std::map<std::string, FlopCounts>& functions,
-                                    const std::string& kernel) {
-  FlopCounts sum{};
-  for (std::size_t begin = 0; begin <= kernel.size();) {
+                                    const std::string& kernel, bool whole_region) {
+  if (!whole_region) {
+    const auto f = functions.find(kernel);
+    return f == functions.end() ? std::nullopt : std::optional(f->second);
+  }
+  for (std::size_t begin = 0; begin < kernel.size();) {
     const std::size_t end = std::min(kernel.find('|', begin), kernel.size());
-    const auto f = functions.find(kernel.substr(begin, end - begin));
-    if (f == functions.end()) return std::nullopt;
-    add_counts(sum, f->second);
+    if (!functions.contains(kernel.substr(begin, end - begin))) return std::nullopt;
     begin = end + 1;
   }
+  FlopCounts sum{};
+  for (const auto& [function, counts] : functions) add_counts(sum, counts);
   return sum;
 }
 
 }  // namespace
 
 std::vector<Record> flop_records(const std::vector<RegionFlop>& counted,
-                                 const std::vector<Record>& measured) {
+                                 const std::vector<Record>& measured, bool whole_regions) {
   const auto counts = by_kernel_name(counted);
   const std::vector<const Record*> all = launches(measured);
   // How often each run of a region launched each kernel: its counts are split that many ways.
@@ -66,7 +76,7 @@ std::vector<Record> flop_records(const std::vector<RegionFlop>& counted,
   for (const Record* launch : all) {
     std::optional<FlopCounts> found;
     if (auto region = counts.find({launch->config, launch->annotation}); region != counts.end())
-      found = counts_of(region->second, launch->kernel);
+      found = counts_of(region->second, launch->kernel, whole_regions);
     const int ways = times[{launch->config, launch->run, launch->annotation, launch->kernel}];
     for (std::size_t c = 1; c < kFlopClasses; ++c) {  // every class but none
       Record r = *launch;

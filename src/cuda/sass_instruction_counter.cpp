@@ -50,6 +50,11 @@ std::map<std::string, FlopCounts> SassInstructionCounter::take() {
   return SassCounter::flop_counts(counter_->flush());
 }
 
+void SassInstructionCounter::discard() {
+  check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize (before counting FLOP)");
+  (void)counter_->flush();
+}
+
 void SassInstructionCounter::disable() noexcept {
   if (!counter_ || !counter_->enabled()) return;
   try {

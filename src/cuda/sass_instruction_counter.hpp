@@ -23,6 +23,8 @@ class SassInstructionCounter final : public InstructionCounter {
   // Synchronizes the device (a fault of the call's kernels is a CudaError), flushes and classes
   // the counts; a PC of a cubin not kept is a MeasurementError (SassCounter::flop_counts).
   std::map<std::string, FlopCounts> take() override;
+  // Synchronizes and flushes, classing nothing.
+  void discard() override;
   void disable() noexcept override;
 
  private:

@@ -319,11 +319,13 @@ step "SASS counter and set:flop: GPU tests with CUPTI 13.0 and newer"
   (cd build/h200 && ctest -R "Sass|NonBlocking" -V --timeout 120) >"$work/sass-ctest.log" 2>&1
   grep -E "RESULT|Passed|Failed|Skipped|tests passed" "$work/sass-ctest.log" | tee "$work/sass.log"
   # One process for every case: with a CUPTI that counts every kernel none is skipped.
-  LD_PRELOAD=$newer/libcupti.so.13 LD_LIBRARY_PATH=$newer \
+  LD_PRELOAD=$newer/libcupti.so.13 LD_LIBRARY_PATH=$newer timeout 180 \
     build/h200/tests/kprof_gpu_tests --gtest_filter='*Sass*' >"$work/sass-newer.log" 2>&1
+  echo "every SASS test in one process: exit $? (124: timed out)" | tee -a "$work/sass.log"
   # And the profile that starts the watcher itself, in a process where nothing did before.
-  LD_PRELOAD=$newer/libcupti.so.13 LD_LIBRARY_PATH=$newer \
+  LD_PRELOAD=$newer/libcupti.so.13 LD_LIBRARY_PATH=$newer timeout 120 \
     build/h200/tests/kprof_gpu_tests --gtest_filter='SassProfile.*' >>"$work/sass-newer.log" 2>&1
+  echo "SassProfile.* in a process of its own: exit $?" | tee -a "$work/sass.log"
   grep -E "RESULT|OK \]|FAILED|SKIPPED|Failure|exception|Expected|Which is|Actual" \
     "$work/sass-newer.log" | tee -a "$work/sass.log"
   # Python: set:flop end to end in torch scripts (against Nsight Compute's count, and a

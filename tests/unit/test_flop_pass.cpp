@@ -30,15 +30,21 @@ class ScriptedCounter : public kprof::detail::InstructionCounter {
   void enable() override { ++enables; }
   std::map<std::string, FlopCounts> take() override {
     if (++takes == fail_at_take) throw kprof::MeasurementError("no cubin of CRC 0x1234 was kept");
+    if (pending_.contains(unkept)) throw kprof::MeasurementError(unkept + "'s code was not kept");
     return std::exchange(pending_, {});
+  }
+  void discard() override {
+    ++discards;
+    pending_.clear();
   }
   void disable() noexcept override { ++disables; }
   // A kernel `function` ran `n` instructions of class `c`.
   void ran(const std::string& function, FlopClass c, double n) {
     pending_.try_emplace(function, FlopCounts{}).first->second[static_cast<std::size_t>(c)] += n;
   }
-  int enables = 0, disables = 0, takes = 0;
-  int fail_at_take = -1;  // the take that throws
+  int enables = 0, disables = 0, takes = 0, discards = 0;
+  int fail_at_take = -1;          // the take that throws
+  std::string unkept = "unkept";  // a function whose module's code was not kept: take() throws
 
  private:
   std::map<std::string, FlopCounts> pending_;
@@ -120,20 +126,42 @@ TEST(FlopPass, ACallThatRaisesNamesItsConfigAndTheCounterStops) {
   }
   EXPECT_EQ(counter.disables, 1);
   // The tracker's hooks are handed back: an annotation after the pass takes no count.
-  const int takes = counter.takes;
+  const int takes = counter.takes, discards = counter.discards;
   kprof::detail::RegionTracker::instance().begin_run(0, 0);
   {
     Annotation after("after");
   }
   (void)kprof::detail::RegionTracker::instance().end_run();
   EXPECT_EQ(counter.takes, takes);
+  EXPECT_EQ(counter.discards, discards);
+}
+
+// What runs outside every region is dropped unclassed: a kernel whose module's code was not kept
+// (loaded before kprof kept modules, say) fails the pass only when a region ran it.
+TEST(FlopPass, AKernelWithoutCodeFailsThePassOnlyInsideARegion) {
+  ScriptedCounter counter;
+  const TrackerProfile profile;
+  bool inside = false;
+  const auto body = [&](std::size_t, int) {
+    counter.ran("unkept", FlopClass::ffma, 1);  // before the region
+    {
+      Annotation a("work");
+      counter.ran("k", FlopClass::ffma, 2);
+      if (inside) counter.ran("unkept", FlopClass::ffma, 1);
+    }
+    counter.ran("unkept", FlopClass::ffma, 1);  // after it
+  };
+  const auto out = kprof::detail::count_flop(counter, Sweep(), body, nullptr);
+  EXPECT_DOUBLE_EQ(of(out, 0, "work", "k", FlopClass::ffma), 2);
+  inside = true;
+  EXPECT_THROW(kprof::detail::count_flop(counter, Sweep(), body, nullptr), kprof::MeasurementError);
 }
 
 // A take that fails as a region closes (in an annotation's destructor, which swallows it) is
 // raised once the call returns, not lost with the counts it would have given.
 TEST(FlopPass, ACountThatFailsAtARegionsCloseFailsThePass) {
   ScriptedCounter counter;
-  counter.fail_at_take = 3;  // begin_call, "work" opens, "work" closes
+  counter.fail_at_take = 1;  // as "work" closes (before it opened, nothing was open: discarded)
   const TrackerProfile profile;
   EXPECT_THROW(kprof::detail::count_flop(
                    counter, Sweep(),
@@ -161,6 +189,7 @@ class Forwarding : public kprof::detail::InstructionCounter {
   explicit Forwarding(ScriptedCounter& to) : to_(to) {}
   void enable() override { to_.enable(); }
   std::map<std::string, FlopCounts> take() override { return to_.take(); }
+  void discard() override { to_.discard(); }
   void disable() noexcept override { to_.disable(); }
 
  private:

@@ -53,7 +53,7 @@ TEST(FlopRecords, EveryRunOfAKernelGetsItsRegionsCountsByItsDemangledName) {
       measured.push_back(launch(0, run, "scale", "scale(float*)", 0, m));
   const std::vector<RegionFlop> counted = {
       {0, "scale", {{"_Z5scalePf", counts(FlopClass::fmul, 4096)}}}};
-  const std::vector<Record> out = flop_records(counted, measured);
+  const std::vector<Record> out = flop_records(counted, measured, false);
   ASSERT_EQ(out.size(), 2u * 9u);  // a record per run and class, not per metric
   for (int run = 0; run < 2; ++run) {
     EXPECT_DOUBLE_EQ(value_of(out, run, 0, FlopClass::fmul), 4096);
@@ -69,7 +69,7 @@ TEST(FlopRecords, ARegionThatLaunchedAFunctionTwiceSplitsItsCounts) {
                                   launch(0, 0, "twice", "scale(float*)", 1, "d")};
   const std::vector<RegionFlop> counted = {
       {0, "twice", {{"_Z5scalePf", counts(FlopClass::ffma, 1000)}}}};
-  const std::vector<Record> out = flop_records(counted, measured);
+  const std::vector<Record> out = flop_records(counted, measured, false);
   EXPECT_DOUBLE_EQ(value_of(out, 0, 0, FlopClass::ffma), 500);
   EXPECT_DOUBLE_EQ(value_of(out, 0, 1, FlopClass::ffma), 500);
 }
@@ -79,14 +79,14 @@ TEST(FlopRecords, WhatWasNotCountedIsNaNNotZero) {
                                   launch(1, 0, "a", "scale(float*)", 0, "d")};
   // Config 1 was not counted; config 0's region counted another function.
   const std::vector<RegionFlop> counted = {{0, "a", {{"_Z5otherPf", counts(FlopClass::ffma, 10)}}}};
-  const std::vector<Record> out = flop_records(counted, measured);
+  const std::vector<Record> out = flop_records(counted, measured, false);
   for (const Record& r : out) EXPECT_TRUE(std::isnan(r.value)) << r.config << " " << r.metric;
 }
 
 TEST(FlopRecords, CopiesAndMemsetsGetNone) {
   Record copy = launch(0, 0, "a", "memcpy HtoD", 0, "d");
   copy.kind = "memcpy HtoD";
-  const std::vector<Record> out = flop_records({}, {copy});
+  const std::vector<Record> out = flop_records({}, {copy}, false);
   EXPECT_TRUE(out.empty());
 }
 
@@ -94,26 +94,69 @@ TEST(FlopRecords, CopiesAndMemsetsGetNone) {
 
 namespace {
 
-// Range replay measures a region as a whole: its record names every kernel in it ("a|b"), and
-// gets the sum of their counts; NaN when one of them was not counted.
-TEST(FlopRecords, AWholeRegionRecordGetsTheSumOfItsKernels) {
+FlopCounts fmul_and_fadd(double fmul, double fadd) {
+  FlopCounts f = counts(FlopClass::fmul, fmul);
+  f[static_cast<std::size_t>(FlopClass::fadd)] = fadd;
+  return f;
+}
+
+double region_value(const std::vector<Record>& out, const std::string& annotation, FlopClass c) {
+  for (const Record& r : out)
+    if (r.annotation == annotation && r.metric == flop_metric(c)) return r.value;
+  ADD_FAILURE() << "no record of " << annotation;
+  return -1;
+}
+
+// Range replay measures a region as a whole, its nested regions included: its record names the
+// kernels it launched ("a|b", once per launch) and gets everything the region counted; NaN when
+// a kernel it names was not counted.
+TEST(FlopRecords, AWholeRegionRecordGetsEverythingItsRegionCounted) {
   const std::vector<Record> measured = {
       launch(0, 0, "both", "scale(float*)|add(float*, float*)", 0, "d"),
+      launch(0, 0, "twice", "scale(float*)|scale(float*)", 0, "d"),
       launch(0, 0, "half", "scale(float*)|(unnamed kernel)", 0, "d")};
   const std::vector<RegionFlop> counted = {
       {0,
        "both",
        {{"_Z5scalePf", counts(FlopClass::fmul, 100)}, {"_Z3addPfS_", counts(FlopClass::fadd, 10)}}},
+      {0, "twice", {{"_Z5scalePf", counts(FlopClass::fmul, 200)}}},
       {0, "half", {{"_Z5scalePf", counts(FlopClass::fmul, 100)}}}};
-  const std::vector<Record> out = flop_records(counted, measured);
-  for (const Record& r : out) {
-    if (r.annotation == "both" && r.metric == flop_metric(FlopClass::fmul))
-      EXPECT_DOUBLE_EQ(r.value, 100);
-    if (r.annotation == "both" && r.metric == flop_metric(FlopClass::fadd))
-      EXPECT_DOUBLE_EQ(r.value, 10);
-    if (r.annotation == "half") EXPECT_TRUE(std::isnan(r.value)) << r.metric;
-  }
-  EXPECT_EQ(out.size(), 2u * 9u);
+  const std::vector<Record> out = flop_records(counted, measured, true);
+  EXPECT_DOUBLE_EQ(region_value(out, "both", FlopClass::fmul), 100);
+  EXPECT_DOUBLE_EQ(region_value(out, "both", FlopClass::fadd), 10);
+  EXPECT_DOUBLE_EQ(region_value(out, "twice", FlopClass::fmul), 200);  // counted once, not twice
+  EXPECT_TRUE(std::isnan(region_value(out, "half", FlopClass::fmul)));
+  EXPECT_EQ(out.size(), 3u * 9u);
+}
+
+// An outer range holds its nested ranges' kernels in its counts (and in its measured values),
+// whether or not it launched one itself: its record names only its own ("" when none).
+TEST(FlopRecords, AnOuterRangeGetsItsNestedRegionsCounts) {
+  const std::vector<Record> measured = {launch(0, 0, "outer", "", 0, "d"),
+                                        launch(0, 0, "outer/inner", "add(float*, float*)", 0, "d")};
+  const std::vector<RegionFlop> counted = {
+      {0, "outer", {{"_Z3addPfS_", fmul_and_fadd(0, 10)}}},
+      {0, "outer/inner", {{"_Z3addPfS_", fmul_and_fadd(0, 10)}}}};
+  const std::vector<Record> out = flop_records(counted, measured, true);
+  EXPECT_DOUBLE_EQ(region_value(out, "outer", FlopClass::fadd), 10);
+  EXPECT_DOUBLE_EQ(region_value(out, "outer/inner", FlopClass::fadd), 10);
+}
+
+// A failed run's region that launched nothing has a NaN record of every metric asked for,
+// set:flop's classes among them: it is no launch, and the first metric may be one of the classes.
+TEST(FlopRecords, AFailedRunsRecordsOfEveryMetricAreNoLaunch) {
+  Record failed = launch(0, 1, "scale", "", 0, std::string(flop_metric(FlopClass::fmul)));
+  failed.value = std::nan("");
+  failed.unit = "";
+  Record failed_duration = failed;
+  failed_duration.metric = "gpu__time_duration.sum";
+  const std::vector<Record> measured = {
+      failed, failed_duration, launch(0, 0, "scale", "scale(float*)", 0, "gpu__time_duration.sum")};
+  const std::vector<RegionFlop> counted = {
+      {0, "scale", {{"_Z5scalePf", counts(FlopClass::fmul, 4096)}}}};
+  const std::vector<Record> out = flop_records(counted, measured, false);
+  ASSERT_EQ(out.size(), 9u);  // run 0's launch only
+  EXPECT_DOUBLE_EQ(value_of(out, 0, 0, FlopClass::fmul), 4096);
 }
 
 }  // namespace
