@@ -9,6 +9,9 @@ application replay too, a and d in the default mode:
   d  the seed sweep with set:analysis (what limits each kernel, 13 passes) in the default
      replay mode, against ncu with the sections that answer the same question (SpeedOfLight,
      Occupancy, LaunchStats, SpeedOfLight_RooflineChart)
+  e  d with set:flop too (FP32/FP64/FP16 FLOP, which ncu's roofline section counts as well), where
+     kprof counts it in the process (CUPTI 13.5 or later, nvdisasm: else skipped, saying why); its
+     call of each config under CUPTI's SASS counter is beyond the floor below
 
 Added time = wall time of the profiled sweep - wall time of the same sweep unprofiled.
 ncu runs the unprofiled sweep in a child process with the same metrics and NVTX filter
@@ -58,14 +61,16 @@ THROUGHPUT = [
 BYTES = [DURATION, "dram__bytes_read.sum", "dram__bytes_write.sum"]
 SWEEPS = {"a": ("seed", THROUGHPUT), "b": ("seed", BYTES), "c": ("small", BYTES)}
 SWEEPS["d"] = ("seed", ["set:analysis"])
-# What ncu is given for a sweep: its metrics, or for d the sections of the same analysis.
+SWEEPS["e"] = ("seed", ["set:analysis", "set:flop"])
+# What ncu is given for a sweep: its metrics, or for d and e the sections of the same analysis.
 NCU_SECTIONS = {"d": ["SpeedOfLight", "Occupancy", "LaunchStats", "SpeedOfLight_RooflineChart"]}
+NCU_SECTIONS["e"] = NCU_SECTIONS["d"]
 GOALS = {("a", "kernel"): 2.5, ("a", "range"): 2.5, ("b", "kernel"): 4, ("b", "range"): 8}
 GOALS.update({("a", "application"): 2.5, ("a", "auto"): 2.5, ("c", "range"): 30})
 # Sweep a also runs the default, replay_mode="auto", and prints the mode it chose.
-REPLAYS = {"a": ("auto", "kernel", "range", "application"), "d": ("auto",)}  # else kernel, range
-REPLAYS["c"] = ("kernel", "range", "application")
-GOALS[("d", "auto")] = 2.5
+REPLAYS = {"a": ("auto", "kernel", "range", "application"), "d": ("auto",), "e": ("auto",)}
+REPLAYS["c"] = ("kernel", "range", "application")  # else kernel, range
+GOALS[("d", "auto")] = GOALS[("e", "auto")] = 2.5
 
 
 def make_inputs(torch):
@@ -231,16 +236,36 @@ def summary_line(key, replay, r):
     )
 
 
+def keep_module_code():
+    """set:flop counts the kernels of modules loaded after a decorator asking for it is made:
+    made here, before the inputs' first CUDA work. False (saying why) where it cannot count."""
+    import kprof
+
+    why = kprof._core.query_system()["flop_counting"]
+    if why:
+        print(f"sweep e skipped: {why}", flush=True)
+        return False
+
+    @kprof.analyze.kernel(metrics=["set:flop"])
+    def never_called():
+        pass
+
+    return True
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", help="write the figures to this file")
     parser.add_argument("--skip-ncu", action="store_true")
-    parser.add_argument("--only", default="a,b,c", help="sweeps to run, of a, b, c, d")
+    parser.add_argument("--only", default="a,b,c", help="sweeps to run, of a, b, c, d, e")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
 
     import torch
 
+    sweeps = args.only.split(",")
+    if "e" in sweeps and not args.child and not keep_module_code():
+        sweeps.remove("e")
     inputs = make_inputs(torch)
     if args.child:
         plain(torch, inputs, args.child)
@@ -252,7 +277,7 @@ def main():
     # the first sweep measured would carry alone.
     profiled(torch, inputs, "small", BYTES, "kernel")
     rows = []
-    for key in args.only.split(","):
+    for key in sweeps:
         for replay in REPLAYS.get(key, ("kernel", "range")):
             rows.append(measure(torch, inputs, key, replay, args.skip_ncu))
             print(summary_line(key, replay, rows[-1]), flush=True)

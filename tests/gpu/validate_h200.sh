@@ -18,7 +18,8 @@
 # kernel against Nsight Compute, copies against torch.profiler, tutorial step 5 and `kprof demo
 # --explain`; "analysis-cost" (not in "all") the report's --explain and --roofline on the
 # analysis recording, a timed seed sweep recording, the cost of set:analysis on the seed sweep
-# and the C++ copies test; "overhead" (not in "all") the seed sweep by default and with warmup=2,
+# (and of set:flop with it, carrying build/newer-cupti and build/nvdisasm) and the C++ copies
+# test; "overhead" (not in "all") the seed sweep by default and with warmup=2,
 # which tells what profiling added per run; "wheels" (not in "all") the wheel built without a
 # toolkit (carried in build/kprof-wheel), with the toolkit off every path, beside torch's CUPTI
 # wheel and apart from it: `kprof devices`, demo and a torch matmul; "hot" (not in
@@ -190,6 +191,13 @@ print("saved", sys.argv[1])
 PY
   timeout "${COUNTER_BENCH_TIMEOUT:-300}" python3 bench/counter_sweep.py --only d \
     --json "$work/figures/counter_sweep_analysis.json" 2>&1 | tee "$work/bench-analysis.log"
+  # And with set:flop, counted in the process where build/newer-cupti and build/nvdisasm are
+  # carried (else the sweep says why it is skipped).
+  [ -d build/newer-cupti ] && export LD_PRELOAD=$PWD/build/newer-cupti/libcupti.so.13 \
+    LD_LIBRARY_PATH=$PWD/build/newer-cupti KPROF_NVDISASM=$PWD/build/nvdisasm/nvdisasm
+  timeout "${COUNTER_BENCH_TIMEOUT:-300}" python3 bench/counter_sweep.py --only e \
+    --json "$work/figures/counter_sweep_flop.json" 2>&1 | tee -a "$work/bench-analysis.log"
+  unset LD_PRELOAD
   step "C++: copies and memsets"
   (cmake --preset default -B build/h200 -DCMAKE_CUDA_ARCHITECTURES=90 >"$work/cmake.log" 2>&1 &&
      cmake --build build/h200 -j16 --target kprof_gpu_tests >>"$work/cmake.log" 2>&1 &&
