@@ -131,7 +131,12 @@ Options demo_options(const ParsedArgs& args) {
   options.cache_control = CacheControl::all;
   try {
     options.metrics = demo_metrics(args.get("--metrics"));
-    if (args.has("--explain")) options.metrics.emplace_back("set:analysis");
+    if (args.has("--explain")) {
+      options.metrics.emplace_back("set:analysis");
+      // And each kernel's FP32 FLOP (a point on the roofline) where this process can count them
+      // (CUPTI 13.5 or later, nvdisasm: `kprof doctor`'s set:flop line).
+      if (query_system().flop_counting.empty()) options.metrics.emplace_back("set:flop");
+    }
     if (const auto mode = args.get("--replay-mode")) set_option(options, "replay_mode", *mode);
     options.validate();  // unknown sets, and with a GPU unknown names, before any GPU work
   } catch (const OptionError& e) {
@@ -167,6 +172,7 @@ int command_demo(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
     return kExitUsage;
   }
 
+  prepare_profile(options);  // set:flop: the demo kernels' code, from before their first launch
   const std::vector<DemoCase> cases = demo_cases();
   const Sweep sweep = demo_sweep(cases);
   options.derive = [cases](const std::vector<double>& values, std::size_t config) {

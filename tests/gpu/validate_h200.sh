@@ -337,9 +337,12 @@ step "SASS counter and set:flop: GPU tests with CUPTI 13.0 and newer"
   grep -E "RESULT|OK \]|FAILED|SKIPPED|Failure|exception|Expected|Which is|Actual" \
     "$work/sass-newer.log" | tee -a "$work/sass.log"
   # Python: set:flop end to end in torch scripts (against Nsight Compute's count, and a
-  # recording for the GPU-free tests), and what `kprof doctor` says of it.
+  # recording for the GPU-free tests), what `kprof doctor` says of it, and `kprof demo
+  # --explain`, which measures it where it can be counted.
   (export LD_PRELOAD=$newer/libcupti.so.13 LD_LIBRARY_PATH=$newer
    timeout 60 kprof doctor 2>&1 | grep -E "CUPTI|set:flop"
+   timeout 180 kprof demo --runs 3 --explain >"$work/demo-explain-flop.log" 2>&1
+   echo "kprof demo --runs 3 --explain (set:flop in it): exit $?"; tail -25 "$work/demo-explain-flop.log"
    KPROF_RECORD_DIR=$work/recordings timeout 420 python3 -m pytest -m gpu -q -s -rfEs \
      -p no:cacheprovider tests/python/test_gpu_flop.py >"$work/pytest-flop.log" 2>&1
    grep -E "RESULT|passed|failed|skipped|Error|^E " "$work/pytest-flop.log" | head -40) |
