@@ -119,6 +119,10 @@ void add_flop_records(const Options& options, const Sweep& sweep, const RunBody&
                       std::vector<Record>& records) {
   if (!services.instruction_counter || flop_counts_in(options.metrics).empty()) return;
   const std::unique_ptr<InstructionCounter> counter = services.instruction_counter();
+  // The progress display has ended: a sweep's counted calls take a while of their own.
+  say(options, Verbosity::info,
+      "set:flop: counting FP instructions in one more call of each of the " +
+          std::to_string(sweep.size()) + " config(s) (each kernel patched at its first launch)");
   std::vector<Record> counted = flop_pass_records(
       *counter, sweep, body, records, options.replay_mode == ReplayMode::range, options.metrics,
       poll,

@@ -3,6 +3,7 @@
 // the regions around them, and nothing that ran outside every region.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <stdexcept>
@@ -14,6 +15,7 @@
 #include "core/region_tracker.hpp"
 #include "kprof/annotate.hpp"
 #include "kprof/errors.hpp"
+#include "kprof/log.hpp"
 #include "scripted_backend.hpp"
 
 namespace {
@@ -198,6 +200,15 @@ class Forwarding : public kprof::detail::InstructionCounter {
 
 const std::string kFfma(kprof::detail::flop_metric(FlopClass::ffma));
 
+// What the profile says at verbosity info, for the test's duration.
+struct SaidLines {
+  SaidLines() {
+    kprof::set_log_sink([this](std::string_view l) { lines.emplace_back(l); });
+  }
+  ~SaidLines() { kprof::set_log_sink(nullptr); }
+  std::vector<std::string> lines;
+};
+
 // The engine's services with an instruction counter that forwards to `counter`.
 kprof::detail::SweepServices counting_into(ScriptedCounter& counter) {
   kprof::detail::SweepServices services;
@@ -211,6 +222,8 @@ TEST(FlopPass, AProfileCountsOnceAfterItsCallsAndGivesEveryRunOfAKernelItsCounts
   const kprof::detail::SweepServices services = counting_into(counter);
   kprof::Options o = kprof::testing::quiet(2);
   o.metrics = {"gpu__time_duration.sum", kFfma};
+  o.verbosity = kprof::Verbosity::info;
+  const SaidLines said;
   std::vector<std::pair<std::size_t, int>> calls;  // (config, releases so far)
   const kprof::Results r = kprof::detail::run_sweep(
       gpu, o, two_configs(),
@@ -222,8 +235,15 @@ TEST(FlopPass, AProfileCountsOnceAfterItsCallsAndGivesEveryRunOfAKernelItsCounts
       },
       {}, services);
   // Two runs and the unprofiled call of each config, then the counted calls, after the
-  // backend gave back what it kept.
+  // backend gave back what it kept; the pass is announced, since the progress display is over.
   ASSERT_EQ(calls.size(), 8u);
+  EXPECT_EQ(std::count_if(said.lines.begin(), said.lines.end(),
+                          [](const std::string& line) {
+                            return line.find(
+                                       "set:flop: counting FP instructions in one more "
+                                       "call of each of the 2 config(s)") != std::string::npos;
+                          }),
+            1);
   EXPECT_EQ(calls[6], std::make_pair(std::size_t{0}, 1));
   EXPECT_EQ(calls[7], std::make_pair(std::size_t{1}, 1));
   EXPECT_EQ(counter.enables, 1);
