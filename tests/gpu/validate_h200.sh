@@ -10,7 +10,7 @@
 #      bench/seed_sweep.py (kprof vs CUDA events vs ncu)
 # Everything lands in $OUT/validation.tar.gz (logs, figures, recordings); a summary is printed.
 #
-#   bash tests/gpu/validate_h200.sh [all|cpp|python|examples|bench|hot|launch|analysis|analysis-cost|overhead|wheels|newer-cupti|sass]
+#   bash tests/gpu/validate_h200.sh [all|cpp|python|examples|bench|hot|launch|analysis|analysis-cost|overhead|wheels|newer-cupti|sass|flop]
 # "cpp" runs step 1; "python" the Python GPU tests but the examples; "examples" the examples and
 # tutorial steps (tests/python/test_gpu_examples.py) and step 3; "bench" step 4; "launch" (not
 # in "all") the launch-statistics tests alone, with Nsight Compute's LaunchStats and Occupancy
@@ -30,9 +30,11 @@
 # carry build/newer-cupti:
 #   pip download --no-deps -d /tmp/w nvidia-cuda-cupti==13.5.25 &&
 #   mkdir -p build/newer-cupti && unzip -q -o -j /tmp/w/*.whl 'nvidia/cu13/lib/*' -d build/newer-cupti
-# "sass" (not in "all") runs the SASS counter's and set:flop's GPU tests (C++, and Python's
-# tests/python/test_gpu_flop.py) with the toolkit's CUPTI and with build/newer-cupti's; it needs
-# nvdisasm, which the H200's toolkit lacks: carry build/nvdisasm too:
+# "sass" (not in "all") runs the SASS counter's and set:flop's C++ GPU tests with the toolkit's
+# CUPTI and with build/newer-cupti's, "flop" (not in "all") set:flop from Python
+# (tests/python/test_gpu_flop.py, against Nsight Compute) and `kprof demo --explain` with
+# build/newer-cupti's; both need nvdisasm, which the H200's toolkit lacks: carry build/nvdisasm
+# too:
 #   pip install --target /tmp/nvd nvidia-cuda-nvdisasm &&
 #   mkdir -p build/nvdisasm && cp /tmp/nvd/nvidia/cu13/bin/nvdisasm build/nvdisasm/
 set -u
@@ -95,7 +97,7 @@ torch.softmax(s, dim=1)
 torch.cuda.synchronize()' >"$work/ncu-launch-sections.csv" 2>&1
 fi
 
-if [ "$parts" != cpp ] && [ "$parts" != wheels ]; then
+if [ "$parts" != cpp ] && [ "$parts" != wheels ] && [ "$parts" != sass ]; then
 step "Python install (offline)"
 rm -rf /tmp/kp
 # Hopper's code only: the default list of seven architectures triples the build's time.
@@ -336,17 +338,24 @@ step "SASS counter and set:flop: GPU tests with CUPTI 13.0 and newer"
   echo "SassProfile.* in a process of its own: exit $?" | tee -a "$work/sass.log"
   grep -E "RESULT|OK \]|FAILED|SKIPPED|Failure|exception|Expected|Which is|Actual" \
     "$work/sass-newer.log" | tee -a "$work/sass.log"
+fi
+
+if [ "$parts" = flop ]; then
+step "set:flop in Python and the command line, with CUPTI 13.5"
+  export KPROF_NVDISASM=$PWD/build/nvdisasm/nvdisasm
+  newer=$PWD/build/newer-cupti
   # Python: set:flop end to end in torch scripts (against Nsight Compute's count, and a
   # recording for the GPU-free tests), what `kprof doctor` says of it, and `kprof demo
   # --explain`, which measures it where it can be counted.
   (export LD_PRELOAD=$newer/libcupti.so.13 LD_LIBRARY_PATH=$newer
    timeout 60 kprof doctor 2>&1 | grep -E "CUPTI|set:flop"
-   timeout 180 kprof demo --runs 3 --explain >"$work/demo-explain-flop.log" 2>&1
-   echo "kprof demo --runs 3 --explain (set:flop in it): exit $?"; tail -25 "$work/demo-explain-flop.log"
-   KPROF_RECORD_DIR=$work/recordings timeout 420 python3 -m pytest -m gpu -q -s -rfEs \
+   KPROF_RECORD_DIR=$work/recordings timeout 360 python3 -m pytest -m gpu -q -s -rfEs \
      -p no:cacheprovider tests/python/test_gpu_flop.py >"$work/pytest-flop.log" 2>&1
-   grep -E "RESULT|passed|failed|skipped|Error|^E " "$work/pytest-flop.log" | head -40) |
-    tee -a "$work/sass.log"
+   grep -E "RESULT|passed|failed|skipped|Error|^E " "$work/pytest-flop.log" | head -40
+   pack
+   timeout 120 kprof demo --runs 3 --explain >"$work/demo-explain-flop.log" 2>&1
+   echo "kprof demo --runs 3 --explain (set:flop in it): exit $?"
+   tail -25 "$work/demo-explain-flop.log") | tee "$work/flop.log"
 fi
 
 if runs bench; then
