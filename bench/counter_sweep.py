@@ -43,6 +43,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import shutil
 import sys
 
@@ -154,7 +155,9 @@ def _ncu_added(which, metrics, sections):
     if ncu is None:
         return None
     child = [sys.executable, __file__, "--child", which]
-    base = min(child_wall(child) for _ in range(2))
+    # ncu brings its own CUPTI: not the one sweep e may have preloaded (both runs alike).
+    env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
+    base = min(child_wall(child, env) for _ in range(2))
     region = "matmul" if which == "seed" else "scale"
     cmd = [ncu, "--nvtx", "--nvtx-include", f"kprof@{region}/"]
     if sections:
@@ -163,7 +166,7 @@ def _ncu_added(which, metrics, sections):
         cmd += ["--metrics", ",".join(metrics)]
     cmd += ["--cache-control", "all", "--clock-control", "none", *child]
     # ncu's own time varies by up to 2x from run to run (docs/validation.md): its best of two.
-    return min(child_wall(cmd) for _ in range(NCU_REPEATS)) - base
+    return min(child_wall(cmd, env) for _ in range(NCU_REPEATS)) - base
 
 
 def measured_floor_s(results, passes, plain_s):
@@ -240,8 +243,9 @@ def keep_module_code():
     """set:flop counts the kernels of modules loaded after a decorator asking for it is made:
     made here, before the inputs' first CUDA work. False (saying why) where it cannot count."""
     import kprof
+    from kprof._native import core
 
-    why = kprof._core.query_system()["flop_counting"]
+    why = core.query_system()["flop_counting"]
     if why:
         print(f"sweep e skipped: {why}", flush=True)
         return False

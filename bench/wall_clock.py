@@ -13,8 +13,9 @@ def timed(fn, *args):
     return time.perf_counter() - t0, out
 
 
-def child_wall(cmd):
-    """Seconds a child process takes, output discarded; raises when it fails."""
+def child_wall(cmd, env=None):
+    """Seconds a child process takes (in ``env``, else this one's), output discarded; raises
+    when it fails."""
     t0 = time.perf_counter()
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     return time.perf_counter() - t0

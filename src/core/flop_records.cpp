@@ -37,15 +37,17 @@ std::vector<const Record*> launches(const std::vector<Record>& measured) {
   });
   if (first == measured.end()) return out;
   for (const Record& r : measured) {
-    const bool launched_nothing = r.kernel.empty() && std::isnan(r.value);  // a failed run's
+    // A failed run's record of a region that launched nothing: no kernel, no unit, no value.
+    const bool launched_nothing = r.kernel.empty() && r.unit.empty() && std::isnan(r.value);
     if (r.metric == first->metric && r.kind == kKernelKind && !launched_nothing) out.push_back(&r);
   }
   return out;
 }
 
 // The counts of `kernel` in a region's functions; with `whole_region`, everything the region
-// counted, once each function `kernel` names ("a|b") is among them. nullopt when one was not
-// counted.
+// counted, once each function `kernel` names ("a|b") is among them (but the names range replay
+// gives what it cannot name, "(graph)" and "(unnamed kernel)", whose functions the sum holds
+// anyway). nullopt when one was not counted.
 std::optional<FlopCounts> counts_of(const std::map<std::string, FlopCounts>& functions,
                                     const std::string& kernel, bool whole_region) {
   if (!whole_region) {
@@ -54,7 +56,8 @@ std::optional<FlopCounts> counts_of(const std::map<std::string, FlopCounts>& fun
   }
   for (std::size_t begin = 0; begin < kernel.size();) {
     const std::size_t end = std::min(kernel.find('|', begin), kernel.size());
-    if (!functions.contains(kernel.substr(begin, end - begin))) return std::nullopt;
+    const std::string name = kernel.substr(begin, end - begin);
+    if (!name.starts_with('(') && !functions.contains(name)) return std::nullopt;
     begin = end + 1;
   }
   FlopCounts sum{};
@@ -68,16 +71,20 @@ std::vector<Record> flop_records(const std::vector<RegionFlop>& counted,
                                  const std::vector<Record>& measured, bool whole_regions) {
   const auto counts = by_kernel_name(counted);
   const std::vector<const Record*> all = launches(measured);
-  // How often each run of a region launched each kernel: its counts are split that many ways.
+  // How often each run of a region launched each kernel (with `whole_regions`, how often it
+  // opened the region, whose openings the counts add up): its counts are split that many ways.
   std::map<std::tuple<std::size_t, int, std::string, std::string>, int> times;
-  for (const Record* r : all) ++times[{r->config, r->run, r->annotation, r->kernel}];
+  const auto key = [whole_regions](const Record* r) {
+    return std::tuple(r->config, r->run, r->annotation, whole_regions ? "" : r->kernel);
+  };
+  for (const Record* r : all) ++times[key(r)];
   std::vector<Record> out;
   out.reserve(all.size() * (kFlopClasses - 1));
   for (const Record* launch : all) {
     std::optional<FlopCounts> found;
     if (auto region = counts.find({launch->config, launch->annotation}); region != counts.end())
       found = counts_of(region->second, launch->kernel, whole_regions);
-    const int ways = times[{launch->config, launch->run, launch->annotation, launch->kernel}];
+    const int ways = times[key(launch)];
     for (std::size_t c = 1; c < kFlopClasses; ++c) {  // every class but none
       Record r = *launch;
       r.metric = std::string(flop_metric(static_cast<FlopClass>(c)));

@@ -26,7 +26,7 @@ struct RegionFlop {
 // the region's counts of the kernel's function, split evenly over its launches of that function
 // in the run (one call cannot tell them apart). With `whole_regions` (range replay, whose record
 // measures a region with its nested regions and names the kernels it launched, "a|b"), a record
-// gets everything its region counted. The launches are the records of `measured` with its first
+// gets everything its region counted, split over the region's openings in the run. The launches are the records of `measured` with its first
 // metric that set:flop does not count, less a failed run's NaN records of a region that launched
 // nothing (they hold set:flop's classes already). A launch whose region or function (any function
 // a whole-region record names) was not counted gets NaN, so that the results say "not measured"

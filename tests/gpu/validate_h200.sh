@@ -195,11 +195,10 @@ PY
     --json "$work/figures/counter_sweep_analysis.json" 2>&1 | tee "$work/bench-analysis.log"
   # And with set:flop, counted in the process where build/newer-cupti and build/nvdisasm are
   # carried (else the sweep says why it is skipped).
-  [ -d build/newer-cupti ] && export LD_PRELOAD=$PWD/build/newer-cupti/libcupti.so.13 \
-    LD_LIBRARY_PATH=$PWD/build/newer-cupti KPROF_NVDISASM=$PWD/build/nvdisasm/nvdisasm
-  timeout "${COUNTER_BENCH_TIMEOUT:-300}" python3 bench/counter_sweep.py --only e \
-    --json "$work/figures/counter_sweep_flop.json" 2>&1 | tee -a "$work/bench-analysis.log"
-  unset LD_PRELOAD
+  ([ -d build/newer-cupti ] && export LD_PRELOAD=$PWD/build/newer-cupti/libcupti.so.13 \
+     LD_LIBRARY_PATH=$PWD/build/newer-cupti KPROF_NVDISASM=$PWD/build/nvdisasm/nvdisasm
+   timeout "${COUNTER_BENCH_TIMEOUT:-300}" python3 bench/counter_sweep.py --only e \
+     --json "$work/figures/counter_sweep_flop.json" 2>&1 | tee -a "$work/bench-analysis.log")
   step "C++: copies and memsets"
   (cmake --preset default -B build/h200 -DCMAKE_CUDA_ARCHITECTURES=90 >"$work/cmake.log" 2>&1 &&
      cmake --build build/h200 -j16 --target kprof_gpu_tests >>"$work/cmake.log" 2>&1 &&

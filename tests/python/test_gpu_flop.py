@@ -7,6 +7,7 @@ made, and the earlier tests of this process have loaded torch's modules before t
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -54,7 +55,8 @@ def run_job(tool: str, out: Path) -> dict:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [env.get("PYTHONPATH"), *sys.path]))
     if tool.startswith("ncu"):  # and the preloaded CUPTI's folder off the library path
-        preloaded = {os.path.dirname(lib) for lib in env.pop("LD_PRELOAD", "").split()}
+        libs = re.split(r"[\s:]+", env.pop("LD_PRELOAD", ""))
+        preloaded = {os.path.dirname(lib) for lib in libs if lib}
         paths = env.get("LD_LIBRARY_PATH", "").split(os.pathsep)
         env["LD_LIBRARY_PATH"] = os.pathsep.join(p for p in paths if p and p not in preloaded)
     done = subprocess.run(

@@ -109,24 +109,45 @@ double region_value(const std::vector<Record>& out, const std::string& annotatio
 
 // Range replay measures a region as a whole, its nested regions included: its record names the
 // kernels it launched ("a|b", once per launch) and gets everything the region counted; NaN when
-// a kernel it names was not counted.
+// a kernel it names was not counted. What it cannot name ("(graph)", "(unnamed kernel)") is
+// not checked: the region's sum holds its functions.
 TEST(FlopRecords, AWholeRegionRecordGetsEverythingItsRegionCounted) {
   const std::vector<Record> measured = {
       launch(0, 0, "both", "scale(float*)|add(float*, float*)", 0, "d"),
       launch(0, 0, "twice", "scale(float*)|scale(float*)", 0, "d"),
-      launch(0, 0, "half", "scale(float*)|(unnamed kernel)", 0, "d")};
+      launch(0, 0, "graph", "(graph)|(unnamed kernel)", 0, "d"),
+      launch(0, 0, "missing", "scale(float*)|add(float*, float*)", 0, "d")};
   const std::vector<RegionFlop> counted = {
       {0,
        "both",
        {{"_Z5scalePf", counts(FlopClass::fmul, 100)}, {"_Z3addPfS_", counts(FlopClass::fadd, 10)}}},
       {0, "twice", {{"_Z5scalePf", counts(FlopClass::fmul, 200)}}},
-      {0, "half", {{"_Z5scalePf", counts(FlopClass::fmul, 100)}}}};
+      {0, "graph", {{"_Z5scalePf", counts(FlopClass::fmul, 100)}}},
+      {0, "missing", {{"_Z5scalePf", counts(FlopClass::fmul, 100)}}}};
   const std::vector<Record> out = flop_records(counted, measured, true);
   EXPECT_DOUBLE_EQ(region_value(out, "both", FlopClass::fmul), 100);
   EXPECT_DOUBLE_EQ(region_value(out, "both", FlopClass::fadd), 10);
   EXPECT_DOUBLE_EQ(region_value(out, "twice", FlopClass::fmul), 200);  // counted once, not twice
-  EXPECT_TRUE(std::isnan(region_value(out, "half", FlopClass::fmul)));
-  EXPECT_EQ(out.size(), 3u * 9u);
+  EXPECT_DOUBLE_EQ(region_value(out, "graph", FlopClass::fmul), 100);
+  EXPECT_TRUE(std::isnan(region_value(out, "missing", FlopClass::fmul)));
+  EXPECT_EQ(out.size(), 4u * 9u);
+}
+
+// A region opened twice in a run has a record per opening, and one sum of what both counted:
+// each record gets its share, so that the run's records add up to the sum.
+TEST(FlopRecords, ARegionOpenedTwiceInARunSharesItsCountsAmongItsOpenings) {
+  const std::vector<Record> measured = {
+      launch(0, 0, "step", "scale(float*)|add(float*, float*)", 0, "d"),
+      launch(0, 0, "step", "scale(float*)", 0, "d")};
+  const std::vector<RegionFlop> counted = {{0,
+                                            "step",
+                                            {{"_Z5scalePf", counts(FlopClass::fmul, 300)},
+                                             {"_Z3addPfS_", counts(FlopClass::fadd, 10)}}}};
+  const std::vector<Record> out = flop_records(counted, measured, true);
+  double fmul = 0;
+  for (const Record& r : out)
+    if (r.metric == flop_metric(FlopClass::fmul)) fmul += r.value;
+  EXPECT_DOUBLE_EQ(fmul, 300);
 }
 
 // An outer range holds its nested ranges' kernels in its counts (and in its measured values),
