@@ -105,6 +105,11 @@ Check cupti_check(const SystemInfo& sys) {
             format_cupti_version(sys.cupti_version) + " loads" +
                 (sys.cupti_path.empty() ? std::string() : " from " + sys.cupti_path)};
   if (!sys.built_with_cuda) return {CheckStatus::skip, "CUPTI", "needs a build with CUDA"};
+  if (!sys.cupti_path.empty())
+    return {CheckStatus::fail, "CUPTI",
+            "loads from " + sys.cupti_path +
+                " but answers no version (cuptiGetVersion fails; CUPTI 13.5 does so without "
+                "the NVIDIA driver)"};
   return {CheckStatus::fail, "CUPTI",
           "libcupti could not be loaded: put the CUDA toolkit's lib64 (or the directory of "
           "libcupti.so." +

@@ -16,14 +16,18 @@
 namespace kprof::detail {
 
 std::string flop_counting_unavailable() {
+  constexpr const char* kNeeds =
+      "set:flop counts instructions in the process with CUPTI 13.5 or "
+      "later, and this process ";
+  const auto version = static_cast<int>(cupti_runtime_version());
+  if (version == 0)  // CUPTI 13.5 answers no version without a driver
+    return std::string(kNeeds) + "could not query CUPTI (see `kprof doctor`'s CUPTI line)";
   if (!SassCounter::counts_every_kernel())
-    return "set:flop counts instructions in the process with CUPTI 13.5 or later, and this "
-           "process loaded CUPTI " +
-           format_cupti_version(static_cast<int>(cupti_runtime_version())) +
+    return std::string(kNeeds) + "loaded CUPTI " + format_cupti_version(version) +
            " (which counts only the first kernel of a collection): install "
            "nvidia-cuda-cupti>=13.5 and load its nvidia/cu13/lib/libcupti.so.13 before any "
-           "other (LD_PRELOAD), or measure set:flop with Nsight Compute (Python: "
-           "kprof.activate(kprof.Tool.NCU))";
+           "other (LD_PRELOAD; docs/analysis.md shows how), or measure set:flop with Nsight "
+           "Compute (Python: kprof.activate(kprof.Tool.NCU))";
   if (find_nvdisasm().empty()) return "set:flop: " + nvdisasm_not_found();
   return "";
 }

@@ -184,3 +184,22 @@ TEST(CliDoctor, SaysWhetherSetFlopCountsHereWithoutFailingTheMachine) {
                 .status,
             CheckStatus::ok);
 }
+
+// CUPTI 13.5 loads without the NVIDIA driver but answers no version then (cuptiGetVersion:
+// CUPTI_ERROR_UNKNOWN): the line says where it loaded from rather than that it did not load.
+TEST(CliDoctor, ACuptiThatLoadsButAnswersNoVersionIsNamedByItsPath) {
+  SystemInfo sys = no_driver();
+  sys.cupti_version = 0;
+  sys.cupti_path = "/home/u/.kprof-cupti/nvidia/cu13/lib/libcupti.so.13";
+  const Check cupti =
+      find_check(doctor_checks(sys, [] { return measured(10); }, env_of({})), "CUPTI");
+  EXPECT_EQ(cupti.status, CheckStatus::fail);
+  EXPECT_TRUE(contains(cupti.detail, "loads from " + sys.cupti_path + " but answers no version"))
+      << cupti.detail;
+  sys.cupti_path = "";
+  EXPECT_TRUE(contains(find_check(doctor_checks(
+                                      sys, [] { return measured(10); }, env_of({})),
+                                  "CUPTI")
+                           .detail,
+                       "libcupti could not be loaded"));
+}
