@@ -60,16 +60,12 @@ std::vector<double> warm_up(const Options& options, const Sweep& sweep, const Ru
   std::vector<double> last(sweep.size(), std::numeric_limits<double>::quiet_NaN());
   for (std::size_t c = 0; c < sweep.size(); ++c) {
     for (int i = 0; i < options.warmup; ++i) {
-      double seconds = 0;
-      try {
-        seconds = timed_call(body, c, services, now);
-      } catch (const Error&) {
-        throw;
-      } catch (const std::exception& e) {
-        throw UserFunctionError("the benchmark function failed in " +
-                                    where_warm_up(sweep, c, i, options.warmup) + ": " + e.what(),
-                                c, -1);
-      }
+      // A failure is the user's, naming the call, as in a measured run (call_benchmark).
+      const RunBody checked = [&](std::size_t config, int run) {
+        call_benchmark(body, config, run,
+                       [&] { return where_warm_up(sweep, c, i, options.warmup); });
+      };
+      const double seconds = timed_call(checked, c, services, now);
       // The first call compiles and loads: the unprofiled time is a later one's.
       if (i > 0) last[c] = seconds;
       if (poll) poll();

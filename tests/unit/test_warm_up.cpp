@@ -117,6 +117,21 @@ TEST(WarmUp, AWarmUpCallThatRaisesNamesTheCall) {
   }
 }
 
+// What a binding may throw that is no std::exception is the user's failure too, named.
+TEST(WarmUp, AWarmUpCallThatThrowsAnythingNamesTheCall) {
+  ScriptedBackend gpu;
+  try {
+    detail::run_sweep(gpu, quiet(1, 1), Sweep(), [&](std::size_t, int run) {
+      if (run < 0) throw 42;
+    });
+    FAIL() << "no UserFunctionError";
+  } catch (const UserFunctionError& e) {
+    EXPECT_NE(std::string(e.what()).find("warm-up call 1/1: an exception of unknown type"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(WarmUp, AFirstRunWithOtherKernelsIsNotedWithTheOptionThatHelps) {
   ScriptedBackend gpu;
   Options o = quiet(3, 0);
