@@ -229,6 +229,9 @@ std::vector<Measurement> CounterSession::kernel_measurements(const std::vector<R
     out.push_back(measurement(launch.region, launch.kernel, i, ranges[i].values));
     if (launch_records_enabled_) add_launch_values(out.back(), launch);
   }
+  // What no measured launch named (an unmeasured call's kernels, application replay's later
+  // passes, kernels outside regions) would otherwise be kept until the profile stops.
+  launch_records_.clear();
   return out;
 }
 

@@ -104,7 +104,8 @@ class CounterSession {
   UnmeasuredCalls unmeasured_calls(SweepRuns& runs, const UnmeasuredCalls::Done& done);
   // The launches logged since the last call; raises what the launch callback ran into.
   std::vector<Launch> take_launches();
-  // Auto ranges (one per launch, in launch order) paired with the launches they measured.
+  // Auto ranges (one per launch, in launch order) paired with the launches they measured; the
+  // launch records kept so far are spent (take_launches keeps those of the launches it takes).
   std::vector<Measurement> kernel_measurements(const std::vector<RangeValues>& ranges,
                                                const std::vector<Launch>& launches);
   Measurement measurement(RegionId region, std::string mangled, std::uint64_t order,
