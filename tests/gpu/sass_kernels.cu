@@ -7,11 +7,19 @@
 namespace kprof_test {
 namespace {
 
-__global__ void sass_ffma(float* out, float a, float b) {
+__device__ float ffma_loop(float a, float b) {
   float x = threadIdx.x;
 #pragma unroll 1
   for (int i = 0; i < kSassIters; ++i) x = fmaf(x, a, b);
-  out[blockIdx.x * blockDim.x + threadIdx.x] = x;
+  return x;
+}
+
+__global__ void sass_ffma(float* out, float a, float b) {
+  out[blockIdx.x * blockDim.x + threadIdx.x] = ffma_loop(a, b);
+}
+
+__global__ void sass_timed_ffma(float* out, float a, float b) {
+  out[blockIdx.x * blockDim.x + threadIdx.x] = ffma_loop(a, b);
 }
 
 __global__ void sass_fadd_fmul(float* out, float a, float b) {
@@ -51,6 +59,9 @@ void launch_sass(SassKernel which, void* out) {
       break;
     case SassKernel::dfma:
       sass_dfma<<<grid, block>>>(static_cast<double*>(out), 1.0001, 0.5);
+      break;
+    case SassKernel::timed_ffma:
+      sass_timed_ffma<<<grid, block>>>(static_cast<float*>(out), 1.0001f, 0.5f);
       break;
     case SassKernel::hfma2:
       sass_hfma2<<<grid, block>>>(static_cast<__half2*>(out), __floats2half2_rn(1.f, 1.f),

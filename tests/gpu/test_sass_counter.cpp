@@ -113,25 +113,26 @@ class SassCounterBesideAProfile : public ::testing::Test {
     if (out_ != nullptr) cudaFree(out_);
   }
 
-  // The FFMA kernel's FFMA count, collected by a SassCounter enabled around one launch.
-  double count_ffma() {
+  // An FFMA kernel's FFMA count, collected by a SassCounter enabled around one launch.
+  double count_ffma(kprof_test::SassKernel kernel = kprof_test::SassKernel::ffma) {
     SassCounter counter;
     CUcontext context = nullptr;
     EXPECT_EQ(kprof::detail::driver_api().ctx_get_current(&context), CUDA_SUCCESS);
     counter.enable(context);
-    kprof_test::launch_sass(kprof_test::SassKernel::ffma, out_);
+    kprof_test::launch_sass(kernel, out_);
     kprof_test::check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
     const auto counts = SassCounter::flop_counts(counter.flush());
     EXPECT_EQ(counter.disable(), 0u);
-    return count(counts, "sass_ffma", FlopClass::ffma);
+    const bool timed = kernel == kprof_test::SassKernel::timed_ffma;
+    return count(counts, timed ? "sass_timed_ffma" : "sass_ffma", FlopClass::ffma);
   }
 
-  // The FFMA kernel's duration (ns, median of 5 runs) as kprof times it.
-  double ffma_duration() {
+  // An FFMA kernel's duration (ns, median of 10 runs) as kprof times it.
+  double ffma_duration(kprof_test::SassKernel kernel) {
     const kprof::Results r =
-        kprof::profile(kprof_test::duration_options(kprof::CacheControl::none, 5), [&] {
+        kprof::profile(kprof_test::duration_options(kprof::CacheControl::none, 10), [&] {
           kprof::Annotation a("ffma");
-          kprof_test::launch_sass(kprof_test::SassKernel::ffma, out_);
+          kprof_test::launch_sass(kernel, out_);
         });
     return kprof_test::duration_row(r, "ffma").median;
   }
@@ -160,14 +161,17 @@ TEST_F(SassCounterBesideAProfile, CountsAfterTheRangeProfilerRanInTheProcess) {
   EXPECT_LE(ffma, threads * (kprof_test::kSassIters + 1));
 }
 
+// A kernel no other test counts, so that "before" is its first patching's before in any process;
+// a kernel left instrumented would run several times slower, which the bound tells from the
+// spread of a few-microsecond kernel at unlocked clocks.
 TEST_F(SassCounterBesideAProfile, LeavesTheKernelsAsFastOnceDisabled) {
-  const double before = ffma_duration();
-  const double counted = count_ffma();
-  const double after = ffma_duration();
+  const double before = ffma_duration(kprof_test::SassKernel::timed_ffma);
+  const double counted = count_ffma(kprof_test::SassKernel::timed_ffma);
+  const double after = ffma_duration(kprof_test::SassKernel::timed_ffma);
   std::printf("[ RESULT ] FFMA kernel %.1f us before counting (%.0f FFMA), %.1f us after\n",
               before / 1e3, counted, after / 1e3);
   EXPECT_GT(counted, 0);
-  EXPECT_NEAR(after / before, 1.0, 0.05);
+  EXPECT_LT(after / before, 1.25);
 }
 
 // set:flop's counted call (core/flop_pass.hpp) on the GPU: each region reads its own kernel's
