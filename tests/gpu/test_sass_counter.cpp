@@ -246,6 +246,35 @@ TEST_F(SassCounterBesideAProfile, AProfileOfSetFlopCountsEachRegionsKernel) {
   EXPECT_EQ(value("dfma", FlopClass::ffma), 0);
 }
 
+// Range replay measures each region whole, nested regions included: an outer range that launched
+// nothing itself reads its nested regions' counts, each nested one its own kernel's.
+TEST_F(SassCounterBesideAProfile, RangeReplayGivesAnOuterRangeItsNestedRegionsCounts) {
+  kprof::Options o = kprof_test::duration_options(kprof::CacheControl::none, 2);
+  o.metrics = {"set:flop"};
+  o.replay_mode = kprof::ReplayMode::range;
+  const kprof::Results r = kprof::profile(o, [&] {
+    kprof::Annotation outer("outer");
+    {
+      kprof::Annotation a("ffma");
+      kprof_test::launch_sass(kprof_test::SassKernel::ffma, out_);
+    }
+    kprof::Annotation b("dfma");
+    kprof_test::launch_sass(kprof_test::SassKernel::dfma, out_);
+  });
+  const double expected =
+      double(kprof_test::kSassBlocks) * kprof_test::kSassThreads * kprof_test::kSassIters;
+  const double outer_ffma = flop_mean(r, "outer", FlopClass::ffma);
+  const double outer_dfma = flop_mean(r, "outer", FlopClass::dfma);
+  std::printf("[ RESULT ] set:flop in range replay: outer %.0f FFMA and %.0f DFMA, expected %.0f\n",
+              outer_ffma, outer_dfma, expected);
+  for (const double v : {outer_ffma, outer_dfma, flop_mean(r, "outer/ffma", FlopClass::ffma),
+                         flop_mean(r, "outer/dfma", FlopClass::dfma)}) {
+    EXPECT_GE(v, expected);
+    EXPECT_LE(v, expected * 1.001);
+  }
+  EXPECT_EQ(flop_mean(r, "outer/ffma", FlopClass::dfma), 0);
+}
+
 // profile() keeps the modules' code from its start: a kernel first launched inside the profile
 // is counted. (CTest runs it in a process of its own, where nothing started the watcher before.)
 TEST(SassProfile, CountsAKernelFirstLaunchedInsideTheProfile) {
