@@ -15,8 +15,9 @@
 // against their peak (the counter's peak_sustained at the measured clock), and DRAM bytes per
 // second against DRAM's peak. FLOP outside the tensor cores (FP32, FP64, FP16) are counted by
 // SASS instruction counters (set:flop), which need the code instrumented: Nsight Compute does so
-// (Tool.NCU), CUPTI's range profiler reads them as 0. Where they were measured, each precision
-// has its own roof, and a region's point stands for the precision closest to its peak.
+// (Tool.NCU), and kprof in one more call of each config where CUPTI 13.5 and nvdisasm are found;
+// CUPTI's range profiler reads them as 0. Where they were measured, each precision has its own
+// roof, and a region's point stands for the precision closest to its peak.
 #pragma once
 
 #include <cstddef>

@@ -1,6 +1,7 @@
 // kprof: a GPU kernel profiler that lives inside the program it measures.
 #pragma once
 
+#include "kprof/analysis.hpp"
 #include "kprof/annotate.hpp"
 #include "kprof/compare.hpp"
 #include "kprof/demangle.hpp"
