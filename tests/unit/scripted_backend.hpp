@@ -77,6 +77,17 @@ class ScriptedBackend : public detail::Backend {
     pending_.push_back(std::move(m));
   }
 
+  // What range replay gives: the open region measured whole (nested regions included), its
+  // record naming the kernels it launched itself ("a|b", "" when none).
+  void measure_region(const std::string& kernels, double ns) {
+    auto region = detail::RegionTracker::instance().attribute_launch();
+    if (region == detail::kNoRegion) return;
+    detail::Measurement m{region, kernels, "", ++clock_, {{"gpu__time_duration.sum", ns, "ns"}}};
+    m.whole_region = true;
+    std::lock_guard lock(mutex_);
+    pending_.push_back(std::move(m));
+  }
+
   // What CUPTI's memcpy and memset records give: a copy's kind ("memcpy DtoD", "memset"),
   // bytes and duration, attributed as launches are.
   void copy(const std::string& kind, std::int64_t bytes, double ns) {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -255,6 +256,32 @@ TEST(FlopPass, AProfileCountsOnceAfterItsCallsAndGivesEveryRunOfAKernelItsCounts
     EXPECT_EQ(row.num_runs, 2);
   }
   EXPECT_EQ(rows, 2);
+}
+
+// In range replay each region is measured whole: an outer range that launched nothing itself
+// gets its nested regions' counts, as its measured values hold their work.
+TEST(FlopPass, InRangeReplayAnOuterRegionGetsItsNestedRegionsCounts) {
+  kprof::testing::ScriptedBackend gpu;
+  ScriptedCounter counter;
+  const kprof::detail::SweepServices services = counting_into(counter);
+  kprof::Options o = kprof::testing::quiet(1);
+  o.metrics = {"gpu__time_duration.sum", kFfma};
+  o.replay_mode = kprof::ReplayMode::range;
+  const kprof::Results r = kprof::detail::run_sweep(
+      gpu, o, Sweep(),
+      [&](std::size_t, int) {
+        Annotation outer("outer");
+        gpu.measure_region("", 2000);
+        Annotation inner("inner");
+        gpu.measure_region("kern", 1000);
+        counter.ran("kern", FlopClass::ffma, 10);
+      },
+      {}, services);
+  std::map<std::string, double> ffma;
+  for (const kprof::Row& row : r.rows())
+    if (row.metric == kFfma) ffma[row.annotation] = row.mean;
+  EXPECT_DOUBLE_EQ(ffma["outer"], 10);
+  EXPECT_DOUBLE_EQ(ffma["outer/inner"], 10);
 }
 
 TEST(FlopPass, ABenchmarkThatFailsInItsCountedCallCostsTheCountsNotTheProfile) {
