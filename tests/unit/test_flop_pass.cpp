@@ -217,12 +217,18 @@ kprof::detail::SweepServices counting_into(ScriptedCounter& counter) {
   return services;
 }
 
+// Quiet options of `runs` runs measuring the duration and one of set:flop's classes.
+kprof::Options counting_options(int runs) {
+  kprof::Options o = kprof::testing::quiet(runs);
+  o.metrics = {"gpu__time_duration.sum", kFfma};
+  return o;
+}
+
 TEST(FlopPass, AProfileCountsOnceAfterItsCallsAndGivesEveryRunOfAKernelItsCounts) {
   kprof::testing::ScriptedBackend gpu;
   ScriptedCounter counter;
   const kprof::detail::SweepServices services = counting_into(counter);
-  kprof::Options o = kprof::testing::quiet(2);
-  o.metrics = {"gpu__time_duration.sum", kFfma};
+  kprof::Options o = counting_options(2);
   o.verbosity = kprof::Verbosity::info;
   const SaidLines said;
   std::vector<std::pair<std::size_t, int>> calls;  // (config, releases so far)
@@ -264,8 +270,7 @@ TEST(FlopPass, InRangeReplayAnOuterRegionGetsItsNestedRegionsCounts) {
   kprof::testing::ScriptedBackend gpu;
   ScriptedCounter counter;
   const kprof::detail::SweepServices services = counting_into(counter);
-  kprof::Options o = kprof::testing::quiet(1);
-  o.metrics = {"gpu__time_duration.sum", kFfma};
+  kprof::Options o = counting_options(1);
   o.replay_mode = kprof::ReplayMode::range;
   const kprof::Results r = kprof::detail::run_sweep(
       gpu, o, Sweep(),
@@ -288,8 +293,7 @@ TEST(FlopPass, ABenchmarkThatFailsInItsCountedCallCostsTheCountsNotTheProfile) {
   kprof::testing::ScriptedBackend gpu;
   ScriptedCounter counter;
   const kprof::detail::SweepServices services = counting_into(counter);
-  kprof::Options o = kprof::testing::quiet(1);
-  o.metrics = {"gpu__time_duration.sum", kFfma};
+  kprof::Options o = counting_options(1);
   int calls = 0;
   const kprof::Results r = kprof::detail::run_sweep(
       gpu, o, Sweep(),
@@ -322,8 +326,7 @@ TEST(FlopPass, NoCountedCallWithoutItsMetricsOrACounter) {
   kprof::detail::run_sweep(gpu, kprof::testing::quiet(2), two_configs(), body, {}, services);
   EXPECT_EQ(calls, 6);
   EXPECT_EQ(counter.enables, 0);
-  kprof::Options o = kprof::testing::quiet(2);
-  o.metrics = {"gpu__time_duration.sum", kFfma};
+  kprof::Options o = counting_options(2);
   calls = 0;
   kprof::detail::run_sweep(gpu, o, two_configs(), body, {}, kprof::detail::SweepServices{});
   EXPECT_EQ(calls, 6);
