@@ -55,8 +55,9 @@ class ParsedArgs {
 
 // Parses `--name value`, `--name=value` and flags against `specs`; -h and --help are always
 // accepted (as "--help"). `positionals` names the other arguments the command takes, all
-// required ("BASE", "NEW"); a last name ending in "..." ("FILE...") takes one or more. Throws UsageError naming an unknown option (and the closest valid
-// one), a missing value, a repeated option, a missing argument or a stray argument.
+// required ("BASE", "NEW"); a last name ending in "..." ("FILE...") takes one or more. Throws
+// UsageError naming an unknown option (and the closest valid one), a missing value, a repeated
+// option, a missing argument or a stray argument.
 ParsedArgs parse_args(const std::vector<std::string>& args, const std::vector<OptionSpec>& specs,
                       const std::vector<std::string>& positionals = {});
 

@@ -26,12 +26,12 @@ struct RegionFlop {
 // the region's counts of the kernel's function, split evenly over its launches of that function
 // in the run (one call cannot tell them apart). With `whole_regions` (range replay, whose record
 // measures a region with its nested regions and names the kernels it launched, "a|b"), a record
-// gets everything its region counted, split over the region's openings in the run. The launches are the records of `measured` with its first
-// metric that set:flop does not count, less a failed run's NaN records of a region that launched
-// nothing (they hold set:flop's classes already). A launch whose region or function (any function
-// a whole-region record names) was not counted gets NaN, so that the results say "not measured"
-// rather than "no FLOP". Function names are demangled (kprof::demangle) to meet the records'
-// kernel names.
+// gets everything its region counted, split over the region's openings in the run. The launches are
+// the records of `measured` with its first metric that set:flop does not count, less a failed run's
+// NaN records of a region that launched nothing (they hold set:flop's classes already). A launch
+// whose region or function (any function a whole-region record names) was not counted gets NaN, so
+// that the results say "not measured" rather than "no FLOP". Function names are demangled
+// (kprof::demangle) to meet the records' kernel names.
 std::vector<Record> flop_records(const std::vector<RegionFlop>& counted,
                                  const std::vector<Record>& measured, bool whole_regions);
 
