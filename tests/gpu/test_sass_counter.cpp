@@ -273,6 +273,7 @@ TEST_F(SassCounterBesideAProfile, RangeReplayGivesAnOuterRangeItsNestedRegionsCo
     EXPECT_LE(v, expected * 1.001);
   }
   EXPECT_EQ(flop_mean(r, "outer/ffma", FlopClass::dfma), 0);
+  EXPECT_EQ(flop_mean(r, "outer/dfma", FlopClass::ffma), 0);
 }
 
 // profile() keeps the modules' code from its start: a kernel first launched inside the profile
