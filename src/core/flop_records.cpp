@@ -28,19 +28,23 @@ std::map<RegionKey, std::map<std::string, FlopCounts>> by_kernel_name(
   return out;
 }
 
+// A failed run's record of a region that launched nothing: no kernel, no unit, no value. It
+// carries every metric asked for, launch statistics too where the mode measures none.
+bool launched_nothing(const Record& r) {
+  return r.kernel.empty() && r.unit.empty() && std::isnan(r.value);
+}
+
 // The launches of kernels: the records of one metric that every launch has (not one of
 // set:flop's classes), one per launch and run.
 std::vector<const Record*> launches(const std::vector<Record>& measured) {
   std::vector<const Record*> out;
   const auto first = std::find_if(measured.begin(), measured.end(), [](const Record& r) {
-    return flop_class_counted_by(r.metric) == FlopClass::none;
+    return flop_class_counted_by(r.metric) == FlopClass::none && !launched_nothing(r);
   });
   if (first == measured.end()) return out;
-  for (const Record& r : measured) {
-    // A failed run's record of a region that launched nothing: no kernel, no unit, no value.
-    const bool launched_nothing = r.kernel.empty() && r.unit.empty() && std::isnan(r.value);
-    if (r.metric == first->metric && r.kind == kKernelKind && !launched_nothing) out.push_back(&r);
-  }
+  for (const Record& r : measured)
+    if (r.metric == first->metric && r.kind == kKernelKind && !launched_nothing(r))
+      out.push_back(&r);
   return out;
 }
 

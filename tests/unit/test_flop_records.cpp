@@ -180,4 +180,19 @@ TEST(FlopRecords, AFailedRunsRecordsOfEveryMetricAreNoLaunch) {
   EXPECT_DOUBLE_EQ(value_of(out, 0, 0, FlopClass::fmul), 4096);
 }
 
+// The placeholder of a failed run carries every metric asked for, one no launch of the mode has
+// among them (range replay measures no launch statistics): it picks no metric for the launches.
+TEST(FlopRecords, AFailedRunFirstDoesNotPickAMetricNoLaunchHas) {
+  Record failed = launch(0, 0, "scale", "", 0, "launch__grid_size");
+  failed.value = std::nan("");
+  failed.unit = "";
+  const std::vector<Record> measured = {
+      failed, launch(0, 1, "scale", "scale(float*)|scale(float*)", 0, "gpu__time_duration.sum")};
+  const std::vector<RegionFlop> counted = {
+      {0, "scale", {{"_Z5scalePf", counts(FlopClass::fmul, 4096)}}}};
+  const std::vector<Record> out = flop_records(counted, measured, true);
+  ASSERT_EQ(out.size(), 9u);  // run 1's record
+  EXPECT_DOUBLE_EQ(value_of(out, 1, 0, FlopClass::fmul), 4096);
+}
+
 }  // namespace
