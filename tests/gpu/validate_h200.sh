@@ -27,16 +27,11 @@
 # device call of 10 minutes. "newer-cupti" (not in "all") runs the counter tests with the CUPTI
 # of PyPI's nvidia-cuda-cupti wheel instead of the toolkit's (13.4 and later reset the L2
 # before every kernel-replay pass); the machine has no network, so fetch it here first and
-# carry build/newer-cupti:
-#   pip download --no-deps -d /tmp/w nvidia-cuda-cupti==13.5.25 &&
-#   mkdir -p build/newer-cupti && unzip -q -o -j /tmp/w/*.whl 'nvidia/cu13/lib/*' -d build/newer-cupti
-# "sass" (not in "all") runs the SASS counter's and set:flop's C++ GPU tests with the toolkit's
-# CUPTI and with build/newer-cupti's, "flop" (not in "all") set:flop from Python
-# (tests/python/test_gpu_flop.py, against Nsight Compute) and `kprof demo --explain` with
-# build/newer-cupti's; both need nvdisasm, which the H200's toolkit lacks: carry build/nvdisasm
-# too:
-#   pip install --target /tmp/nvd nvidia-cuda-nvdisasm &&
-#   mkdir -p build/nvdisasm && cp /tmp/nvd/nvidia/cu13/bin/nvdisasm build/nvdisasm/
+# carry build/newer-cupti. "sass" (not in "all") runs the SASS counter's and set:flop's C++ GPU
+# tests with the toolkit's CUPTI and with build/newer-cupti's, "flop" (not in "all") set:flop
+# from Python (tests/python/test_gpu_flop.py, against Nsight Compute) and `kprof demo
+# --explain` with build/newer-cupti's; both need nvdisasm, which the H200's toolkit lacks:
+# carry build/nvdisasm too. tests/gpu/fetch_cupti_tools.sh fetches both from PyPI.
 set -u
 parts=${1:-all}
 runs() { [ "$parts" = all ] || [ "$parts" = "$1" ]; }
