@@ -49,15 +49,16 @@ void SassInstructionCounter::enable() {
   counter_->enable(context);
 }
 
-std::map<std::string, FlopCounts> SassInstructionCounter::take() {
+std::vector<PcCount> SassInstructionCounter::flushed() {
   check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize (before counting FLOP)");
-  return SassCounter::flop_counts(counter_->flush());
+  return counter_->flush();
 }
 
-void SassInstructionCounter::discard() {
-  check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize (before counting FLOP)");
-  (void)counter_->flush();
+std::map<std::string, FlopCounts> SassInstructionCounter::take() {
+  return SassCounter::flop_counts(flushed());
 }
+
+void SassInstructionCounter::discard() { (void)flushed(); }
 
 void SassInstructionCounter::disable() noexcept {
   if (!counter_ || !counter_->enabled()) return;

@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/flop_pass.hpp"
 #include "cuda/sass_counter.hpp"
@@ -28,6 +29,9 @@ class SassInstructionCounter final : public InstructionCounter {
   void disable() noexcept override;
 
  private:
+  // What ran since the last flush, once the device is synchronized.
+  std::vector<PcCount> flushed();
+
   std::optional<SassCounter> counter_;  // made once CUPTI is known to count every kernel
 };
 
