@@ -65,40 +65,33 @@ class ScriptedBackend : public detail::Backend {
   }
   void release() noexcept override { ++releases; }
 
-  // What a launch callback does: ask the tracker which region is open for this thread.
+  // A kernel launched for `ns`, in the region open for this thread (none: dropped).
   // `sm_clock_hz`: the clock a counter backend measured the kernel at (NaN: none).
   void launch(const std::string& kernel, double ns,
               double sm_clock_hz = std::numeric_limits<double>::quiet_NaN()) {
-    auto region = detail::RegionTracker::instance().attribute_launch();
-    if (region == detail::kNoRegion) return;
-    detail::Measurement m{region, kernel, kernel, ++clock_, {{"gpu__time_duration.sum", ns, "ns"}}};
+    detail::Measurement m{
+        detail::kNoRegion, kernel, kernel, 0, {{"gpu__time_duration.sum", ns, "ns"}}};
     m.sm_clock_hz = sm_clock_hz;
-    std::lock_guard lock(mutex_);
-    pending_.push_back(std::move(m));
+    attributed(std::move(m));
   }
 
   // What range replay gives: the open region measured whole (nested regions included), its
   // record naming the kernels it launched itself ("a|b", "" when none).
   void measure_region(const std::string& kernels, double ns) {
-    auto region = detail::RegionTracker::instance().attribute_launch();
-    if (region == detail::kNoRegion) return;
-    detail::Measurement m{region, kernels, "", ++clock_, {{"gpu__time_duration.sum", ns, "ns"}}};
+    detail::Measurement m{
+        detail::kNoRegion, kernels, "", 0, {{"gpu__time_duration.sum", ns, "ns"}}};
     m.whole_region = true;
-    std::lock_guard lock(mutex_);
-    pending_.push_back(std::move(m));
+    attributed(std::move(m));
   }
 
   // What CUPTI's memcpy and memset records give: a copy's kind ("memcpy DtoD", "memset"),
   // bytes and duration, attributed as launches are.
   void copy(const std::string& kind, std::int64_t bytes, double ns) {
-    auto region = detail::RegionTracker::instance().attribute_launch();
-    if (region == detail::kNoRegion) return;
     detail::Measurement m{
-        region, "[" + kind + "]", "", ++clock_, {{"gpu__time_duration.sum", ns, "ns"}}};
+        detail::kNoRegion, "[" + kind + "]", "", 0, {{"gpu__time_duration.sum", ns, "ns"}}};
     m.kind = kind;
     m.bytes = bytes;
-    std::lock_guard lock(mutex_);
-    pending_.push_back(std::move(m));
+    attributed(std::move(m));
   }
 
   int starts = 0, stops = 0, releases = 0, collects = 0;
@@ -110,6 +103,16 @@ class ScriptedBackend : public detail::Backend {
   std::vector<std::size_t> unmeasured_regions;  // the regions of each unmeasured call
 
  private:
+  // What a launch callback does: ask the tracker which region is open for this thread; kept,
+  // in launch order, when one is.
+  void attributed(detail::Measurement m) {
+    m.region = detail::RegionTracker::instance().attribute_launch();
+    if (m.region == detail::kNoRegion) return;
+    std::lock_guard lock(mutex_);
+    m.order = ++clock_;
+    pending_.push_back(std::move(m));
+  }
+
   std::size_t unmeasured_call_done(std::size_t regions) {
     unmeasured_regions.push_back(regions);
     std::lock_guard lock(mutex_);
