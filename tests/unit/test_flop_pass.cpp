@@ -11,12 +11,12 @@
 #include <string>
 #include <vector>
 
+#include "conditions_support.hpp"
 #include "core/engine.hpp"
 #include "core/flop_pass.hpp"
 #include "core/region_tracker.hpp"
 #include "kprof/annotate.hpp"
 #include "kprof/errors.hpp"
-#include "kprof/log.hpp"
 #include "scripted_backend.hpp"
 
 namespace {
@@ -201,15 +201,6 @@ class Forwarding : public kprof::detail::InstructionCounter {
 
 const std::string kFfma(kprof::detail::flop_metric(FlopClass::ffma));
 
-// What the profile says at verbosity info, for the test's duration.
-struct SaidLines {
-  SaidLines() {
-    kprof::set_log_sink([this](std::string_view l) { lines.emplace_back(l); });
-  }
-  ~SaidLines() { kprof::set_log_sink(nullptr); }
-  std::vector<std::string> lines;
-};
-
 // The engine's services with an instruction counter that forwards to `counter`.
 kprof::detail::SweepServices counting_into(ScriptedCounter& counter) {
   kprof::detail::SweepServices services;
@@ -230,7 +221,7 @@ TEST(FlopPass, AProfileCountsOnceAfterItsCallsAndGivesEveryRunOfAKernelItsCounts
   const kprof::detail::SweepServices services = counting_into(counter);
   kprof::Options o = counting_options(2);
   o.verbosity = kprof::Verbosity::info;
-  const SaidLines said;
+  const kprof::testing::conditions::LogCapture said;
   std::vector<std::pair<std::size_t, int>> calls;  // (config, releases so far)
   const kprof::Results r = kprof::detail::run_sweep(
       gpu, o, two_configs(),
