@@ -42,6 +42,14 @@ export PYTHONUNBUFFERED=1
 # Packed after every step: if the machine's time runs out, what was done still comes back.
 pack() { tar -czf "$out/validation.tar.gz" -C "$out" validation; }
 step() { pack; echo; echo "=== $* ($(date +%T))"; }
+# The CUPTI carried in build/newer-cupti, preloaded so that torch's own libcupti.so.13 (a
+# dependency of its wheel) resolves to the same library (two CUPTIs in one process crash), its
+# Perf SDK libraries found beside it; and the nvdisasm carried in build/nvdisasm (set:flop).
+use_newer_cupti() {
+  export LD_PRELOAD=$PWD/build/newer-cupti/libcupti.so.13
+  export LD_LIBRARY_PATH=$PWD/build/newer-cupti${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+}
+use_carried_nvdisasm() { export KPROF_NVDISASM=$PWD/build/nvdisasm/nvdisasm; }
 
 step environment
 {
@@ -190,8 +198,7 @@ PY
     --json "$work/figures/counter_sweep_analysis.json" 2>&1 | tee "$work/bench-analysis.log"
   # And with set:flop, counted in the process where build/newer-cupti and build/nvdisasm are
   # carried (else the sweep says why it is skipped).
-  ([ -d build/newer-cupti ] && export LD_PRELOAD=$PWD/build/newer-cupti/libcupti.so.13 \
-     LD_LIBRARY_PATH=$PWD/build/newer-cupti KPROF_NVDISASM=$PWD/build/nvdisasm/nvdisasm
+  ([ -d build/newer-cupti ] && use_newer_cupti && use_carried_nvdisasm
    timeout "${COUNTER_BENCH_TIMEOUT:-300}" python3 bench/counter_sweep.py --only e \
      --json "$work/figures/counter_sweep_flop.json" 2>&1 | tee -a "$work/bench-analysis.log")
   step "C++: copies and memsets"
@@ -284,10 +291,7 @@ fi
 
 if [ "$parts" = newer-cupti ]; then
 step "counters with the CUPTI in build/newer-cupti"
-  # Preloaded, so that torch's own libcupti.so.13 (a dependency of its wheel) resolves to the
-  # same library: two CUPTIs in one process crash. LD_LIBRARY_PATH finds its Perf SDK libraries.
-  newer=$PWD/build/newer-cupti
-  export LD_PRELOAD=$newer/libcupti.so.13 LD_LIBRARY_PATH=$newer${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  use_newer_cupti
   timeout 60 kprof devices 2>&1 | tee "$work/newer-cupti.log"
   timeout 120 python3 - <<'PY' 2>&1 | tee -a "$work/newer-cupti.log"
 import torch
@@ -315,8 +319,7 @@ fi
 
 if [ "$parts" = sass ]; then
 step "SASS counter and set:flop: GPU tests with CUPTI 13.0 and newer"
-  export KPROF_NVDISASM=$PWD/build/nvdisasm/nvdisasm
-  newer=$PWD/build/newer-cupti
+  use_carried_nvdisasm
   # Configured as step 1 is, so that a later "cpp" part on the same machine rebuilds nothing
   # of this.
   (cmake --preset default -B build/h200 -DCMAKE_CUDA_ARCHITECTURES=90 -DKPROF_BUILD_BENCH=ON \
@@ -325,29 +328,26 @@ step "SASS counter and set:flop: GPU tests with CUPTI 13.0 and newer"
     grep -E "error|FAILED" "$work/cmake.log" | head -20
   (cd build/h200 && ctest -R "Sass|NonBlocking" -V --timeout 120) >"$work/sass-ctest.log" 2>&1
   grep -E "RESULT|Passed|Failed|Skipped|tests passed" "$work/sass-ctest.log" | tee "$work/sass.log"
-  with_newer=(env LD_PRELOAD="$newer/libcupti.so.13"
-    LD_LIBRARY_PATH="$newer${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}")
-  # One process for every case: with a CUPTI that counts every kernel none is skipped.
-  timeout 180 "${with_newer[@]}" build/h200/tests/kprof_gpu_tests --gtest_filter='*Sass*' \
-    >"$work/sass-newer.log" 2>&1
-  echo "every SASS test in one process: exit $? (124: timed out)" | tee -a "$work/sass.log"
-  # And the profile that starts the watcher itself, in a process where nothing did before.
-  timeout 120 "${with_newer[@]}" build/h200/tests/kprof_gpu_tests \
-    --gtest_filter='SassProfile.*' >>"$work/sass-newer.log" 2>&1
-  echo "SassProfile.* in a process of its own: exit $?" | tee -a "$work/sass.log"
+  (use_newer_cupti
+   # One process for every case: with a CUPTI that counts every kernel none is skipped.
+   timeout 180 build/h200/tests/kprof_gpu_tests --gtest_filter='*Sass*' \
+     >"$work/sass-newer.log" 2>&1
+   echo "every SASS test in one process: exit $? (124: timed out)"
+   # And the profile that starts the watcher itself, in a process where nothing did before.
+   timeout 120 build/h200/tests/kprof_gpu_tests --gtest_filter='SassProfile.*' \
+     >>"$work/sass-newer.log" 2>&1
+   echo "SassProfile.* in a process of its own: exit $?") | tee -a "$work/sass.log"
   grep -E "RESULT|OK \]|FAILED|SKIPPED|Failure|exception|Expected|Which is|Actual" \
     "$work/sass-newer.log" | tee -a "$work/sass.log"
 fi
 
 if [ "$parts" = flop ]; then
 step "set:flop in Python and the command line, with CUPTI 13.5"
-  export KPROF_NVDISASM=$PWD/build/nvdisasm/nvdisasm
-  newer=$PWD/build/newer-cupti
   # Python: set:flop end to end in torch scripts (against Nsight Compute's count, and a
   # recording for the GPU-free tests), what `kprof doctor` says of it, and `kprof demo
   # --explain`, which measures it where it can be counted.
-  (export LD_PRELOAD=$newer/libcupti.so.13
-   export LD_LIBRARY_PATH=$newer${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  (use_newer_cupti
+   use_carried_nvdisasm
    timeout 60 kprof doctor 2>&1 | grep -E "CUPTI|set:flop"
    KPROF_RECORD_DIR=$work/recordings timeout 380 python3 -m pytest -m gpu -q -s -rfEs \
      -p no:cacheprovider tests/python/test_gpu_flop.py >"$work/pytest-flop.log" 2>&1
