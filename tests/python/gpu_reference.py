@@ -10,6 +10,7 @@ import csv
 import io
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -54,6 +55,35 @@ def event_medians_us(torch, op, runs, scratch=None):
     return statistics.median(1e3 * s.elapsed_time(e) for s, e in pairs)
 
 
+def ncu_environment():
+    """This process's environment for Nsight Compute: ncu injects a CUPTI of its own, so a newer
+    one preloaded for kprof (validate_h200.sh newer-cupti, flop) is not passed on, nor its folder
+    on the library path."""
+    env = dict(os.environ)
+    preloaded = {os.path.dirname(lib) for lib in re.split(r"[\s:]+", env.pop("LD_PRELOAD", ""))}
+    if "LD_LIBRARY_PATH" in env:
+        paths = env["LD_LIBRARY_PATH"].split(os.pathsep)
+        env["LD_LIBRARY_PATH"] = os.pathsep.join(p for p in paths if p and p not in preloaded)
+    return env
+
+
+def run_ncu_job(tool, out, timeout=600):
+    """tests/python/ncu_job.py as `tool` (cupti, flop: kprof's engine; ncu, ncu-sections,
+    ncu-flop: Tool.NCU, in ncu_environment()) in a child process that finds this one's packages;
+    returns the JSON it wrote under `out`."""
+    env = ncu_environment() if tool.startswith("ncu") else dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [env.get("PYTHONPATH"), *sys.path]))
+    done = subprocess.run(
+        [sys.executable, str(HERE / "ncu_job.py"), tool, str(out)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=timeout,
+    )
+    assert done.returncode == 0, (done.stdout + done.stderr)[-4000:]
+    return json.loads((Path(out) / f"{tool}.json").read_text())
+
+
 def ncu_kernel_metrics(
     child_args, ranges, metrics, cache_control="all", timeout=300, replay_mode="kernel"
 ):
@@ -71,10 +101,9 @@ def ncu_kernel_metrics(
     for name in ranges:
         cmd += ["--nvtx-include", f"kprof@{name}/"]
     cmd += [sys.executable, *child_args]
-    # ncu injects a CUPTI of its own: a newer one preloaded for kprof (validate_h200.sh
-    # newer-cupti) is not passed on.
-    env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+    done = subprocess.run(
+        cmd, capture_output=True, text=True, timeout=timeout, env=ncu_environment()
+    )
     if done.returncode != 0:
         tail = (done.stdout + done.stderr)[-3000:]
         raise RuntimeError(f"ncu exited with {done.returncode}:\n{tail}")

@@ -7,13 +7,13 @@ made, and the earlier tests of this process have loaded torch's modules before t
 
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from gpu_reference import run_ncu_job
 from kprof._native import core
 
 pytestmark = pytest.mark.gpu
@@ -22,7 +22,6 @@ pytest.importorskip("torch")
 FMUL = "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum"
 FADD = "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum"
 FFMA = "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum"
-JOB = str(Path(__file__).resolve().parent / "ncu_job.py")
 
 SCRIPT = """
 import json, sys
@@ -47,27 +46,6 @@ def skip_unless_countable() -> None:
     why = core.query_system()["flop_counting"]
     if why:
         pytest.skip(why)
-
-
-def run_job(tool: str, out: Path, timeout: float) -> dict:
-    """tests/python/ncu_job.py's scales of 2^26 elements: `flop` with kprof's engine (under the
-    CUPTI this process preloads), `ncu-flop` under Nsight Compute (which brings its own)."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [env.get("PYTHONPATH"), *sys.path]))
-    if tool.startswith("ncu"):  # and the preloaded CUPTI's folder off the library path
-        libs = re.split(r"[\s:]+", env.pop("LD_PRELOAD", ""))
-        preloaded = {os.path.dirname(lib) for lib in libs if lib}
-        paths = env.get("LD_LIBRARY_PATH", "").split(os.pathsep)
-        env["LD_LIBRARY_PATH"] = os.pathsep.join(p for p in paths if p and p not in preloaded)
-    done = subprocess.run(
-        [sys.executable, JOB, tool, str(out)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=timeout,
-    )
-    assert done.returncode == 0, (done.stdout + done.stderr)[-4000:]
-    return json.loads((out / f"{tool}.json").read_text())
 
 
 def test_a_torch_multiply_counts_one_fmul_per_element_and_nothing_else():
@@ -95,7 +73,7 @@ def test_each_precisions_flop_and_roofline_point_as_nsight_compute_gives_them(tm
     # half-add-class instruction an element, 2^27 by Nsight Compute's formula), and the roofline's
     # FLOP/s and intensity agree with Nsight Compute's own within 5% (issue: guided analysis).
     skip_unless_countable()
-    ours = run_job("flop", tmp_path, timeout=110)
+    ours = run_ncu_job("flop", tmp_path, timeout=110)
     rows = {r["Annotation"]: r for r in ours["analysis"]}
     for name, precision, flop in (
         ("scale32", "fp32", 2**26),
@@ -119,7 +97,9 @@ def test_each_precisions_flop_and_roofline_point_as_nsight_compute_gives_them(tm
         ncu.find_ncu()
     except Exception as e:  # noqa: BLE001
         pytest.skip(f"no Nsight Compute to compare with: {e}")
-    theirs = {r["Annotation"]: r for r in run_job("ncu-flop", tmp_path, timeout=180)["analysis"]}
+    theirs = {
+        r["Annotation"]: r for r in run_ncu_job("ncu-flop", tmp_path, timeout=180)["analysis"]
+    }
     for name in ("scale32", "scale64"):
         for column in ("AchievedTFLOPs", "ArithmeticIntensity"):
             print(

@@ -12,22 +12,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from gpu_reference import run_ncu_job
 from kprof.errors import OptionError
 
 pytestmark = pytest.mark.gpu
 pytest.importorskip("torch")
-JOB = str(Path(__file__).resolve().parent / "ncu_job.py")
-
-
-def run_job(tool: str, out: Path) -> dict:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [env.get("PYTHONPATH"), *sys.path]))
-    env.pop("LD_PRELOAD", None)  # ncu brings its own CUPTI
-    done = subprocess.run(
-        [sys.executable, JOB, tool, str(out)], capture_output=True, text=True, env=env, timeout=600
-    )
-    assert done.returncode == 0, (done.stdout + done.stderr)[-4000:]
-    return json.loads((out / f"{tool}.json").read_text())
 
 
 def test_nsight_compute_and_kprofs_engine_agree(tmp_path):
@@ -37,7 +26,7 @@ def test_nsight_compute_and_kprofs_engine_agree(tmp_path):
         ncu.find_ncu()
     except Exception as e:  # noqa: BLE001
         pytest.skip(str(e))
-    cupti, nsight = run_job("cupti", tmp_path), run_job("ncu", tmp_path)
+    cupti, nsight = run_ncu_job("cupti", tmp_path), run_ncu_job("ncu", tmp_path)
     assert nsight["backend"] == "nsight-compute"
     assert nsight["kernels"] == cupti["kernels"]
     for ours, theirs in zip(cupti["values"], nsight["values"], strict=True):
@@ -88,7 +77,7 @@ def test_nsight_computes_sets_and_sections_go_to_its_report(tmp_path):
         out = os.environ.get("OUT")
         if out:
             Path(out, f"ncu{flag[6:]}.txt").write_text(listing)
-    job = run_job("ncu-sections", tmp_path)
+    job = run_ncu_job("ncu-sections", tmp_path)
     assert job["metrics"] == ["gpu__time_duration.sum"]  # the DataFrame: what metrics named
     names = set(open_report(Path(job["report"]))["metrics"])
     print(f"[ RESULT ] ncu set:basic + section:MemoryWorkloadAnalysis: {len(names)} metrics")
@@ -110,7 +99,7 @@ def test_nsight_computes_sass_counts_give_each_precision_its_flop_and_roof(tmp_p
         ncu.find_ncu()
     except Exception as e:  # noqa: BLE001
         pytest.skip(str(e))
-    job = run_job("ncu-flop", tmp_path)
+    job = run_ncu_job("ncu-flop", tmp_path)
     rows = {r["Annotation"]: r for r in job["analysis"]}
 
     def flop(name: str, precision: str) -> float:
