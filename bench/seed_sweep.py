@@ -63,12 +63,14 @@ def sweep_events(torch, inputs, scratch):
     return [s.elapsed_time(e) for s, e in times]
 
 
-# kprof without what each part of its work costs: the thermal guard's NVML readings, and the
-# L2 flush (kprof's defaults are timed on their own).
+# kprof without what each part of its work costs: the thermal guard's NVML readings, the L2
+# flush, and the overhead disclosure's unprofiled call of each config (kprof's defaults are timed
+# on their own).
 VARIANTS = {
     "kprof, thermal off": {"thermal_mode": "off"},
     "kprof, cache none": {"cache_control": "none"},
     "kprof, both off": {"thermal_mode": "off", "cache_control": "none"},
+    "kprof, no disclosure": {"disclose_overhead": False},
 }
 
 
