@@ -131,7 +131,7 @@ fi
 if runs python; then
 step "Python GPU tests"
   KPROF_VALIDATION_DIR=$work/figures KPROF_RECORD_DIR=$work/recordings \
-    timeout 420 python3 -m pytest -m gpu -q -p no:cacheprovider ${KPROF_GPU_TESTS:-tests/python} \
+    timeout 540 python3 -m pytest -m gpu -q -p no:cacheprovider ${KPROF_GPU_TESTS:-tests/python} \
     --ignore=tests/python/test_gpu_examples.py -rfEs >"$work/pytest-gpu.log" 2>&1
   # The names of failures first: the reply keeps only the end of the output.
   grep -E "^(FAILED|ERROR|SKIPPED) " "$work/pytest-gpu.log" | cut -c1-300
