@@ -349,21 +349,24 @@ TEST(Analysis, TheH200RecordingGivesNsightComputesVerdicts) {
                                                           {"softmax", "Latency Issue"}}));
 }
 
-// Nsight Compute's SASS counts (Tool.NCU, set:analysis and set:flop) of an fp32 and an fp64
-// scale over 2^26 elements on the H200: each a precision of its own, at its own peak.
-TEST(Analysis, TheH200FlopRecordingGivesEachScaleItsPrecision) {
-  const kprof::Results r =
-      kprof::Results::read_json(std::string(KPROF_TEST_DATA) + "/h200-ncu-flop-2026-12-04.json");
-  std::map<std::string, RegionAnalysis> by_name;
-  for (const RegionAnalysis& a : kprof::analyze(r)) by_name[a.annotation] = a;
-  const RegionAnalysis &f32 = by_name.at("scale32"), &f64 = by_name.at("scale64");
-  EXPECT_EQ(f32.precision, "fp32");
-  EXPECT_EQ(f64.precision, "fp64");
-  EXPECT_DOUBLE_EQ(f32.achieved_tflops, f32.fp32_tflops);
-  EXPECT_EQ(f32.fp64_tflops, 0);                                     // counted: no fp64 work
-  EXPECT_NEAR(f32.fp32_peak_tflops / f64.fp64_peak_tflops, 2, 0.1);  // 128 and 64 FMA a cycle
-  EXPECT_GT(f32.roofline_tflops, 0);
-  EXPECT_NE(f32.advice.find("The fp32 work runs at"), std::string::npos) << f32.advice;
+// set:analysis and set:flop of an fp32 and an fp64 scale over 2^26 elements on the H200, counted
+// by Nsight Compute (Tool.NCU) and by kprof in the process (CUPTI 13.5): each a precision of its
+// own, at its own peak.
+TEST(Analysis, TheH200FlopRecordingsGiveEachScaleItsPrecision) {
+  for (const char* file : {"/h200-ncu-flop-2026-12-04.json", "/h200-flop-2026-12-05.json"}) {
+    SCOPED_TRACE(file);
+    const kprof::Results r = kprof::Results::read_json(std::string(KPROF_TEST_DATA) + file);
+    std::map<std::string, RegionAnalysis> by_name;
+    for (const RegionAnalysis& a : kprof::analyze(r)) by_name[a.annotation] = a;
+    const RegionAnalysis &f32 = by_name.at("scale32"), &f64 = by_name.at("scale64");
+    EXPECT_EQ(f32.precision, "fp32");
+    EXPECT_EQ(f64.precision, "fp64");
+    EXPECT_DOUBLE_EQ(f32.achieved_tflops, f32.fp32_tflops);
+    EXPECT_EQ(f32.fp64_tflops, 0);                                     // counted: no fp64 work
+    EXPECT_NEAR(f32.fp32_peak_tflops / f64.fp64_peak_tflops, 2, 0.1);  // 128 and 64 FMA a cycle
+    EXPECT_GT(f32.roofline_tflops, 0);
+    EXPECT_NE(f32.advice.find("The fp32 work runs at"), std::string::npos) << f32.advice;
+  }
 }
 
 TEST(Analysis, WithoutBothThroughputsThereIsNoVerdict) {
