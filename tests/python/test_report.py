@@ -170,7 +170,9 @@ def test_page_shows_context_tables_and_plots(path, tmp_path):
     assert s["backend"] in ("cupti-activity", "cupti-range-profiler", "nsight-compute")
     assert facts["cache control"] == "all" and facts["clock control"] == "none"
     assert facts["runs"] == f"{s['runs']} per config"
-    cuda = "" if device == "" else ", CUDA driver 13.0, CUDA runtime 13.0, CUPTI 13.0.1"
+    cupti = int(s.get("cupti_version") or 0)  # 130001: 13.0.1 (13.5.0 preloaded for set:flop)
+    cupti = f"{cupti // 10000}.{cupti // 100 % 100}.{cupti % 100}"
+    cuda = "" if device == "" else f", CUDA driver 13.0, CUDA runtime 13.0, CUPTI {cupti}"
     assert facts["versions"] == f"kprof 0.1.0{cuda}"  # Nsight Compute's own CUPTI goes unnamed
 
     # One table per metric, with the text table's numbers.
