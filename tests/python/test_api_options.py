@@ -243,7 +243,7 @@ def test_the_keywords_of_kernel_are_the_rows_of_the_option_table():
         name = row["name"]
         given = _core.Options(**{name: params[name].default})
         assert getattr(given, name) == getattr(defaults, name), name
-        assert f"\n        {name}: " in kprof.analyze.kernel.__doc__, name
+        assert f"\n    {name}: " in inspect.cleandoc(kprof.analyze.kernel.__doc__), name
 
 
 def test_core_options_take_only_options():
