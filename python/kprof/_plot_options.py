@@ -8,10 +8,12 @@ series apart. matplotlib is needed only to draw (:func:`require_matplotlib`).
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from kprof import _arguments
 from kprof.errors import OptionError
 
 __all__ = [
@@ -23,6 +25,7 @@ __all__ = [
     "SeriesStyle",
     "series_style",
     "require_matplotlib",
+    "picture_format",
 ]
 
 #: Series colours, NVIDIA green first. After the last colour, markers (lines) and hatches
@@ -90,6 +93,10 @@ def series_style(index: int) -> SeriesStyle:
 # --- options --------------------------------------------------------------------------------
 
 
+def _wrong_type(option: str, value: Any, expected: str) -> TypeError:
+    return _arguments.type_error("plot", option, expected, value)
+
+
 def _names(option: str, value: Any) -> tuple[str, ...]:
     """A field list option: None, one name, or a sequence of names."""
     if value is None:
@@ -98,20 +105,53 @@ def _names(option: str, value: Any) -> tuple[str, ...]:
         return (value,)
     if isinstance(value, Sequence) and all(isinstance(v, str) for v in value):
         return tuple(dict.fromkeys(value))
-    raise OptionError(option, repr(value), "None, a parameter name, or a list of parameter names")
+    raise _wrong_type(option, value, "None, a parameter name, or a list of parameter names")
 
 
 def _choice(option: str, value: Any, valid: Sequence[Any]) -> None:
+    if value is not None and not isinstance(value, str):
+        raise _wrong_type(option, value, " or ".join(repr(v) for v in valid))
     if value not in valid:
         raise OptionError(option, repr(value), " or ".join(repr(v) for v in valid))
 
 
 def _positive(option: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+    inches = _arguments.number("plot", option, value, valid="a positive number of inches")
+    if not math.isfinite(inches) or not inches > 0:
         raise OptionError(option, repr(value), "a positive number of inches")
-    if not math.isfinite(value):
-        raise OptionError(option, repr(value), "a positive number of inches")
-    return float(value)
+    return inches
+
+
+def _metric(value: Any) -> str | tuple[str, ...] | None:
+    """The ``metric`` option: None, a name, or a non-empty list of names."""
+    if value is None or isinstance(value, str):
+        return value
+    if not isinstance(value, Sequence) or not all(isinstance(m, str) for m in value):
+        raise _wrong_type("metric", value, "None (every metric), a metric name, or a list of them")
+    if not value:
+        raise OptionError(
+            "metric", repr(value), "None (every metric), a metric name, or a list of them"
+        )
+    return tuple(dict.fromkeys(value))
+
+
+def picture_format(filename: Any) -> str | None:
+    """The format of the picture ``filename`` names: its extension (``png`` without one),
+    one of those matplotlib writes; ``None`` for no file. Needs matplotlib."""
+    if filename is None:
+        return None
+    path = _arguments.path("plot", "filename", filename)
+    ext = os.path.splitext(path)[1].lstrip(".").lower() or "png"
+    require_matplotlib()
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    formats = sorted(FigureCanvasBase.get_supported_filetypes())
+    if ext not in formats:
+        endings = ", ".join(f".{f}" for f in formats)
+        raise OptionError(
+            "filename", repr(path), f"a name ending in one of {endings}, or no ending (png)"
+        )
+    return ext
 
 
 @dataclass(frozen=True)
@@ -149,21 +189,15 @@ class PlotOptions:
                 f"unknown plot option{'s' if len(unknown) > 1 else ''} "
                 f"{', '.join(unknown)}; valid: {', '.join(sorted(known))}"
             )
-        metric = options.get("metric")
-        if metric is not None and not isinstance(metric, str):
-            if isinstance(metric, Sequence) and metric and all(isinstance(m, str) for m in metric):
-                metric = tuple(dict.fromkeys(metric))
-            else:
-                raise OptionError(
-                    "metric", repr(metric), "None (every metric), a metric name, or a list of them"
-                )
         x_keys = options.get("x_keys")
         variant_annotations = options.get("variant_annotations")
         o = cls(
-            metric=metric,
+            metric=_metric(options.get("metric")),
             title=options.get("title"),
             ylabel=options.get("ylabel"),
-            annotate_points=bool(options.get("annotate_points", False)),
+            annotate_points=_arguments.flag(
+                "annotate_points", options.get("annotate_points", False)
+            ),
             show_aggregate=options.get("show_aggregate"),
             plot_type=options.get("plot_type", "line"),
             plot_width=options.get("plot_width", 6),
@@ -171,7 +205,7 @@ class PlotOptions:
             row_panels=_names("row_panels", options.get("row_panels")),
             col_panels=_names("col_panels", options.get("col_panels")),
             x_keys=None if x_keys is None else _names("x_keys", x_keys),
-            print_data=bool(options.get("print_data", False)),
+            print_data=_arguments.flag("print_data", options.get("print_data", False)),
             variant_fields=_names("variant_fields", options.get("variant_fields")),
             variant_annotations=(
                 None
@@ -179,7 +213,7 @@ class PlotOptions:
                 else _names("variant_annotations", variant_annotations)
             ),
             plot_callback=options.get("plot_callback"),
-            error_bars=bool(options.get("error_bars", True)),
+            error_bars=_arguments.flag("error_bars", options.get("error_bars", True)),
             xscale=options.get("xscale", "auto"),
             yscale=options.get("yscale", "linear"),
         )
@@ -195,12 +229,12 @@ class PlotOptions:
         _positive("plot_width", self.plot_width)
         _positive("plot_height", self.plot_height)
         if self.title is not None and not isinstance(self.title, str):
-            raise OptionError("title", repr(self.title), "None or a str")
+            raise _wrong_type("title", self.title, "None or a str")
         if self.ylabel is not None and not isinstance(self.ylabel, (str, Mapping)):
-            raise OptionError("ylabel", repr(self.ylabel), "None, a str, or a dict metric -> str")
+            raise _wrong_type("ylabel", self.ylabel, "None, a str, or a dict metric -> str")
         if self.plot_callback is not None and not callable(self.plot_callback):
-            raise OptionError(
-                "plot_callback", repr(self.plot_callback), "None or a function taking the Figure"
+            raise _wrong_type(
+                "plot_callback", self.plot_callback, "None or a function taking the Figure"
             )
         if self.variant_annotations is not None and not self.variant_fields:
             raise OptionError(

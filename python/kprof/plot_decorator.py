@@ -133,7 +133,7 @@ def plot(
         TypeError: The function under it does not return ProfileResults (``plot`` must be
             placed above ``kernel``), or an unknown keyword.
     """
-    from kprof.visualization import PlotOptions, require_matplotlib
+    from kprof.visualization import PlotOptions, picture_format, require_matplotlib
 
     bare = callable(filename) and not isinstance(filename, (str, os.PathLike))
     options = PlotOptions.make(
@@ -157,9 +157,8 @@ def plot(
         yscale=yscale,
     )
     path = "plot.png" if bare else filename
-    if path is not None and not isinstance(path, (str, os.PathLike)):
-        raise OptionError("filename", repr(path), "a path such as 'plot.png', or None")
     require_matplotlib()
+    picture_format(path)
 
     def decorator(func: Callable[..., Any]) -> Callable[..., ProfileResults]:
         profiler = getattr(func, "_kprof_profiler", None)

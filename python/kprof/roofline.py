@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from kprof._native import core as _core
-from kprof._plot_options import require_matplotlib, series_style
+from kprof._plot_options import picture_format, require_matplotlib, series_style
 from kprof.errors import OptionError
 from kprof.visualization import _show_in_notebooks, context_line, save_figure
 
@@ -249,6 +249,7 @@ def plot_roofline(
     filename: str | os.PathLike[str] | None = None,
     *,
     title: str | None = None,
+    overwrite: bool = True,
 ) -> Figure:
     """Draws the roofline of results that measured ``metrics=["set:analysis"]`` and returns
     the matplotlib ``Figure``; writes it to ``filename`` (png, svg, pdf... by extension) when
@@ -274,19 +275,26 @@ def plot_roofline(
             atomically and missing folders are created.
         title: The first line of the title; ``"Roofline"`` by default, ``""`` for none. The
             line under it says where the results were measured.
+        overwrite: Replace an existing ``filename`` (default); False raises
+            :class:`kprof.errors.OutputExistsError` instead.
 
     Returns:
         The matplotlib ``Figure``.
 
     Raises:
         kprof.errors.OptionError: The results lack the metrics of ``set:analysis`` (option
-            ``"metrics"``, from :meth:`~kprof.ProfileResults.analysis`), or no region has
-            both FLOP and DRAM bytes (option ``"results"``).
+            ``"metrics"``, from :meth:`~kprof.ProfileResults.analysis`), no region has both
+            FLOP and DRAM bytes (option ``"results"``), or ``filename`` has an extension
+            matplotlib cannot write (option ``"filename"``).
+        TypeError: ``filename`` is not a path, or ``title`` not a str.
         ImportError: matplotlib is not installed.
     """
     require_matplotlib()
+    picture_format(filename)
+    if title is not None and not isinstance(title, str):
+        raise TypeError(f"title must be None or a str, not {type(title).__name__}")
     frame = results.analysis()
     fig = draw_roofline(frame, results.session, title=title)
     if filename is not None:
-        save_figure(fig, filename)
+        save_figure(fig, filename, overwrite=overwrite)
     return fig

@@ -36,6 +36,7 @@ from kprof._plot_options import (
     PALETTE,
     PlotOptions,
     SeriesStyle,
+    picture_format,
     require_matplotlib,
     series_style,
 )
@@ -55,6 +56,7 @@ __all__ = [
     "require_matplotlib",
     "context_line",
     "save_figure",
+    "picture_format",
 ]
 
 _AGGREGATE_LABEL = {"avg": "Avg", "geomean": "Geomean"}
@@ -347,12 +349,15 @@ def _draw(plan: Plan, o: PlotOptions, session: Mapping[str, Any], default_title:
     return fig
 
 
-def save_figure(fig: Figure, filename: str | os.PathLike[str]) -> str:
+def save_figure(fig: Figure, filename: str | os.PathLike[str], *, overwrite: bool = True) -> str:
     """Writes the figure atomically (a temporary file, then a rename); the format follows the
-    extension (png, svg, pdf...). Missing folders are created. Returns the path."""
-    path = os.fspath(filename)
-    ext = os.path.splitext(path)[1].lstrip(".").lower() or "png"
-    return write_atomic(path, lambda out: fig.savefig(out, format=ext, dpi=110))
+    extension (png, svg, pdf...; png without one). Missing folders are created; an existing
+    file is replaced unless ``overwrite`` is False (then :class:`kprof.errors.OutputExistsError`).
+    Returns the path."""
+    ext = picture_format(filename)
+    return write_atomic(
+        filename, lambda out: fig.savefig(out, format=ext, dpi=110), overwrite=overwrite
+    )
 
 
 def plot_results(
@@ -361,13 +366,16 @@ def plot_results(
     *,
     checked: PlotOptions | None = None,
     default_title: str = "",
+    overwrite: bool = True,
     **options: Any,
 ) -> Figure:
     """Draws ``results`` and returns the matplotlib ``Figure``; writes it to ``filename``
-    when given. The options are those of :func:`kprof.analyze.plot` (or ``checked``, options
-    already made with :meth:`PlotOptions.make`)."""
+    when given (replacing a file there unless ``overwrite`` is False). The options are those
+    of :func:`kprof.analyze.plot` (or ``checked``, options already made with
+    :meth:`PlotOptions.make`), checked with ``filename`` before anything is drawn."""
     o = checked if checked is not None else PlotOptions.make(**options)
     require_matplotlib()
+    picture_format(filename)
     plan = make_plan(results, o)
     if o.print_data:
         print(plan.table.to_string(index=False))
@@ -375,7 +383,7 @@ def plot_results(
     if o.plot_callback is not None:
         o.plot_callback(fig)
     if filename is not None:
-        save_figure(fig, filename)
+        save_figure(fig, filename, overwrite=overwrite)
     return fig
 
 

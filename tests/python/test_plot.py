@@ -15,7 +15,7 @@ import kprof
 import numpy as np
 import pytest
 from conftest import DATA
-from kprof import errors
+from kprof import errors, visualization
 from kprof.results import ProfileResults
 from kprof.visualization import PALETTE, PlotOptions, series_style
 
@@ -350,8 +350,7 @@ def test_unknown_metric_after_the_profile_keeps_the_results(tmp_path):
         ({"row_panels": "n", "col_panels": ["n"]}, "col_panels", "row_panels"),
         ({"variant_fields": "n", "x_keys": ["n"]}, "x_keys", "variant_fields"),
         ({"variant_annotations": ["fma"]}, "variant_annotations", "variant_fields"),
-        ({"plot_callback": 3}, "plot_callback", "function"),
-        ({"metric": 3}, "metric", "metric name"),
+        ({"metric": []}, "metric", "metric name"),
     ],
 )
 def test_bad_options_are_rejected_when_the_decorator_is_built(options, option, valid):
@@ -360,6 +359,84 @@ def test_bad_options_are_rejected_when_the_decorator_is_built(options, option, v
     assert info.value.option == option
     assert valid in info.value.valid
     assert isinstance(info.value, ValueError)
+
+
+@pytest.mark.parametrize(
+    ("options", "argument", "given"),
+    [
+        ({"plot_callback": 3}, "plot_callback", "int"),
+        ({"metric": 3}, "metric", "int"),
+        ({"metric": ["tflops", 3]}, "metric", "list"),
+        ({"title": 3}, "title", "int"),
+        ({"ylabel": 3.0}, "ylabel", "float"),
+        ({"plot_width": "6"}, "plot_width", "str"),
+        ({"plot_height": True}, "plot_height", "bool"),
+        ({"row_panels": 3}, "row_panels", "int"),
+        ({"plot_type": 1}, "plot_type", "int"),
+    ],
+)
+def test_wrong_types_are_type_errors_naming_the_argument(options, argument, given):
+    for make in (
+        lambda: kprof.analyze.plot("x.png", **options),
+        lambda: PlotOptions.make(**options),
+    ):
+        with pytest.raises(TypeError) as info:
+            make()
+        assert not isinstance(info.value, errors.KprofError)
+        assert f"{argument} must be " in str(info.value)
+        assert f", not {given} (" in str(info.value)
+
+
+@pytest.mark.parametrize("option", ["error_bars", "annotate_points", "print_data"])
+@pytest.mark.parametrize("value", ["no", "False", 0, 1, None])
+def test_yes_no_options_take_a_bool_and_nothing_that_reads_as_one(matmul, option, value):
+    with pytest.raises(errors.OptionError) as info:
+        matmul.plot(**{option: value})
+    assert str(info.value) == f"{option}={value!r} is not valid; valid: True or False"
+    assert (info.value.option, info.value.valid) == (option, "True or False")
+    with pytest.raises(errors.OptionError):
+        kprof.analyze.plot("x.png", **{option: value})
+
+
+def test_numpys_bool_is_a_bool(matmul):
+    fig = matmul.plot(metric="tflops", error_bars=np.False_, annotate_points=np.True_)
+    ax = fig.axes[0]
+    assert errorbar_ends(ax) == []
+    assert len(ax.texts) == 4, "a mean written at each of the 4 points"
+    assert errorbar_ends(matmul.plot(metric="tflops", error_bars=np.True_).axes[0])
+
+
+def test_a_picture_format_matplotlib_lacks_is_refused_before_drawing(matmul, tmp_path, monkeypatch):
+    drawn = []
+    monkeypatch.setattr(visualization, "_draw", lambda *args: drawn.append(args))
+    path = tmp_path / "x.unknownext"
+    for call in (
+        lambda: matmul.plot(path),
+        lambda: kprof.plot_file(MATMUL, path),
+        lambda: kprof.analyze.plot(str(path)),
+    ):
+        with pytest.raises(errors.OptionError) as info:
+            call()
+        e = info.value
+        assert (e.option, e.value) == ("filename", repr(str(path)))
+        assert ".png" in e.valid and ".svg" in e.valid and ".pdf" in e.valid
+        assert str(e).startswith(f"filename={str(path)!r} is not valid; valid: a name ending in")
+    assert drawn == [] and list(tmp_path.iterdir()) == []
+
+
+def test_the_ending_picks_the_format_and_none_is_png(matmul, tmp_path):
+    matmul.plot(tmp_path / "upper.SVG", metric="tflops")
+    assert (tmp_path / "upper.SVG").read_bytes().lstrip().startswith(b"<?xml")
+    matmul.plot(tmp_path / "plain", metric="tflops")
+    assert (tmp_path / "plain").read_bytes().startswith(b"\x89PNG")
+
+
+def test_a_filename_of_another_type_is_a_type_error(matmul):
+    for call in (lambda: matmul.plot(3), lambda: kprof.analyze.plot(3)):
+        with pytest.raises(
+            TypeError, match=r"filename must be a str or os.PathLike, not int \(3\)"
+        ):
+            call()
 
 
 def test_fields_are_checked_against_the_kernel_parameters():
