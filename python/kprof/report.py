@@ -28,15 +28,15 @@ from kprof._files import write_atomic
 from kprof._native import core as _core
 from kprof._results_data import ResultsData
 from kprof._version import version
-from kprof.errors import FormatError, KprofError, OptionError
+from kprof.errors import FormatError, KprofError, OptionError, OutputExistsError
 from kprof.roofline import plot_roofline
-from kprof.visualization import context_line, plot_results, require_matplotlib
+from kprof.visualization import context_line, picture_format, plot_results, require_matplotlib
 
 __all__ = ["main", "write_html", "results_html", "context_rows", "USAGE"]
 
 USAGE = (
     "usage: kprof report FILE [--explain] [--plot PATH] [--html PATH] [--roofline PATH] "
-    "[--metric NAME[,NAME...]]"
+    "[--metric NAME[,NAME...]] [--force]"
 )
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 NOTEBOOK_MAX_ROWS = 200
@@ -364,6 +364,7 @@ def write_html(
     plots: bool | None = None,
     metrics: Sequence[str] | None = None,
     source: str | None = None,
+    overwrite: bool = True,
     **plot_options: Any,
 ) -> str:
     """Writes one self-contained HTML page about ``results``: the run's context (GPU, host,
@@ -382,6 +383,8 @@ def write_html(
             how to get them otherwise); ``True`` requires matplotlib.
         metrics: The metrics to show; by default all.
         source: The file the results came from, shown in the context table.
+        overwrite: Replace an existing file at ``path`` (default); False raises
+            :class:`kprof.errors.OutputExistsError` instead.
         **plot_options: Options of :func:`kprof.analyze.plot` for the plots.
 
     Returns:
@@ -392,7 +395,7 @@ def write_html(
     text = render_html(
         results, title=title, plots=plots, metrics=metrics, source=source, **plot_options
     )
-    return write_atomic(path, lambda out: out.write(text.encode("utf-8")))
+    return write_atomic(path, lambda out: out.write(text.encode("utf-8")), overwrite=overwrite)
 
 
 # --- the command ----------------------------------------------------------------------------
@@ -429,6 +432,7 @@ def _parser() -> _Parser:
     p.add_argument("--html", metavar="PATH", help="write a self-contained HTML report")
     p.add_argument("--roofline", metavar="PATH", help="draw the roofline (results of set:analysis)")
     p.add_argument("--metric", metavar="NAME", help="only these metrics (comma-separated)")
+    p.add_argument("--force", action="store_true", help="replace files that exist")
     p.add_argument("-h", "--help", action="store_true", help="show this text")
     return p
 
@@ -444,19 +448,47 @@ def _has_analysis(results: ResultsData, flag: str) -> bool:
     return True
 
 
+def _outputs(args: argparse.Namespace) -> list[tuple[str, str]]:
+    """(option, path) of each file the command line asks for."""
+    given = [("--plot", args.plot), ("--html", args.html), ("--roofline", args.roofline)]
+    return [(flag, path) for flag, path in given if path]
+
+
+def _exists_text(path: str) -> str:
+    """The C++ commands' refusal of an existing output (``kprof merge --out``)."""
+    return f"{path} exists; pass --force to replace it"
+
+
+def _outputs_error(args: argparse.Namespace) -> str:
+    """Why the files asked for cannot be written, found before anything is read or printed:
+    a file that exists (without ``--force``) or a picture ending matplotlib cannot write;
+    "" when none. A folder, or one that cannot be made, is said when writing (exit 1)."""
+    for flag, path in _outputs(args):
+        if os.path.exists(path) and not os.path.isdir(path) and not args.force:
+            return _exists_text(path)
+        if flag != "--html" and _have_matplotlib():
+            try:
+                picture_format(path)
+            except OptionError as e:
+                return f"{flag}={path} is not valid; valid: {e.valid}"
+    return ""
+
+
 def main(argv: Sequence[str]) -> int:
     """``kprof report FILE [--explain] [--plot PATH] [--html PATH] [--roofline PATH] [--metric
-    NAMES]``.
+    NAMES] [--force]``.
 
     ``argv`` starts with the command's name (``["report", "results.json", "--plot",
     "x.png"]``). Prints the results table (the core's :meth:`~kprof.ProfileResults.table`),
     then writes the plot, the HTML page and the roofline
-    (:meth:`~kprof.ProfileResults.plot_roofline`) when asked, naming each file written. Errors
-    are one line on stderr, ``kprof report: <message>``. Exit codes as the other commands: 0
-    done, 1 an output could not be written (matplotlib missing, a folder not writable, no
-    region with FLOP and DRAM bytes for the roofline), 2 a wrong command line, a file that
-    cannot be read, or ``--roofline`` for results without the metrics of set:analysis (before
-    anything is printed, as ``--explain``).
+    (:meth:`~kprof.ProfileResults.plot_roofline`) when asked, naming each file written. A file
+    that exists is replaced only with ``--force``. Errors are one line on stderr, ``kprof
+    report: <message>``. Exit codes as the other commands: 0 done, 1 an output could not be
+    written (matplotlib missing, a folder not writable, a full disk, no region with FLOP and
+    DRAM bytes for the roofline; the message names the file), 2 a wrong command line, a file
+    that cannot be read, an output that exists without ``--force``, a picture ending
+    matplotlib cannot write, or ``--roofline`` for results without the metrics of
+    set:analysis (all before anything is printed, as ``--explain``).
     """
     args_in = list(argv)
     if args_in and args_in[0] == "report" and not os.path.exists("report"):
@@ -473,6 +505,10 @@ def main(argv: Sequence[str]) -> int:
     if args.help:
         print(parser.format_help(), end="")
         return EXIT_OK
+    refused = _outputs_error(args)
+    if refused:
+        print(f"kprof report: {refused}\n{USAGE}", file=sys.stderr)
+        return EXIT_USAGE
     try:
         results = ResultsData(_saving.read(args.file))
     except (FormatError, ImportError) as e:
@@ -495,17 +531,31 @@ def main(argv: Sequence[str]) -> int:
     print(_context_text(args.file, results.session) + "\n" + results.table(), end="", flush=True)
     if args.explain:
         print("\n" + results.explain(), end="", flush=True)
-    try:
-        if args.plot:
-            plot_results(results, args.plot, metric=metrics, title=os.path.basename(args.file))
-            print(f"wrote {args.plot}")
-        if args.html:
-            write_html(results, args.html, metrics=metrics, source=args.file)
-            print(f"wrote {args.html}")
-        if args.roofline:
-            plot_roofline(results, args.roofline, title=os.path.basename(args.file))
-            print(f"wrote {args.roofline}")
-    except (ImportError, OSError, KprofError) as e:
-        print(f"kprof report: {e}", file=sys.stderr)
-        return EXIT_FAILED
+    return _write_outputs(args, results, metrics)
+
+
+def _write_outputs(
+    args: argparse.Namespace, results: ResultsData, metrics: Sequence[str] | None
+) -> int:
+    """Writes the files the command line asks for, in its order, naming each; the exit code."""
+    name = os.path.basename(args.file)
+    writers = {
+        "--plot": lambda path: plot_results(
+            results, path, overwrite=args.force, metric=metrics, title=name
+        ),
+        "--html": lambda path: write_html(
+            results, path, metrics=metrics, source=args.file, overwrite=args.force
+        ),
+        "--roofline": lambda path: plot_roofline(results, path, title=name, overwrite=args.force),
+    }
+    for flag, path in _outputs(args):
+        try:
+            writers[flag](path)
+        except OutputExistsError:  # a file that appeared since the check before the table
+            print(f"kprof report: {_exists_text(path)}", file=sys.stderr)
+            return EXIT_USAGE
+        except (ImportError, OSError, KprofError) as e:
+            print(f"kprof report: {e}", file=sys.stderr)
+            return EXIT_FAILED
+        print(f"wrote {path}")
     return EXIT_OK

@@ -339,6 +339,83 @@ def test_report_output_that_cannot_be_written(tmp_path, capsys):
     assert capsys.readouterr().err.startswith("kprof report: ")
 
 
+ANALYSIS = DATA / "h200-analysis-2026-12-03.json"
+OUTPUTS = [
+    ("--plot", MATMUL, "m.png"),
+    ("--html", MATMUL, "m.html"),
+    ("--roofline", ANALYSIS, "r.png"),
+]
+
+
+@pytest.mark.parametrize(("flag", "recording", "name"), OUTPUTS)
+def test_report_replaces_a_file_only_with_force(flag, recording, name, tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    path = tmp_path / name
+    path.write_bytes(b"kept")
+    rc = report.main(["report", str(recording), flag, str(path)])
+    out = capsys.readouterr()
+    assert rc == 2
+    assert out.err == f"kprof report: {path} exists; pass --force to replace it\n{report.USAGE}\n"
+    assert out.out == "", "refused before the table is printed"
+    assert path.read_bytes() == b"kept"
+    rc = report.main(["report", str(recording), flag, str(path), "--force"])
+    out = capsys.readouterr()
+    assert rc == 0, out.err
+    assert out.out.endswith(f"wrote {path}\n")
+    assert path.read_bytes() != b"kept" and path.stat().st_size > 1000
+
+
+def test_report_keeps_a_file_that_appears_while_it_runs(tmp_path, capsys, monkeypatch):
+    """The check before the table can be overtaken: the file is then kept all the same, with
+    the same message (the write itself refuses to replace it)."""
+    pytest.importorskip("matplotlib")
+    path = tmp_path / "m.png"
+    real = report.plot_results
+
+    def another_process_writes_first(results, filename, **kwargs):
+        path.write_bytes(b"theirs")
+        return real(results, filename, **kwargs)
+
+    monkeypatch.setattr(report, "plot_results", another_process_writes_first)
+    rc = report.main(["report", str(MATMUL), "--plot", str(path)])
+    assert rc == 2
+    assert capsys.readouterr().err == f"kprof report: {path} exists; pass --force to replace it\n"
+    assert path.read_bytes() == b"theirs"
+
+
+@pytest.mark.parametrize(("flag", "recording", "name"), OUTPUTS)
+def test_report_outputs_that_cannot_be_written_name_the_path(
+    flag, recording, name, tmp_path, capsys
+):
+    pytest.importorskip("matplotlib")
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    cases = [
+        (f"/proc/{name}", f"kprof report: cannot write /proc/{name}: "),
+        (
+            str(blocker / name),
+            f"kprof report: cannot write {blocker / name}: {blocker} is a file, not a folder",
+        ),
+    ]
+    for path, message in cases:
+        rc = report.main(["report", str(recording), flag, path])
+        err = capsys.readouterr().err
+        assert rc == 1
+        assert err.startswith(message) and err.count("\n") == 1 and ".tmp" not in err
+    assert blocker.read_text() == "not a folder"
+
+
+@pytest.mark.parametrize("flag", ["--plot", "--roofline"])
+def test_report_picture_ending_is_checked_before_the_table(flag, tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    path = tmp_path / "x.unknownext"
+    rc = report.main(["report", str(ANALYSIS), flag, str(path)])
+    out = capsys.readouterr()
+    assert rc == 2 and out.out == ""
+    assert out.err.startswith(f"kprof report: {flag}={path} is not valid; valid: a name ending in")
+    assert ".png" in out.err.splitlines()[0] and not path.exists()
+
+
 def test_report_help(capsys):
     assert report.main(["report", "--help"]) == 0
     assert "--html PATH" in capsys.readouterr().out
