@@ -30,7 +30,13 @@ from kprof._results_data import ResultsData
 from kprof._version import version
 from kprof.errors import FormatError, KprofError, OptionError, OutputExistsError
 from kprof.roofline import plot_roofline
-from kprof.visualization import context_line, picture_format, plot_results, require_matplotlib
+from kprof.visualization import (
+    context_line,
+    draw_results,
+    picture_format,
+    plot_results,
+    require_matplotlib,
+)
 
 __all__ = ["main", "write_html", "results_html", "context_rows", "USAGE"]
 
@@ -539,23 +545,34 @@ def _write_outputs(
 ) -> int:
     """Writes the files the command line asks for, in its order, naming each; the exit code."""
     name = os.path.basename(args.file)
-    writers = {
-        "--plot": lambda path: plot_results(
-            results, path, overwrite=args.force, metric=metrics, title=name
-        ),
-        "--html": lambda path: write_html(
-            results, path, metrics=metrics, source=args.file, overwrite=args.force
-        ),
-        "--roofline": lambda path: plot_roofline(results, path, title=name, overwrite=args.force),
-    }
     for flag, path in _outputs(args):
         try:
-            writers[flag](path)
+            said = ""
+            if flag == "--plot":
+                said = _plot(results, path, args.force, metrics, name)
+            elif flag == "--html":
+                write_html(results, path, metrics=metrics, source=args.file, overwrite=args.force)
+            else:
+                plot_roofline(results, path, title=name, overwrite=args.force)
         except OutputExistsError:  # a file that appeared since the check before the table
             print(f"kprof report: {_exists_text(path)}", file=sys.stderr)
             return EXIT_USAGE
         except (ImportError, OSError, KprofError) as e:
             print(f"kprof report: {e}", file=sys.stderr)
             return EXIT_FAILED
-        print(f"wrote {path}")
+        print(f"wrote {path}{said}")
     return EXIT_OK
+
+
+def _plot(
+    results: ResultsData, path: str, force: bool, metrics: Sequence[str] | None, name: str
+) -> str:
+    """Draws ``--plot``; says which metrics did not fit in the figure, if any."""
+    _, grid = draw_results(results, path, overwrite=force, metric=metrics, title=name)
+    if not grid.left_out:
+        return ""
+    total = len(grid.drawn) + len(grid.left_out)
+    return (
+        f" ({len(grid.drawn)} of {total} metrics, as many as fit at a readable size; not "
+        f"drawn: {', '.join(grid.left_out)}; --metric NAME,... picks the metrics to draw)"
+    )

@@ -24,6 +24,7 @@ in pyplot's figure registry.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 from collections.abc import Mapping, Sequence
@@ -32,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 from kprof import _saving
 from kprof._files import write_atomic
 from kprof._native import core as _core
+from kprof._plot_layout import NOTE_FONTSIZE, Layout, layout, left_out_note, wrap
 from kprof._plot_options import (
     PALETTE,
     PlotOptions,
@@ -51,6 +53,7 @@ __all__ = [
     "PALETTE",
     "PlotOptions",
     "plot_results",
+    "draw_results",
     "plot_file",
     "series_style",
     "require_matplotlib",
@@ -85,17 +88,19 @@ def _runs_text(info: Mapping[str, MetricInfo]) -> str:
     return f"{lo} run{'s' if lo != 1 else ''}" if lo == hi else f"{lo}-{hi} runs"
 
 
-def _ylabel(o: PlotOptions, metric: str, info: MetricInfo) -> str:
+def _ylabel(o: PlotOptions, metric: str, info: MetricInfo, titled: bool) -> str:
+    """The y label: the metric, what it is relative to and its unit; the metric's name is left
+    to the panel's title where that names it (``titled``), as with several metrics."""
     if isinstance(o.ylabel, str):
         return o.ylabel
     if isinstance(o.ylabel, Mapping) and metric in o.ylabel:
         return str(o.ylabel[metric])
-    text = metric
+    text = "" if titled else metric
     if info.baseline:
         text += f" relative to {info.baseline}"
     if info.shown_unit and info.shown_unit != "ratio":
-        text += f" ({info.shown_unit})"
-    return text
+        text += f" ({info.shown_unit})" if text else info.shown_unit
+    return text.strip()
 
 
 def _x_tick_labels(plan: Plan) -> list[str]:
@@ -110,7 +115,12 @@ def _x_tick_labels(plan: Plan) -> list[str]:
 
 
 def _draw_panel(
-    ax: Axes, plan: Plan, panel: Panel, o: PlotOptions, handles: dict[int, Any]
+    ax: Axes,
+    plan: Plan,
+    panel: Panel,
+    o: PlotOptions,
+    handles: dict[int, Any],
+    size: tuple[float, float],
 ) -> None:
     by_series: dict[int, list[Point]] = {}
     for p in panel.points:
@@ -125,6 +135,7 @@ def _draw_panel(
         low = _draw_series(ax, plan, panel, s, pts, offset, len(present), o, handles)
         lowest = min(lowest, low)
     _finish_axes(ax, plan, panel, o, lowest)
+    _label_panel(ax, plan, panel, o, size)
 
 
 def _bar_width(n_series: int) -> float:
@@ -240,8 +251,15 @@ def _annotate(ax: Axes, x: float, y: float) -> None:
     )
 
 
+def _tick_text(value: float) -> str:
+    """A tick's number as the table prints it, 7e+14 rather than its 15 digits when large."""
+    return _core._format_number(value) if abs(value) < 1e6 else f"{value:.3g}"
+
+
 def _finish_axes(ax: Axes, plan: Plan, panel: Panel, o: PlotOptions, lowest: float) -> None:
-    """Ticks, labels, scales and title of a panel whose series are drawn."""
+    """Ticks, scales and limits of a panel whose series are drawn."""
+    from matplotlib.ticker import FuncFormatter
+
     n_x = len(plan.x_values)
     labels = _x_tick_labels(plan)
     if plan.x_numeric is None:
@@ -262,22 +280,32 @@ def _finish_axes(ax: Axes, plan: Plan, panel: Panel, o: PlotOptions, lowest: flo
         ax.set_xticks(plan.x_numeric)
         ax.set_xticklabels(labels, fontsize=9)
         ax.minorticks_off()
-    xlabel = plan.x_names[0] if len(plan.x_names) == 1 else ""
-    if plan.x_fixed:
-        xlabel = f"{xlabel} ({plan.x_fixed})" if xlabel else plan.x_fixed
-    if xlabel:
-        ax.set_xlabel(xlabel)
-    ax.set_ylabel(_ylabel(o, panel.metric, plan.info[panel.metric]))
     if o.yscale == "log":
         ax.set_yscale("log")
-    elif math.isfinite(lowest) and lowest >= 0:
-        ax.set_ylim(bottom=0)
+    else:  # ticks that say their number, rather than "1e14" over the panel's title
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: _tick_text(v)))
+        if math.isfinite(lowest) and lowest >= 0:
+            ax.set_ylim(bottom=0)
     if o.annotate_points:
         lo, hi = ax.get_ylim()
         ax.set_ylim(lo, hi + (hi - lo) * 0.08)
     ax.grid(True, axis="y", linestyle="--", alpha=0.5)
+
+
+def _label_panel(
+    ax: Axes, plan: Plan, panel: Panel, o: PlotOptions, size: tuple[float, float]
+) -> None:
+    """The panel's title and axis labels, wrapped to its ``size`` (inches)."""
+    xlabel = plan.x_names[0] if len(plan.x_names) == 1 else ""
+    if plan.x_fixed:
+        xlabel = f"{xlabel} ({plan.x_fixed})" if xlabel else plan.x_fixed
+    if xlabel:
+        ax.set_xlabel(wrap(xlabel, size[0], 10))
+    titled = len(plan.metrics) > 1
+    ylabel = _ylabel(o, panel.metric, plan.info[panel.metric], titled)
+    ax.set_ylabel(wrap(ylabel, size[1], 10))
     if panel.title:
-        ax.set_title(panel.title, fontsize=10)
+        ax.set_title(wrap(panel.title, size[0], 10), fontsize=10)
 
 
 def _show_in_notebooks() -> None:
@@ -308,7 +336,9 @@ def _show_in_notebooks() -> None:
     png.for_type(Figure, to_png)
 
 
-def _draw(plan: Plan, o: PlotOptions, session: Mapping[str, Any], default_title: str) -> Figure:
+def _draw(
+    plan: Plan, o: PlotOptions, grid: Layout, session: Mapping[str, Any], default_title: str
+) -> Figure:
     require_matplotlib()
     from matplotlib.figure import Figure
 
@@ -319,16 +349,21 @@ def _draw(plan: Plan, o: PlotOptions, session: Mapping[str, Any], default_title:
         fig.text(0.5, 0.5, "no results to plot", ha="center", va="center")
         fig.suptitle(o.title if o.title is not None else default_title, fontsize=11)
         return fig
-    nrows, ncols = len(plan.rows), len(plan.cols)
-    legend_width = 2.8 if plan.series else 0.0
-    fig = Figure(
-        figsize=(o.plot_width * ncols + legend_width, o.plot_height * nrows + 0.9),
-        layout="constrained",
-    )
-    axes = fig.subplots(nrows, ncols, squeeze=False)
+    fig = Figure(figsize=grid.size, layout="constrained")
+    axes = fig.subplots(grid.nrows, grid.ncols, squeeze=False)
     handles: dict[int, Any] = {}
-    for (ri, ci), panel in plan.panels.items():
-        _draw_panel(axes[ri][ci], plan, panel, o, handles)
+    for where, panel in plan.panels.items():
+        if where in grid.cells:
+            row, col = grid.cells[where]
+            _draw_panel(axes[row][col], plan, panel, o, handles, grid.panel)
+    used = set(grid.cells.values())
+    for row in range(grid.nrows):  # a last grid row that is not full
+        for col in range(grid.ncols):
+            if (row, col) not in used:
+                axes[row][col].remove()
+    if grid.left_out:
+        note = left_out_note(grid.drawn, grid.left_out, grid.size[0])
+        fig.supxlabel(note, fontsize=NOTE_FONTSIZE, color="#8a3b00")
     if handles:
         order = sorted(handles)
         fig.legend(
@@ -349,6 +384,20 @@ def _draw(plan: Plan, o: PlotOptions, session: Mapping[str, Any], default_title:
     return fig
 
 
+def _drawn_as(plan: Plan, o: PlotOptions) -> PlotOptions:
+    """Lines join a series' points along the x axis. With one x value (results without
+    parameters, or of one config) there is nothing to join and every series' point would sit
+    on one vertical line, hiding equal values: bars side by side show each. Not where a series
+    has several points at that x (an annotation left out of ``variant_annotations``)."""
+    if o.plot_type != "line" or len(plan.x_values) != 1 or plan.x_numeric is not None:
+        return o
+    for panel in plan.panels.values():
+        series = [p.series for p in panel.points]
+        if len(series) != len(set(series)):
+            return o
+    return dataclasses.replace(o, plot_type="bar")
+
+
 def save_figure(fig: Figure, filename: str | os.PathLike[str], *, overwrite: bool = True) -> str:
     """Writes the figure atomically (a temporary file, then a rename); the format follows the
     extension (png, svg, pdf...; png without one). Missing folders are created; an existing
@@ -358,6 +407,32 @@ def save_figure(fig: Figure, filename: str | os.PathLike[str], *, overwrite: boo
     return write_atomic(
         filename, lambda out: fig.savefig(out, format=ext, dpi=110), overwrite=overwrite
     )
+
+
+def draw_results(
+    results: ResultsData,
+    filename: str | os.PathLike[str] | None = None,
+    *,
+    checked: PlotOptions | None = None,
+    default_title: str = "",
+    overwrite: bool = True,
+    **options: Any,
+) -> tuple[Figure, Layout]:
+    """:func:`plot_results`, and the grid it drew: which metrics the figure holds and which
+    did not fit (``Layout.left_out``), for callers that say so (``kprof report --plot``)."""
+    o = checked if checked is not None else PlotOptions.make(**options)
+    require_matplotlib()
+    picture_format(filename)
+    plan = make_plan(results, o)
+    if o.print_data:
+        print(plan.table.to_string(index=False))
+    grid = layout(plan, (o.plot_width, o.plot_height))
+    fig = _draw(plan, _drawn_as(plan, o), grid, results.session, default_title)
+    if o.plot_callback is not None:
+        o.plot_callback(fig)
+    if filename is not None:
+        save_figure(fig, filename, overwrite=overwrite)
+    return fig, grid
 
 
 def plot_results(
@@ -372,19 +447,17 @@ def plot_results(
     """Draws ``results`` and returns the matplotlib ``Figure``; writes it to ``filename``
     when given (replacing a file there unless ``overwrite`` is False). The options are those
     of :func:`kprof.analyze.plot` (or ``checked``, options already made with
-    :meth:`PlotOptions.make`), checked with ``filename`` before anything is drawn."""
-    o = checked if checked is not None else PlotOptions.make(**options)
-    require_matplotlib()
-    picture_format(filename)
-    plan = make_plan(results, o)
-    if o.print_data:
-        print(plan.table.to_string(index=False))
-    fig = _draw(plan, o, results.session, default_title)
-    if o.plot_callback is not None:
-        o.plot_callback(fig)
-    if filename is not None:
-        save_figure(fig, filename, overwrite=overwrite)
-    return fig
+    :meth:`PlotOptions.make`), checked with ``filename`` before anything is drawn. Metrics
+    are laid out in a grid of bounded size (:mod:`kprof._plot_layout`); those that do not fit
+    are named under the figure."""
+    return draw_results(
+        results,
+        filename,
+        checked=checked,
+        default_title=default_title,
+        overwrite=overwrite,
+        **options,
+    )[0]
 
 
 def plot_file(

@@ -370,13 +370,13 @@ def test_report_keeps_a_file_that_appears_while_it_runs(tmp_path, capsys, monkey
     the same message (the write itself refuses to replace it)."""
     pytest.importorskip("matplotlib")
     path = tmp_path / "m.png"
-    real = report.plot_results
+    real = report.draw_results
 
     def another_process_writes_first(results, filename, **kwargs):
         path.write_bytes(b"theirs")
         return real(results, filename, **kwargs)
 
-    monkeypatch.setattr(report, "plot_results", another_process_writes_first)
+    monkeypatch.setattr(report, "draw_results", another_process_writes_first)
     rc = report.main(["report", str(MATMUL), "--plot", str(path)])
     assert rc == 2
     assert capsys.readouterr().err == f"kprof report: {path} exists; pass --force to replace it\n"
