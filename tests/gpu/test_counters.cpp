@@ -42,7 +42,7 @@ void print_rows(const char* title, const kprof::Results& results) {
   std::printf("[ RESULT ] %s (passes %d, backend %s)\n", title, results.session().passes,
               results.session().backend.c_str());
   for (const auto& row : results.rows())
-    std::printf("[ RESULT ]   %-14s %-52s mean %.6g %s (n=%d)\n", row.annotation.c_str(),
+    std::printf("[ RESULT ]   %-14s %-52s mean %.6g %s (n=%zu)\n", row.annotation.c_str(),
                 row.metric.c_str(), row.mean, row.unit.c_str(), row.num_runs);
 }
 
