@@ -3,6 +3,7 @@
 // these samples; the first is the example of scipy's documentation.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
