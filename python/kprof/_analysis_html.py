@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
-"""The "Analysis" section of the HTML report (:mod:`kprof.report`): what limits each region,
-for results that measured ``set:analysis``.
+"""The first section of the HTML report (:mod:`kprof.report`): what limits each region, for
+results that measured ``set:analysis``.
 
 The table shows the columns of :meth:`kprof.ProfileResults.analysis` as the core computed them;
 whether the results hold the analysis at all is the core's answer too (``analysis()`` raises
@@ -22,10 +22,12 @@ from kprof.roofline import draw_roofline
 
 __all__ = ["analysis_frame", "analysis_section"]
 
-# The table's headings after the annotation and the parameters.
+# The table's headings after the annotation and the parameters, the verdict first; each
+# region's advice is a row of its own under them, as wide as the table, so that it is read
+# whole at any width instead of being squeezed into (or scrolled out of) a last column.
 _HEADINGS = (
-    "Bound",
     "Verdict",
+    "Bound",
     "SM %",
     "Memory %",
     "Busiest unit",
@@ -33,7 +35,6 @@ _HEADINGS = (
     "Waves per SM",
     "FLOP/byte",
     "TFLOP/s",
-    "Advice",
 )
 
 
@@ -76,9 +77,11 @@ def _annotation_cell(row: Mapping[str, Any]) -> str:
 
 
 def _occupancy(row: Mapping[str, Any]) -> str:
+    """Achieved / theoretical occupancy, and what limits it on a line of its own (HTML)."""
+    e = html.escape
     text = f"{_pct(row['AchievedOccupancyPct'])} / {_pct(row['TheoreticalOccupancyPct'])}"
     limiter = _text(row["OccupancyLimiter"])
-    return f"{text} ({limiter})" if limiter else text
+    return f'{e(text)}<br><span class="why">{e(limiter)}</span>' if limiter else e(text)
 
 
 def _tflops(row: Mapping[str, Any]) -> str:
@@ -88,19 +91,27 @@ def _tflops(row: Mapping[str, Any]) -> str:
 
 
 def _row_html(row: Mapping[str, Any], parameters: Sequence[str]) -> str:
-    """One region's line of the table."""
+    """One region: a line of numbers, the verdict first, and the advice under it."""
     e = html.escape
     busiest = f"{_text(row['LimitingUnit'])} {_pct(row['LimitingUnitPct'])}".strip()
     cells = [_annotation_cell(row)]
     cells += [f"<td>{e(value_text(row[p]))}</td>" for p in parameters]
-    cells += [f"<td>{e(_text(row['Bound']))}</td>", f"<td>{e(_text(row['Verdict']))}</td>"]
+    cells += [f'<td class="verdict">{e(_text(row["Verdict"]))}</td>']
+    cells += [f"<td>{e(_text(row['Bound']))}</td>"]
     numbers = [_pct(row["SMThroughputPct"]), _pct(row["MemoryThroughputPct"])]
     cells += [f'<td class="num">{e(t)}</td>' for t in numbers]
-    cells += [f"<td>{e(busiest)}</td>", f'<td class="num">{e(_occupancy(row))}</td>']
+    cells += [f"<td>{e(busiest)}</td>", f'<td class="num">{_occupancy(row)}</td>']
     numbers = [_num(row["WavesPerSM"]), _num(row["ArithmeticIntensity"]), _tflops(row)]
     cells += [f'<td class="num">{e(t)}</td>' for t in numbers]
-    cells.append(f'<td class="advice">{e(_text(row["Advice"]))}</td>')
-    return "<tr>" + "".join(cells) + "</tr>"
+    span = 1 + len(parameters) + len(_HEADINGS)
+    advice = _text(row["Advice"])
+    lines = ['<tbody class="region"><tr class="numbers">' + "".join(cells) + "</tr>"]
+    if advice:
+        lines.append(
+            f'<tr class="advice"><td colspan="{span}"><div><b>Advice:</b> {e(advice)}</div>'
+            "</td></tr>"
+        )
+    return "".join(lines) + "</tbody>"
 
 
 def _table(frame: pd.DataFrame, parameters: Sequence[str]) -> str:
@@ -108,9 +119,9 @@ def _table(frame: pd.DataFrame, parameters: Sequence[str]) -> str:
     heads = ["Annotation", *parameters, *_HEADINGS]
     parts = ['<table class="analysis"><thead><tr>']
     parts += [f"<th>{e(h)}</th>" for h in heads]
-    parts.append("</tr></thead><tbody>")
+    parts.append("</tr></thead>")
     parts += [_row_html(row, parameters) for _, row in frame.iterrows()]
-    parts.append("</tbody></table>")
+    parts.append("</table>")
     return "".join(parts)
 
 
@@ -128,11 +139,12 @@ def _roofline_figure(frame: pd.DataFrame, png: Callable[[Any], str]) -> str:
 
 
 def analysis_section(results: Any, *, png: Callable[[Any], str] | None = None) -> str:
-    """The report's "Analysis" section: a line per region (annotation and config, and kernel
-    per kernel) with its parameters, Nsight Compute's verdict and the bound it names, SM and
-    memory throughput, the busiest unit, achieved and theoretical occupancy (and what limits
-    it), waves per SM, FLOP per DRAM byte, TFLOP/s and the advice; then the roofline when
-    ``png`` (a function that turns a Figure into base64 PNG) is given.
+    """The report's "What limits each region" section, which the page shows first: a line per
+    region (annotation and config, and kernel per kernel) with its parameters, Nsight
+    Compute's verdict and the bound it names, SM and memory throughput, the busiest unit,
+    achieved and theoretical occupancy (and what limits it), waves per SM, FLOP per DRAM byte
+    and TFLOP/s, and the advice on a row of its own under it; then the roofline when ``png``
+    (a function that turns a Figure into base64 PNG) is given.
 
     Returns an empty string when the results lack the metrics of set:analysis, so the page
     shows the section only where it has something to say. Text is HTML-escaped.
@@ -141,11 +153,11 @@ def analysis_section(results: Any, *, png: Callable[[Any], str] | None = None) -
     if frame is None:
         return ""
     parameters = list(results.parameters)
-    out = ['<section id="analysis"><h2>Analysis</h2>']
+    out = ['<section id="analysis"><h2>What limits each region</h2>']
     out.append(
-        '<p class="note">What limits each region: the Speed-of-Light verdict of Nsight '
-        "Compute's rule on the same counters (SM and memory throughput in % of peak), the "
-        "busiest unit, occupancy, and where it sits on the roofline (means over the runs).</p>"
+        '<p class="note">The Speed-of-Light verdict of Nsight Compute\'s rule on the same '
+        "counters (SM and memory throughput in % of peak), the busiest unit, occupancy and "
+        "what limits it, the place on the roofline, and advice (means over the runs).</p>"
     )
     out.append(f'<div class="scroll">{_table(frame, parameters)}</div>')
     if png is not None:

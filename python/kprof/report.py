@@ -61,7 +61,11 @@ th{background:#f3f5f0;text-align:left}
 td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 td.kernel{white-space:nowrap;font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.8rem}
 td.unstable{color:#b35c00;font-weight:600}
-td.advice{min-width:24rem}
+table.analysis td.verdict{font-weight:600}
+table.analysis tr.numbers td{border-bottom:none}
+table.analysis tr.advice td{color:#333;padding:0 .5rem .6rem 1.5rem;border-bottom:1px solid #bbb}
+table.analysis tr.advice div{position:sticky;left:1.5rem;max-width:calc(100vw - 5rem)}
+.why{color:#555;font-size:.8rem}
 table.context th{background:none;font-weight:600;white-space:nowrap}
 figure{margin:1rem 0}figure img{max-width:100%;height:auto;border:1px solid #eee}
 figcaption{color:#555;font-size:.85rem}
@@ -277,8 +281,14 @@ def render_html(
         f"<style>{_CSS}</style></head><body>",
         f"<header><h1>kprof report: {e(name)}</h1>",
         f'<p class="context-line">{e(_context_line(results.session))}</p></header>',
-        '<section id="context"><h2>Where and how it was measured</h2><table class="context">',
     ]
+    # What limits each region comes first: the verdicts and advice are what the page is read for.
+    analysis = analysis_section(results, png=_png_base64 if plots else None)
+    if analysis:
+        out.append(analysis)
+    out.append(
+        '<section id="context"><h2>Where and how it was measured</h2><table class="context">'
+    )
     if source:
         out.append(f"<tr><th>file</th><td>{e(source)}</td></tr>")
     merged = results.core.parts_note()
@@ -309,10 +319,6 @@ def render_html(
     if slowest:
         out.append('<section id="imbalance"><h2>Imbalance between ranks</h2>')
         out.append(f"<pre>{e(slowest)}</pre></section>")
-    analysis = analysis_section(results, png=_png_base64 if plots else None)
-    if analysis:
-        out.append(analysis)
-
     if plots and chosen:
         out.append(_plots_section(results, chosen, plot_options))
     elif chosen and not _have_matplotlib():

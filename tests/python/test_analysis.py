@@ -11,7 +11,9 @@ set:analysis aggregated by it, and a recording from the H200 when there is one).
 
 from __future__ import annotations
 
+import html
 import math
+import re
 from pathlib import Path
 from typing import Any
 
@@ -223,16 +225,30 @@ def test_region_labels_are_the_cores():
 
 def test_the_section_shows_verdicts_advice_and_numbers(mixed):
     section = analysis_section(mixed)
-    assert section.startswith('<section id="analysis"><h2>Analysis</h2>')
+    assert section.startswith('<section id="analysis"><h2>What limits each region</h2>')
     for text in ("High Compute Throughput", "High Throughput", "High Memory Throughput"):
-        assert f"<td>{text}</td>" in section
+        assert f'<td class="verdict">{text}</td>' in section
     assert "Compute-bound at 71.3% of SM peak (FMA pipe busiest at 71.3%)." in section
     assert "Memory-bound at 86% of peak." in section
     assert "<th>n</th>" in section and "<td>8192</td>" in section
-    assert '<td class="num">45.2% / 50% (registers)</td>' in section
+    assert '<td class="num">45.2% / 50%<br><span class="why">registers</span></td>' in section
     assert '<td class="num">20 fp32</td>' in section
     assert "<td>FMA pipe 71.3%</td>" in section
     assert "<img" not in section  # no plots asked
+
+
+def test_each_region_is_its_verdict_first_then_a_row_of_advice(mixed):
+    """The verdict right after the region's name and parameters; the advice under the numbers,
+    across the whole table, where it is read whole instead of squeezed into a last column."""
+    section = analysis_section(mixed)
+    heads = re.findall(r"<th>([^<]*)</th>", section)
+    assert heads[:4] == ["Annotation", "n", "Verdict", "Bound"] and "Advice" not in heads
+    regions = re.findall(r'<tbody class="region">(.*?)</tbody>', section)
+    assert len(regions) == len(mixed.analysis())
+    for region, advice in zip(regions, mixed.analysis()["Advice"], strict=True):
+        numbers, said = re.findall(r"<tr[^>]*>(.*?)</tr>", region)
+        assert re.findall(r"<td[^>]*>", numbers)[2] == '<td class="verdict">'
+        assert f'<td colspan="{len(heads)}"><div><b>Advice:</b> {html.escape(advice)}</div>' in said
 
 
 def test_the_section_escapes_annotations(mixed):
@@ -310,7 +326,10 @@ def test_plot_roofline_draws_the_cores_columns(made_up):
 def test_the_page_has_the_section_only_for_analysed_results(made_up, two_by_two):
     page = report.render_html(made_up, plots=False)
     assert '<section id="analysis">' in page
-    assert "<td>High Compute Throughput</td>" in page
+    assert '<td class="verdict">High Compute Throughput</td>' in page
+    # What limits each region comes before where and how it was measured, and the results.
+    order = [page.index(f'<section id="{s}">') for s in ("analysis", "context", "results")]
+    assert order == sorted(order)
     assert '<section id="analysis">' not in report.render_html(
         ProfileResults(two_by_two), plots=False
     )
