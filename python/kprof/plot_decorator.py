@@ -68,7 +68,8 @@ def plot(
 
     - **Several metrics** in one figure, one row of panels each: ``metric=None`` draws every
       metric of the results (nsight-python raises when there are several), and ``metric``
-      may be a list.
+      may be a list. Many metrics go several to a row, in a figure of at most 20 x 16
+      inches; those that do not fit are named under it.
     - **Any number of series.** nsight-python has 14 colours and silently drops the 15th
       annotation; kprof cycles its palette, then changes the marker (and bar hatch), then the
       line style, so every series stays distinct and in the legend.
@@ -84,8 +85,9 @@ def plot(
 
     Args:
         filename: The picture to write; the extension picks the format (``.png``, ``.svg``,
-            ``.pdf``...). Missing folders are created and the file is replaced atomically.
-            ``None`` writes nothing (for ``plot_callback``).
+            ``.pdf``... any matplotlib writes; none: png), checked when the decorator is
+            built. Missing folders are created and the file is replaced atomically. ``None``
+            writes nothing (for ``plot_callback``).
         metric: The metric to draw, a list of metrics, or ``None`` for every metric of the
             results (measured and derived), each in its own row of panels.
         title: The figure's title; by default the function's name.
@@ -127,11 +129,14 @@ def plot(
 
     Raises:
         kprof.errors.OptionError: An option is invalid (when the decorator is built, or for
-            ``metric`` after the profile, with ``partial_results``).
+            ``metric`` after the profile, with ``partial_results``): a value that is no
+            choice, a ``filename`` ending matplotlib cannot write, a yes/no option that is
+            not a bool (``error_bars="no"``).
         ImportError: matplotlib is not installed (``pip install 'kprof[plot]'``), when the
             decorator is built.
         TypeError: The function under it does not return ProfileResults (``plot`` must be
-            placed above ``kernel``), or an unknown keyword.
+            placed above ``kernel``), an unknown keyword, or an option of the wrong type
+            (naming it and the type given).
     """
     from kprof.visualization import PlotOptions, picture_format, require_matplotlib
 

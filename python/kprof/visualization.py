@@ -6,7 +6,8 @@ nsight-python's ``visualize`` draws one metric, at most 14 annotations (more are
 silently), no error bars, and ignores an unknown ``plot_type``. Here:
 
 - several metrics go into one figure, one block of panels each (``metric=None`` draws every
-  metric of the results);
+  metric of the results), laid out in a grid of bounded size when there are many
+  (:mod:`kprof._plot_layout`), the metrics that do not fit named under it;
 - any number of series: the colours cycle through a palette, then markers, line styles and bar
   hatches change, so every series stays distinct and in the legend;
 - error bars show the 95% confidence interval of the mean (``CI95_Lower`` / ``CI95_Upper``);
