@@ -265,7 +265,9 @@ class Results {
   // How many runs ran throttled (throttle_note below); empty when none did.
   std::string throttle_note() const;
 
-  // One JSON document holding everything above. read_json(write_json(r)) == r.
+  // One JSON document holding everything above. read_json(write_json(r)) == r. Reading
+  // refuses (FormatError, naming the place) what no profile writes: items of a config the sweep
+  // lacks, negative durations; so does read_csv.
   void write_json(const std::string& path) const;
   std::string to_json() const;
   static Results read_json(const std::string& path);
@@ -280,6 +282,9 @@ class Results {
   // Reads the files written by write_csv back (sets written before the conditions files
   // existed read with empty conditions tables).
   static Results read_csv(const std::string& prefix, const std::string& tag);
+  // Every file write_csv(prefix, tag) may write (or remove: the parts file of merged results),
+  // for a caller that must not replace existing files.
+  static std::vector<std::string> csv_paths(const std::string& prefix, const std::string& tag);
 
   friend bool operator==(const Results&, const Results&);
 

@@ -26,12 +26,14 @@
 #include <map>
 #include <optional>
 #include <stdexcept>
+#include <string>
 #include <string_view>
 #include <type_traits>
 #include <utility>
 
 #include "core/aggregate.hpp"
 #include "core/csv.hpp"
+#include "core/results_checks.hpp"
 #include "kprof/errors.hpp"
 #include "kprof/layout.hpp"
 #include "kprof/result_fields.hpp"
@@ -514,7 +516,26 @@ SessionInfo read_session(const std::string& path) {
   return session;
 }
 
+// The file kind of a table, named as the JSON document names it ("samples": profiled_data).
+const char* csv_kind(std::string_view table) {
+  if (table == "samples") return samples_layout().kind;
+  if (table == "rows") return rows_layout().kind;
+  if (table == "records") return records_layout().kind;
+  if (table == "configs") return configs_layout().kind;
+  if (table == "runs") return runs_layout().kind;
+  return info_layout().kind;
+}
+
 }  // namespace
+
+std::vector<std::string> Results::csv_paths(const std::string& prefix, const std::string& tag) {
+  std::vector<std::string> paths;
+  for (const char* kind :
+       {samples_layout().kind, rows_layout().kind, records_layout().kind, kSessionKind,
+        configs_layout().kind, runs_layout().kind, info_layout().kind, kPartsKind})
+    paths.push_back(file_path(prefix, kind, tag));
+  return paths;
+}
 
 std::vector<std::string> Results::write_csv(const std::string& prefix,
                                             const std::string& tag) const {
@@ -569,9 +590,16 @@ Results Results::read_csv(const std::string& prefix, const std::string& tag) {
       std::filesystem::exists(parts_path) ? read_parts(parts_path) : std::vector<ResultPart>{};
   Sweep built = sweep.build(prefix + "*-" + tag + ".csv");
   clip_parts(parts, built.size());
-  return Results(std::move(session), std::move(built), std::move(records), std::move(samples),
-                 std::move(rows), std::move(configs), std::move(runs), std::move(info),
-                 std::move(parts));
+  Results results(std::move(session), std::move(built), std::move(records), std::move(samples),
+                  std::move(rows), std::move(configs), std::move(runs), std::move(info),
+                  std::move(parts));
+  // A table's items are its file's data lines, in order, after the header.
+  detail::check_read_results(results, prefix + "*-" + tag + ".csv",
+                             [&](std::string_view table, std::string_view field, std::size_t i) {
+                               return file_path(prefix, csv_kind(table), tag) + " data line " +
+                                      std::to_string(i + 1) + " (" + std::string(field) + ")";
+                             });
+  return results;
 }
 
 }  // namespace kprof

@@ -7,10 +7,13 @@
 #include <initializer_list>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "core/csv.hpp"
+#include "core/results_checks.hpp"
 #include "kprof/errors.hpp"
 #include "kprof/result_fields.hpp"
 #include "kprof/results.hpp"
@@ -209,12 +212,10 @@ bool valid_utf8(std::string_view text) {
   return true;
 }
 
-// Why and where JSON text stopped parsing at byte `byte` (1-based), in words: the parser's own
-// message names its internals and quotes the raw bytes, which may not even be text.
-std::string where_parsing_stopped(const std::string& text, std::size_t byte) {
-  const std::size_t at = std::min(byte > 0 ? byte - 1 : 0, text.size());
+// "line 3, column 12" of byte `at` (0-based) of `text`.
+std::string line_and_column(const std::string& text, std::size_t at) {
   std::size_t line = 1, column = 1;
-  for (std::size_t i = 0; i < at; ++i) {
+  for (std::size_t i = 0; i < at && i < text.size(); ++i) {
     if (text[i] == '\n') {
       ++line;
       column = 1;
@@ -222,7 +223,88 @@ std::string where_parsing_stopped(const std::string& text, std::size_t byte) {
       ++column;  // a UTF-8 character counts once
     }
   }
-  const std::string place = "line " + std::to_string(line) + ", column " + std::to_string(column);
+  return "line " + std::to_string(line) + ", column " + std::to_string(column);
+}
+
+// Follows a parse to the value where it failed: its byte and its path in the document
+// ("rows.mean[3]"). Used only after a parse failed without a place (a number out of range),
+// so that the message can say where.
+class PlaceOfFailure : public nlohmann::json_sax<Json> {
+ public:
+  std::size_t byte = 0;  // 1-based, as the parser counts
+  std::string path;
+
+  bool null() override { return value(); }
+  bool boolean(bool) override { return value(); }
+  bool number_integer(number_integer_t) override { return value(); }
+  bool number_unsigned(number_unsigned_t) override { return value(); }
+  bool number_float(number_float_t, const string_t&) override { return value(); }
+  bool string(string_t&) override { return value(); }
+  bool binary(binary_t&) override { return value(); }
+  bool start_object(std::size_t) override { return open(false); }
+  bool key(string_t& k) override {
+    frames_.back().key = k;
+    return true;
+  }
+  bool end_object() override { return close(); }
+  bool start_array(std::size_t) override { return open(true); }
+  bool end_array() override { return close(); }
+  bool parse_error(std::size_t at, const std::string&, const Json::exception&) override {
+    byte = at;
+    // Appended piece by piece: GCC 12 warns falsely (-Wrestrict) on "[" + std::string.
+    for (const Frame& f : frames_) {
+      if (f.array)
+        path.append("[").append(std::to_string(f.index)).append("]");
+      else
+        path.append(path.empty() ? "" : ".").append(f.key);
+    }
+    return false;
+  }
+
+ private:
+  struct Frame {
+    bool array = false;
+    std::string key;        // objects: the member being read
+    std::size_t index = 0;  // arrays: the element being read
+  };
+  bool value() {
+    if (!frames_.empty() && frames_.back().array) ++frames_.back().index;
+    return true;
+  }
+  bool open(bool array) {
+    frames_.push_back({array, {}, 0});
+    return true;
+  }
+  bool close() {
+    frames_.pop_back();
+    return value();
+  }
+  std::vector<Frame> frames_;
+};
+
+// Where and why a parse failed that the parser gave no place for: a number beyond a double's
+// range ("1e400") is its usual cause.
+std::string where_out_of_range(const std::string& text, const std::string& parser_message) {
+  PlaceOfFailure place;
+  Json::sax_parse(text, &place);
+  const std::size_t quote = parser_message.find('\'');
+  const std::string token =
+      quote == std::string::npos
+          ? ""
+          : parser_message.substr(quote + 1, parser_message.rfind('\'') - quote - 1);
+  // The parser stops after the token: its first byte is the token's length before.
+  const std::size_t start = place.byte >= token.size() ? place.byte - token.size() : 0;
+  return (token.empty() ? "a value" : "the number " + token) + " at " +
+         line_and_column(text, start) + (place.path.empty() ? "" : " (" + place.path + ")") +
+         " is out of range; valid: numbers within a double's range (about 1.8e308), null for a "
+         "missing value, \"inf\" and \"-inf\"";
+}
+
+// Why and where JSON text stopped parsing at byte `byte` (1-based), in words: the parser's own
+// message names its internals and quotes the raw bytes, which may not even be text.
+std::string where_parsing_stopped(const std::string& text, std::size_t byte) {
+  const std::size_t at = std::min(byte > 0 ? byte - 1 : 0, text.size());
+  const std::string place = line_and_column(text, at);
   if (text.find('\0') != std::string::npos) return "binary data, not text (" + place + ")";
   if (!valid_utf8(std::string_view(text).substr(0, std::min(at + 4, text.size()))))
     return "the text is not UTF-8 (" + place + ")";
@@ -238,13 +320,18 @@ class Reader {
   Results read(const std::string& text) const {
     const Json doc = parse(text);
     check_format(doc);
-    return Results(session(member(doc, "session", "the document")), sweep(doc),
-                   columns<Record>(doc, "records", record_fields),
-                   columns<Sample>(doc, "samples", sample_fields),
-                   columns<Row>(doc, "rows", row_fields),
-                   columns<ConfigInfo>(doc, "configs", config_fields),
-                   columns<RunInfo>(doc, "runs", run_fields),
-                   columns<InfoValue>(doc, "info", info_fields), parts(doc));
+    Results results(session(member(doc, "session", "the document")), sweep(doc),
+                    columns<Record>(doc, "records", record_fields),
+                    columns<Sample>(doc, "samples", sample_fields),
+                    columns<Row>(doc, "rows", row_fields),
+                    columns<ConfigInfo>(doc, "configs", config_fields),
+                    columns<RunInfo>(doc, "runs", run_fields),
+                    columns<InfoValue>(doc, "info", info_fields), parts(doc));
+    detail::check_read_results(
+        results, source_, [](std::string_view table, std::string_view field, std::size_t i) {
+          return std::string(table) + "." + std::string(field) + "[" + std::to_string(i) + "]";
+        });
+    return results;
   }
 
  private:
@@ -257,6 +344,8 @@ class Reader {
       return Json::parse(text);
     } catch (const Json::parse_error& e) {
       fail("not valid JSON: " + where_parsing_stopped(text, e.byte));
+    } catch (const Json::out_of_range& e) {
+      fail("not valid JSON: " + where_out_of_range(text, e.what()));
     } catch (const Json::exception& e) {
       fail("not valid JSON");
     }

@@ -13,6 +13,7 @@
 #include <functional>
 #include <initializer_list>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -367,6 +368,55 @@ TEST(ResultsIoJson, ParseErrorsSayWhereInWordsAndQuoteNoBytes) {
             "string: not valid JSON: it ends early, at line 2, column 8");
   EXPECT_EQ(message("{\"a\": 1,\n  ]"),
             "string: not valid JSON: unexpected text at line 2, column 3");
+}
+
+TEST(ResultsIoJson, ANumberOutOfRangeSaysWhereAndWhy) {
+  const std::string text = replace_once(small_json(), "\"value\":[1.5]", "\"value\":[1e400]");
+  const std::size_t column = text.find("1e400") + 1;  // one line: the column is the byte
+  expect_format_error(
+      [&] { Results::from_json(text); },
+      {"string: not valid JSON: the number 1e400 at line 1, column " + std::to_string(column) +
+       " (records.value[0]) is out of range; valid: numbers within a "
+       "double's range (about 1.8e308), null for a missing value, \"inf\" "
+       "and \"-inf\""});
+  expect_format_error(
+      [] { Results::from_json("{\"format\": \"kprof-results\",\n \"x\": [0, -1e999]}"); },
+      {"the number -1e999 at line 2, column 11 (x[1]) is out of range"});
+}
+
+TEST(ResultsIoJson, ItemsOfAConfigTheSweepLacksAreRefusedAtLoad) {
+  expect_format_error(
+      [] { Results::from_json(replace_once(small_json(), "\"config\":[0]", "\"config\":[3]")); },
+      {"string: records.config[0]: config 3 does not exist; valid: 0 to 0 (the sweep has 1 "
+       "config)"});
+  auto doc = nlohmann::ordered_json::parse(sample_parts().make().to_json());
+  doc["samples"]["config"][4] = 9;
+  expect_format_error([&] { Results::from_json(doc.dump()); },
+                      {"string: samples.config[4]: config 9 does not exist; valid: 0 to 3 (the "
+                       "sweep has 4 configs)"});
+}
+
+TEST(ResultsIoJson, NegativeDurationsAreRefusedAtLoad) {
+  expect_format_error(
+      [] { Results::from_json(replace_once(small_json(), "\"value\":[1.5]", "\"value\":[-1.5]")); },
+      {"string: records.value[0]: a duration of -1.5 ns; valid: durations of 0 or more"});
+  auto doc = nlohmann::ordered_json::parse(sample_parts().make().to_json());
+  doc["rows"]["min"][3] = -1;
+  expect_format_error([&] { Results::from_json(doc.dump()); },
+                      {"string: rows.min[3]: a duration of -1 ns"});
+  // Other metrics may be negative (a derived difference); -0 and NaN are no negative duration.
+  doc = nlohmann::ordered_json::parse(sample_parts().make().to_json());
+  doc["rows"]["mean"][1] = -1.25;  // "speedup"
+  EXPECT_EQ(Results::from_json(doc.dump()).rows()[1].mean, -1.25);
+}
+
+TEST_F(ResultsIoFiles, CsvNegativeDurationsAreRefusedNamingTheFileAndLine) {
+  Parts p = sample_parts();
+  p.samples[5].value = -2.5;
+  const auto paths = p.make().write_csv(path(""), "t");
+  expect_format_error([&] { Results::read_csv(path(""), "t"); },
+                      {paths[0] + " data line 6 (value): a duration of -2.5 ns; valid: durations "
+                                  "of 0 or more"});
 }
 
 TEST_F(ResultsIoFiles, CsvRoundTripIsExact) {
