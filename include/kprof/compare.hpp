@@ -112,7 +112,11 @@ struct Comparison {
   std::string table() const;
 };
 
-// Compares `next` against `base`. Throws OptionError for invalid options.
+// Compares `next` against `base`. Throws OptionError for invalid options, and FormatError
+// ("nothing to compare: ...") when no row could be compared: none is in both (saying which of
+// annotations, metrics or parameters differ), or those in both cannot be compared (units that
+// do not convert, normalized against plain values). A comparison that compared nothing is no
+// evidence that nothing got slower.
 Comparison compare(const Results& base, const Results& next, const CompareOptions& options = {});
 
 std::ostream& operator<<(std::ostream& os, const Comparison& c);

@@ -14,12 +14,21 @@ namespace kprof {
 // `parts` as one Results, in the order given: each part's sweep after the one before (its
 // configs renumbered, every table's items with them) and each part's session kept
 // (Results::parts(); a part that was itself merged brings its parts). Statistics stay as each
-// part computed them, Geomean included. Throws FormatError when the parts' parameters differ
-// (naming both lists) or none is given.
+// part computed them, Geomean included. Throws FormatError, saying what differs and what is
+// valid, when none is given or the parts cannot be read as processes of one job:
+//  - their parameters differ (naming both lists);
+//  - they were measured by different backends (durations with counters);
+//  - a metric is in different units, or normalized in one part and not (or against another
+//    annotation) in another;
+//  - a profile is given twice: two parts with the same session host, rank, device and start
+//    time (started_at) are the same results twice. Ranks of one job started together differ
+//    in rank, the rank 0s of an array of jobs in host or start time.
 Results merge(std::span<const Results> parts);
 
 // The shares of one sweep measured apart (analyze.kernel's devices=): merge(), with Geomean
-// computed again over every config, as one profile of the whole sweep gives it.
+// computed again over every config, as one profile of the whole sweep gives it. Shares come
+// from kprof's own workers, which may share a GPU and a start second: no check of a profile
+// given twice.
 Results merge_shares(std::span<const Results> shares);
 
 // What merged results hold, for reports: "4 ranks (0, 1, 2, 3) on 1 host (node1), GPUs 0, 1,

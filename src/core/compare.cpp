@@ -410,6 +410,75 @@ void check_metrics(const Results& base, const Results& next, const CompareOption
                         known.empty() ? "none: both results are empty" : join_choices(known));
 }
 
+// "'a', 'b' and 2 more": the first few of a list, for a message of one line.
+std::string few(const std::vector<std::string>& items) {
+  constexpr std::size_t kNamed = 3;
+  std::string out;
+  for (std::size_t i = 0; i < items.size() && i < kNamed; ++i)
+    out += (i ? ", '" : "'") + items[i] + "'";
+  if (items.size() > kNamed) out += " and " + std::to_string(items.size() - kNamed) + " more";
+  return out.empty() ? "none" : out;
+}
+
+// The annotations, metrics or parameter names of one side's rows, in order of appearance.
+template <class Get>
+std::vector<std::string> distinct(const Side& side, Get get) {
+  std::vector<std::string> out;
+  for (const Row* r : side.rows())
+    for (std::string item : get(*r))
+      if (std::find(out.begin(), out.end(), item) == out.end()) out.push_back(std::move(item));
+  return out;
+}
+
+// Why no row of BASE has a counterpart in NEW: the first of annotations, metrics and
+// parameters that the two sides name differently.
+std::string why_no_row_matches(const Side& b, const Side& n, bool filtered) {
+  if (b.rows().empty() || n.rows().empty())
+    return std::string(b.rows().empty() ? "BASE" : "NEW") + " has no rows" +
+           (filtered ? " of the metrics asked for" : "") +
+           (b.rows().empty() && n.rows().empty() ? " (nor has NEW)" : "");
+  using Pick = std::vector<std::string> (*)(const Side&, const Row&);
+  struct Part {
+    const char* what;
+    Pick pick;
+  };
+  const Part parts[] = {
+      {"annotations",
+       [](const Side&, const Row& r) { return std::vector<std::string>{r.annotation}; }},
+      {"metrics", [](const Side&, const Row& r) { return std::vector<std::string>{r.metric}; }},
+      {"parameters",
+       [](const Side& s, const Row& r) {
+         std::vector<std::string> names;
+         for (const Param& p : s.params(r)) names.push_back(p.name);
+         return names;
+       }},
+  };
+  for (const Part& part : parts) {
+    const auto get_b = [&](const Row& r) { return part.pick(b, r); };
+    const auto get_n = [&](const Row& r) { return part.pick(n, r); };
+    const std::vector<std::string> in_b = distinct(b, get_b), in_n = distinct(n, get_n);
+    if (in_b != in_n)
+      return std::string("BASE has ") + part.what + " " + few(in_b) + ", NEW " + few(in_n);
+  }
+  return "their configs (parameter values) or kernel indices differ";
+}
+
+// A comparison that compared nothing must not pass for one that found nothing slower.
+[[noreturn]] void refuse_nothing_compared(const Side& b, const Side& n,
+                                          const std::vector<std::string>& left_out,
+                                          const CompareOptions& options) {
+  if (!left_out.empty())
+    throw FormatError("nothing to compare: the " + std::to_string(left_out.size()) +
+                      (left_out.size() == 1 ? " row" : " rows") +
+                      " found in both cannot be compared (" + left_out.front() +
+                      "); valid: results whose rows have convertible units and are normalized "
+                      "the same way (or not at all) in both");
+  throw FormatError("nothing to compare: no row of BASE has a counterpart in NEW (" +
+                    why_no_row_matches(b, n, !options.metrics.empty()) +
+                    "); valid: results with rows of the same annotation, metric, config and "
+                    "kernel index");
+}
+
 }  // namespace
 
 Comparison compare(const Results& base, const Results& next, const CompareOptions& options) {
@@ -437,6 +506,7 @@ Comparison compare(const Results& base, const Results& next, const CompareOption
     else
       c.rows.push_back(compare_rows(b, base_row, n, next_row, options));
   }
+  if (c.rows.empty()) refuse_nothing_compared(b, n, left_out, options);
   for (std::size_t i = 0; i < n.rows().size(); ++i)
     if (!matched[i]) c.only_in_new.push_back(n.unmatched(*n.rows()[i]));
   left_out_warnings(left_out, c.warnings);

@@ -3,8 +3,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <map>
+#include <span>
+#include <string>
 #include <tuple>
+#include <vector>
 
 #include "core/aggregate.hpp"
 #include "kprof/errors.hpp"
@@ -41,10 +45,91 @@ void append_parts(std::vector<ResultPart>& out, const Results& r, std::size_t of
 
 bool is_time(const std::string& unit) { return unit_factor(unit, "s").has_value(); }
 
-}  // namespace
+// The sessions `r` holds: its parts', or its own.
+std::vector<SessionInfo> sessions_of(const Results& r) {
+  if (r.parts().empty()) return {r.session()};
+  std::vector<SessionInfo> out;
+  for (const ResultPart& p : r.parts()) out.push_back(p.session);
+  return out;
+}
 
-Results merge(std::span<const Results> parts) {
+// "rank 0 on vm, GPU 0, started 2026-11-30T06:14:11Z"
+std::string process_text(const SessionInfo& s) {
+  return "rank " + std::to_string(s.rank) + " on " + (s.host.empty() ? "an unnamed host" : s.host) +
+         ", GPU " + std::to_string(s.device) + ", started " +
+         (s.started_at.empty() ? "at an unknown time" : s.started_at);
+}
+
+std::string quoted(const std::string& s) { return "'" + s + "'"; }
+
+// Parts measured in different ways: a duration and a counter are not comparable rank to rank.
+void check_backends(std::span<const Results> parts) {
+  const std::string& first = parts.front().session().backend;
+  for (std::size_t i = 0; i < parts.size(); ++i)
+    for (const SessionInfo& s : sessions_of(parts[i]))
+      if (s.backend != first)
+        throw FormatError("merge: results 1 were measured by backend " + quoted(first) +
+                          ", results " + std::to_string(i + 1) + " by " + quoted(s.backend) +
+                          "; valid: results of one job, every part measured by the same backend "
+                          "(the same metrics and options)");
+}
+
+// "ns", "ratio (normalized against 'memory/scale')"
+std::string unit_text(const Row& row) {
+  const std::string unit = row.unit.empty() ? "no unit" : quoted(row.unit);
+  return row.normalized_against.empty()
+             ? unit
+             : unit + " (normalized against " + quoted(row.normalized_against) + ")";
+}
+
+// A metric in one unit in a part and another in the next would read as an imbalance of ranks.
+void check_units(std::span<const Results> parts) {
+  struct Seen {
+    const Row* row;
+    std::size_t part;
+  };
+  std::map<std::string, Seen> first;
+  for (std::size_t i = 0; i < parts.size(); ++i)
+    for (const Row& row : parts[i].rows()) {
+      const auto [it, fresh] = first.try_emplace(row.metric, Seen{&row, i});
+      const Row& seen = *it->second.row;
+      if (fresh || (seen.unit == row.unit && seen.normalized_against == row.normalized_against))
+        continue;
+      throw FormatError("merge: " + row.metric + " is in " + unit_text(seen) + " in results " +
+                        std::to_string(it->second.part + 1) + " and in " + unit_text(row) +
+                        " in results " + std::to_string(i + 1) +
+                        "; valid: every metric in one unit, normalized the same way in every part "
+                        "or in none");
+    }
+}
+
+// The same results twice (a file given twice, or a part of merged results given again) would
+// read as two ranks that measured alike. A process's profile is named by where and when it ran:
+// its host, rank, device and start time; two ranks of one job started together differ in rank,
+// and an array of jobs' rank 0s in host or start time.
+void check_each_once(std::span<const Results> parts) {
+  using Identity = std::tuple<std::string, int, int, std::string>;
+  std::map<Identity, std::size_t> seen;
+  for (std::size_t i = 0; i < parts.size(); ++i)
+    for (const SessionInfo& s : sessions_of(parts[i])) {
+      const auto [it, fresh] =
+          seen.try_emplace(Identity{s.host, s.rank, s.device, s.started_at}, i);
+      if (!fresh)
+        throw FormatError(
+            "merge: results " + std::to_string(it->second + 1) + " and " + std::to_string(i + 1) +
+            " hold the same profile (" + process_text(s) +
+            "): the same results twice; valid: each process's results once (a profile is "
+            "named by its host, rank, GPU and start time)");
+    }
+}
+
+// `parts` as one; `each_once`: refuse a profile given twice (shares of one sweep come from
+// kprof's own workers, which may share a GPU and a second).
+Results merge_parts(std::span<const Results> parts, bool each_once) {
   if (parts.empty()) throw FormatError("merge: no results to merge");
+  check_backends(parts);
+  check_units(parts);
+  if (each_once) check_each_once(parts);
   const std::vector<std::string>& names = parts.front().sweep().names();
   std::vector<std::vector<Value>> points;
   std::vector<Record> records;
@@ -73,8 +158,12 @@ Results merge(std::span<const Results> parts) {
                  std::move(info), std::move(merged_parts));
 }
 
+}  // namespace
+
+Results merge(std::span<const Results> parts) { return merge_parts(parts, true); }
+
 Results merge_shares(std::span<const Results> shares) {
-  const Results merged = merge(shares);
+  const Results merged = merge_parts(shares, false);
   std::vector<Row> rows = merged.rows();
   detail::add_geomeans(rows);
   return Results(merged.session(), merged.sweep(), merged.records(), merged.samples(),

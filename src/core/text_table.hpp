@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -11,9 +13,27 @@
 
 namespace kprof::detail {
 
-// What a person reads for a missing value: "-" rather than "nan".
+// From this power of ten on, a cell is written in exponent form.
+inline constexpr int kCellExponentFrom = 6;
+
+// A number as a table cell: "-" for a missing value rather than "nan", and from a million on
+// the exponent form ("7.427e+14"), so that the large values of a metric whose unit has no
+// larger step (math_op/second) read alike, whatever their size: format_number writes every
+// integer digit up to 1e15 ("742743752145491" beside "1.645e+15").
 inline std::string cell_number(double v, int significant = kDisplayDigits) {
-  return std::isnan(v) ? "-" : format_number(v, significant);
+  if (std::isnan(v)) return "-";
+  if (!std::isfinite(v)) return format_number(v, significant);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*e", std::max(significant, 1) - 1, v);
+  const std::string rounded = buf;  // the exponent after rounding: 999999.7 is 1.000e+06
+  const std::size_t e = rounded.find('e');
+  if (std::atoi(rounded.c_str() + e + 1) < kCellExponentFrom) return format_number(v, significant);
+  std::string mantissa = rounded.substr(0, e);
+  if (mantissa.find('.') != std::string::npos) {
+    mantissa.erase(mantissa.find_last_not_of('0') + 1);
+    if (mantissa.back() == '.') mantissa.pop_back();
+  }
+  return mantissa + rounded.substr(e);
 }
 
 struct TextTable {

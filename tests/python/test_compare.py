@@ -23,7 +23,7 @@ import kprof
 import pandas as pd
 import pytest
 from kprof import _core
-from kprof.errors import OptionError
+from kprof.errors import FormatError, OptionError
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 DEMO = DATA / "h200-python-demo-2026-11-30.json"
@@ -191,23 +191,16 @@ def test_threshold_and_alpha(slower_file):
     assert set(df["Verdict"]) == {"not enough runs"}  # 2 / C(10, 5) > 0.005
 
 
-def test_normalized_against_plain_warns_and_leaves_rows_out():
-    with pytest.warns(kprof.CompareWarning, match="not normalized in BASE, normalized against"):
-        df = kprof.compare(DEMO, NORMALIZED)
-    assert list(df["Verdict"]) == ["only in base"] * 8
-    assert df["NewMean"].isna().all()
-    assert df["NewRuns"].isna().all()
-    assert len(df.attrs["warnings"]) == 1
+def test_normalized_against_plain_compares_nothing_and_raises():
+    # The durations are ratios on one side and the throughput is the other's only: nothing is
+    # compared, which must not pass for "nothing got slower" (test_compare_nothing.py).
+    with pytest.raises(FormatError, match="not normalized in BASE, normalized against"):
+        kprof.compare(DEMO, NORMALIZED)
 
 
-def test_different_parameters_list_both_sides():
-    df = kprof.compare(DEMO, PER_KERNEL)
-    assert (df["Verdict"] == "only in base").sum() == 16
-    assert (df["Verdict"] == "only in new").sum() == 2
-    # per_kernel has only n: its rows have no dtype.
-    new_rows = df[df["Verdict"] == "only in new"]
-    assert new_rows["dtype"].isna().all()
-    assert list(new_rows["KernelIndex"]) == [0, 1]
+def test_different_parameters_match_nothing_and_raise():
+    with pytest.raises(FormatError, match="no row of BASE has a counterpart in NEW"):
+        kprof.compare(DEMO, PER_KERNEL)
 
 
 def test_session_differences_warn():
@@ -223,16 +216,17 @@ def test_bad_options_raise_option_error():
         kprof.compare(DEMO, DEMO, alpha=1.0)
     with pytest.raises(OptionError, match="'gpu__time_duration.sum' or 'throughput'"):
         kprof.compare(DEMO, DEMO, metric="dram__bytes.sum")
-    with pytest.raises(TypeError, match="path to a saved result or a ProfileResults"):
+    with pytest.raises(TypeError, match="kprof.compare: base must be a ProfileResults or the path"):
         kprof.compare(42, DEMO)
     with pytest.raises(kprof.errors.FormatError):
         kprof.compare(DATA / "missing.json", DEMO)
 
 
-def test_metric_filter_takes_a_list():
+def test_metric_filter_takes_a_list(slower_file):
     df = kprof.compare(DEMO, DEMO, metric=["throughput"])
     assert set(df["Metric"]) == {"throughput"}
-    assert math.isnan(kprof.compare(DEMO, PER_KERNEL)["PValue"].iloc[0])
+    only_in_base = kprof.compare(DEMO, slower_file).query("Verdict == 'only in base'")
+    assert math.isnan(only_in_base["PValue"].iloc[0])
 
 
 # --- the command line ---------------------------------------------------------------------------
@@ -278,7 +272,8 @@ def stand_in(tmp_path):
     shutil.copy(CLI_SOURCE, package / "cli.py")
     shutil.copy(CLI_SOURCE.with_name("_native.py"), package / "_native.py")
     (package / "_core.py").write_text(
-        "def cli_main(argv):\n    print('C++', argv[1:])\n    return 0\n"
+        "import os\n"
+        "def cli_main(argv):\n    print('C++', [os.fsdecode(a) for a in argv[1:]])\n    return 0\n"
     )
 
     def run(report_source: str | None, *args: str):

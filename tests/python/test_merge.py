@@ -94,7 +94,7 @@ def test_merge_keeps_the_config_objects_and_refuses_other_sweeps(synthetic):
         kprof.merge([a, other])
     with pytest.raises(FormatError, match="no results"):
         kprof.merge([])
-    with pytest.raises(OptionError, match="results"):
+    with pytest.raises(TypeError, match="kprof.merge: each of parts must be ProfileResults"):
         kprof.merge([42])
 
 
@@ -319,3 +319,49 @@ def test_csv_files_written_before_rank_and_device_still_read_with_collector_colu
             )
     assert "depth_Avg" in (tmp_path / "p_processed_data-x.csv").read_text().splitlines()[0]
     assert _core.Results.read_csv(str(tmp_path / "p_"), "x") == r.core
+
+
+# --- what cannot be merged: the core's refusals, through kprof.merge and `kprof merge` ---------
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+DEMO = DATA / "h200-python-demo-2026-11-30.json"
+COUNTERS = DATA / "h200-python-counters-2026-11-30.json"
+NORMALIZED = DATA / "h200-python-normalized-2026-11-30.json"
+
+
+def test_the_same_results_twice_are_refused():
+    a = rank_results(0, 100)
+    with pytest.raises(FormatError, match="results 1 and 2 hold the same profile .* twice"):
+        kprof.merge([a, a])
+    with pytest.raises(FormatError, match=r"\(rank 0 on vm, GPU 0, started 2026-11-30T06:14:11Z\)"):
+        kprof.merge([DEMO, DEMO])
+
+
+def test_durations_with_counters_are_refused():
+    with pytest.raises(
+        FormatError,
+        match="results 1 were measured by backend 'cupti-activity', results 2 by "
+        "'cupti-range-profiler'",
+    ):
+        kprof.merge([DEMO, COUNTERS])
+
+
+def test_plain_with_normalized_results_are_refused():
+    with pytest.raises(
+        FormatError,
+        match=r"gpu__time_duration.sum is in 'ns' in results 1 and in 'ratio' \(normalized "
+        r"against 'memory/scale'\) in results 2",
+    ):
+        kprof.merge([DEMO, NORMALIZED])
+
+
+def test_the_merge_command_refuses_a_file_given_twice(tmp_path):
+    out = tmp_path / "all.json"
+    cli = [sys.executable, "-m", "kprof.cli", "merge", str(DEMO), str(DEMO), "--out", str(out)]
+    result = subprocess.run(cli, capture_output=True, text=True)
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr.splitlines()[0].startswith(
+        "kprof merge: cannot merge these files: results 1 and 2 hold the same profile"
+    )
+    assert not out.exists()

@@ -266,13 +266,38 @@ TEST(CompareRows, RowsInOneResultOnlyAreListed) {
       << text;
 }
 
-TEST(CompareRows, DifferentParameterNamesMatchNothing) {
+// What compare() refuses, as its message.
+std::string refusal(const Results& base, const Results& next, const CompareOptions& o = {}) {
+  try {
+    compare(base, next, o);
+  } catch (const FormatError& e) {
+    return e.what();
+  }
+  return "compared";
+}
+
+TEST(CompareRows, DifferentParameterNamesMatchNothingAndThatIsAnError) {
   const Results base = synthetic({"n"}, {{{std::int64_t{1}}, "a", kBase}});
   const Results next = synthetic({"m"}, {{{std::int64_t{1}}, "a", kBase}});
-  const Comparison c = compare(base, next);
-  EXPECT_TRUE(c.rows.empty());
-  EXPECT_EQ(c.only_in_base.size(), 1u);
-  EXPECT_EQ(c.only_in_new.size(), 1u);
+  EXPECT_EQ(refusal(base, next),
+            "nothing to compare: no row of BASE has a counterpart in NEW (BASE has parameters "
+            "'n', NEW 'm'); valid: results with rows of the same annotation, metric, config and "
+            "kernel index");
+}
+
+TEST(CompareRows, NothingInCommonSaysWhatDiffers) {
+  const Results base = synthetic({"n"}, {{{std::int64_t{1}}, "a", kBase}});
+  const Results other_region = synthetic({"n"}, {{{std::int64_t{1}}, "b", kBase}});
+  EXPECT_NE(refusal(base, other_region).find("(BASE has annotations 'a', NEW 'b')"),
+            std::string::npos);
+  const Results other_config = synthetic({"n"}, {{{std::int64_t{2}}, "a", kBase}});
+  EXPECT_NE(refusal(base, other_config)
+                .find("(their configs (parameter values) or kernel "
+                      "indices differ)"),
+            std::string::npos);
+  const Results empty(base.session(), base.sweep(), {}, {}, {});
+  EXPECT_NE(refusal(base, empty).find("(NEW has no rows)"), std::string::npos);
+  EXPECT_NE(refusal(empty, empty).find("(BASE has no rows (nor has NEW))"), std::string::npos);
 }
 
 TEST(CompareRows, RepeatedConfigsMatchInOrder) {
@@ -302,14 +327,32 @@ TEST(CompareRows, UnitsConvertIntoTheBaseUnit) {
 }
 
 TEST(CompareRows, UnitsThatDoNotConvertAreLeftOutWithAWarning) {
-  const Results base = synthetic({"n"}, {{{std::int64_t{1}}, "a", kBase}});
-  const Results next = synthetic({"n"}, {{{std::int64_t{1}}, "a", kBase}}, "GB/s");
+  const Results base =
+      synthetic({"n"}, {{{std::int64_t{1}}, "a", kBase}, {{std::int64_t{1}}, "b", kBase}});
+  // The same values, region a's in a unit that does not convert.
+  std::vector<Row> rows = base.rows();
+  std::vector<Sample> samples = base.samples();
+  for (Row& r : rows)
+    if (r.annotation == "a") r.unit = "GB/s";
+  for (Sample& s : samples)
+    if (s.annotation == "a") s.unit = "GB/s";
+  const Results next(base.session(), base.sweep(), base.records(), samples, rows);
   const Comparison c = compare(base, next);
-  EXPECT_TRUE(c.rows.empty());
+  ASSERT_EQ(c.rows.size(), 1u);
+  EXPECT_EQ(c.rows[0].annotation, "b");
   EXPECT_TRUE(c.only_in_base.empty());
   ASSERT_EQ(c.warnings.size(), 1u);
   EXPECT_EQ(c.warnings[0],
             "1 row left out, their values cannot be compared: unit 'ns' in BASE, 'GB/s' in NEW");
+}
+
+TEST(CompareRows, OnlyRowsThatCannotBeComparedIsAnError) {
+  const Results base = synthetic({"n"}, {{{std::int64_t{1}}, "a", kBase}});
+  const Results next = synthetic({"n"}, {{{std::int64_t{1}}, "a", kBase}}, "GB/s");
+  EXPECT_EQ(refusal(base, next),
+            "nothing to compare: the 1 row found in both cannot be compared (unit 'ns' in BASE, "
+            "'GB/s' in NEW); valid: results whose rows have convertible units and are "
+            "normalized the same way (or not at all) in both");
 }
 
 TEST(CompareRows, SessionDifferencesAreWarnedAbout) {
@@ -407,15 +450,18 @@ TEST(CompareRecordings, NormalizedAgainstPlainRowsAreNotCompared) {
   // memory/scale (ratios), the other in ns with a derived throughput.
   const Results plain = Results::read_json(kData + "/h200-python-demo-2026-11-30.json");
   const Results normalized = Results::read_json(kData + "/h200-python-normalized-2026-11-30.json");
-  const Comparison c = compare(plain, normalized);
-  EXPECT_TRUE(c.rows.empty());
-  EXPECT_EQ(c.only_in_base.size(), 8u);  // the throughput rows
-  for (const UnmatchedRow& r : c.only_in_base) EXPECT_EQ(r.metric, "throughput");
-  EXPECT_TRUE(c.only_in_new.empty());
-  ASSERT_EQ(c.warnings.size(), 1u);
-  EXPECT_EQ(c.warnings[0],
-            "8 rows left out, their values cannot be compared: not normalized in BASE, "
-            "normalized against 'memory/scale' in NEW");
+  // Nothing is compared: the durations are ratios on one side, and the throughput rows are
+  // BASE's only. A check that compared nothing must not pass.
+  EXPECT_EQ(refusal(plain, normalized),
+            "nothing to compare: the 8 rows found in both cannot be compared (not normalized in "
+            "BASE, normalized against 'memory/scale' in NEW); valid: results whose rows have "
+            "convertible units and are normalized the same way (or not at all) in both");
+  // Nor does asking for a metric that only one side has.
+  CompareOptions throughput;
+  throughput.metrics = {"throughput"};
+  EXPECT_NE(
+      refusal(plain, normalized, throughput).find("(NEW has no rows of the metrics asked for)"),
+      std::string::npos);
 }
 
 TEST(CompareRecordings, NormalizedRowsCompareTheirRatios) {

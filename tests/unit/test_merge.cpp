@@ -245,5 +245,114 @@ TEST(Merge, TheCommandWritesOneFileAndSaysWhatItMerged) {
   std::filesystem::remove_all(dir);
 }
 
+// ---- what cannot be merged (real H200 recordings in tests/data) -----------------------------
+
+const std::string kData = KPROF_TEST_DATA;
+
+Results recording(const std::string& name) { return Results::read_json(kData + "/" + name); }
+
+std::string merge_error(const std::vector<Results>& parts) {
+  try {
+    merge(parts);
+  } catch (const FormatError& e) {
+    return e.what();
+  }
+  return "merged";
+}
+
+// The part `p` of merged results as the results its process saved.
+template <class T>
+std::vector<T> of_part(const std::vector<T>& items, const ResultPart& p) {
+  std::vector<T> out;
+  for (T item : items)
+    if (item.config >= p.first_config && item.config < p.first_config + p.configs) {
+      item.config -= p.first_config;
+      out.push_back(std::move(item));
+    }
+  return out;
+}
+
+Results part_alone(const Results& merged, const ResultPart& p) {
+  std::vector<std::vector<Value>> points;
+  for (std::size_t c = p.first_config; c < p.first_config + p.configs; ++c)
+    points.push_back(merged.sweep().point(c));
+  return Results(p.session, Sweep::list(merged.sweep().names(), points),
+                 of_part(merged.records(), p), of_part(merged.samples(), p),
+                 of_part(merged.rows(), p), of_part(merged.config_info(), p),
+                 of_part(merged.run_info(), p), of_part(merged.info(), p));
+}
+
+TEST(MergeRefuses, TheSameResultsTwice) {
+  const Results demo = recording("h200-python-demo-2026-11-30.json");
+  EXPECT_EQ(merge_error({demo, demo}),
+            "merge: results 1 and 2 hold the same profile (rank 0 on vm, GPU 0, started "
+            "2026-11-30T06:14:11Z): the same results twice; valid: each process's results once "
+            "(a profile is named by its host, rank, GPU and start time)");
+  // A part of merged results given again is the same profile too.
+  const Results ranks = recording("h200-ranks-torchrun-2026-12-04.json");
+  const std::string again = merge_error({ranks, part_alone(ranks, ranks.parts()[2])});
+  EXPECT_NE(again.find("results 1 and 2 hold the same profile (rank 2 on vm, GPU 0"),
+            std::string::npos)
+      << again;
+}
+
+TEST(MergeRefuses, DurationsWithCounters) {
+  const Results durations = recording("h200-python-demo-2026-11-30.json");
+  const Results counters = recording("h200-python-counters-2026-11-30.json");
+  EXPECT_EQ(merge_error({durations, counters}),
+            "merge: results 1 were measured by backend 'cupti-activity', results 2 by "
+            "'cupti-range-profiler'; valid: results of one job, every part measured by the same "
+            "backend (the same metrics and options)");
+}
+
+TEST(MergeRefuses, AMetricInDifferentUnitsOrNormalizedInOnePartOnly) {
+  const Results plain = recording("h200-python-demo-2026-11-30.json");
+  const Results normalized = recording("h200-python-normalized-2026-11-30.json");
+  EXPECT_EQ(merge_error({plain, normalized}),
+            "merge: gpu__time_duration.sum is in 'ns' in results 1 and in 'ratio' (normalized "
+            "against 'memory/scale') in results 2; valid: every metric in one unit, normalized "
+            "the same way in every part or in none");
+  // Units that convert are still two units: the imbalance would compare their numbers.
+  Results a = rank_results(0, 100), b = rank_results(1, 100);
+  std::vector<Row> rows = b.rows();
+  for (Row& r : rows) r.unit = "us";
+  b = Results(b.session(), b.sweep(), b.records(), b.samples(), rows);
+  EXPECT_NE(merge_error({a, b}).find("is in 'ns' in results 1 and in 'us' in results 2"),
+            std::string::npos);
+}
+
+TEST(MergeRefuses, NothingThatTheRanksOfOneJobGive) {
+  // The four ranks of a torchrun job on one H200, as each saved its results: the same host,
+  // GPU and start second, four ranks.
+  const Results ranks = recording("h200-ranks-torchrun-2026-12-04.json");
+  ASSERT_EQ(ranks.parts().size(), 4u);
+  std::vector<Results> alone;
+  for (const ResultPart& p : ranks.parts()) alone.push_back(part_alone(ranks, p));
+  const Results merged = merge(alone);
+  EXPECT_EQ(merged.rows().size(), ranks.rows().size());
+  EXPECT_EQ(imbalance_text(merged), imbalance_text(ranks));
+  // Shares of one sweep on one GPU (devices=[0, 0]) are kprof's own workers: not refused.
+  const std::vector<Results> shares{rank_results(0, 100, {1}, 0), rank_results(0, 100, {2}, 0)};
+  EXPECT_EQ(merge_shares(shares).parts().size(), 2u);
+  EXPECT_THROW(merge(shares), FormatError);
+}
+
+TEST(MergeRefuses, TheCommandSaysWhyOnOneLineAndExits2) {
+  const auto dir = std::filesystem::temp_directory_path() / "kprof_test_merge_refused";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string demo = kData + "/h200-python-demo-2026-11-30.json";
+  const std::string out = (dir / "all.json").string();
+  const auto o = kprof_cli({"merge", demo, demo, "--out", out});
+  EXPECT_EQ(o.code, 2);
+  EXPECT_EQ(o.out, "");
+  EXPECT_EQ(o.err.substr(0, o.err.find('\n')),
+            "kprof merge: cannot merge these files: results 1 and 2 hold the same profile (rank "
+            "0 on vm, GPU 0, started 2026-11-30T06:14:11Z): the same results twice; valid: each "
+            "process's results once (a profile is named by its host, rank, GPU and start time)");
+  EXPECT_FALSE(std::filesystem::exists(out));
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace kprof
