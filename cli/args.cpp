@@ -3,6 +3,9 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
+#include <string>
+#include <vector>
 
 #include "cli/commands.hpp"
 #include "kprof/errors.hpp"
@@ -126,11 +129,23 @@ ParsedArgs parse_args(const std::vector<std::string>& args, const std::vector<Op
     }
   }
   // Not with --help: help needs no file.
+  if (parsed.has("--help")) return parsed;
   const std::size_t given = parsed.positionals().size();
-  if (!parsed.has("--help") && given < positionals.size())
+  if (given < positionals.size())
     throw UsageError("missing argument " + positionals[given] + " (expected " +
                      join_names(positionals) + ")");
+  for (const OptionSpec& s : specs)
+    if (s.required && !parsed.has(s.name))
+      throw UsageError("missing " + s.name + " " + s.value_name + " (required): " + s.help);
   return parsed;
+}
+
+void refuse_together(const ParsedArgs& args, const std::string& option,
+                     const std::vector<std::string>& others, const std::string& why) {
+  if (!args.has(option)) return;
+  for (const std::string& other : others)
+    if (args.has(other))
+      throw UsageError(option + " and " + other + " cannot be given together: " + why);
 }
 
 int parse_positive_int(const std::string& option, const std::string& value, int max) {
@@ -145,10 +160,12 @@ int parse_positive_int(const std::string& option, const std::string& value, int 
 }
 
 double parse_number(const std::string& option, const std::string& value) {
-  double parsed = 0;
-  const char* end = value.data() + value.size();
-  const auto [ptr, ec] = std::from_chars(value.data(), end, parsed);
-  if (ec != std::errc() || ptr != end || !std::isfinite(parsed)) {
+  // strtod, as libc++ has no floating-point std::from_chars; what from_chars would refuse
+  // (blanks, a sign '+', hexadecimal) is refused here too.
+  const bool plain = !value.empty() && value.find_first_of(" \t\n+xX") == std::string::npos;
+  char* end = nullptr;
+  const double parsed = plain ? std::strtod(value.c_str(), &end) : 0;
+  if (!plain || end != value.c_str() + value.size() || !std::isfinite(parsed)) {
     throw UsageError(option + "=" + value + " is not valid; valid: a number");
   }
   return parsed;

@@ -45,7 +45,7 @@ std::string session_summary(const SessionInfo& s) {
 
 }  // namespace
 
-int command_compare(const ParsedArgs& args, std::ostream& out, std::ostream&) {
+int command_compare(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   const CompareOptions options = compare_options(args);
   const std::string& base_path = args.positionals().at(0);
   const std::string& new_path = args.positionals().at(1);
@@ -56,6 +56,10 @@ int command_compare(const ParsedArgs& args, std::ostream& out, std::ostream&) {
     comparison = compare(base, next, options);
   } catch (const OptionError& e) {
     throw_as_usage(e);
+  } catch (const FormatError& e) {
+    // Nothing was compared: exit 2, not the 0 of "nothing got slower" that a CI gate reads.
+    err << "kprof compare: " << one_line(e.what()) << "\n";
+    return kExitUsage;
   }
   print_columns(out, {{"BASE", base_path, session_summary(base.session())},
                       {"NEW", new_path, session_summary(next.session())}});

@@ -2,7 +2,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
 #include <limits>
 #include <optional>
 #include <ostream>
@@ -22,20 +21,6 @@ constexpr int kMaxRuns = 100000;
 constexpr const char* kCsvTag = "demo";
 // The derived metric of the memory kernels: bytes moved per second.
 constexpr const char* kBandwidth = "bandwidth";
-
-// The directory that `path` (a file name, or the start of one) writes into must exist.
-void check_output_dir(const std::string& option, const std::string& path, bool is_prefix) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (!is_prefix && fs::is_directory(path, ec)) {
-    throw UsageError(option + " " + path + " is a directory; give a file name");
-  }
-  // A prefix "out/run1-" writes "out/run1-profiled_data-demo.csv": its directory is "out".
-  const fs::path dir = fs::path(is_prefix ? path + "x" : path).parent_path();
-  if (!dir.empty() && !fs::is_directory(dir, ec)) {
-    throw UsageError(option + " " + path + ": directory '" + dir.string() + "' does not exist");
-  }
-}
 
 // Writes `results` where --csv and --json ask; returns the paths written.
 std::vector<std::string> write_outputs(const Results& results, const ParsedArgs& args) {
@@ -116,6 +101,11 @@ std::vector<std::string> demo_metrics(const std::optional<std::string>& list) {
   if (!list) return metrics;
   Options given;
   set_option(given, "metrics", *list);  // the table's text form: comma-separated names
+  // The text form drops empty items; a list of nothing but commas names no metric at all.
+  if (given.metrics.empty())
+    throw UsageError("--metrics=" + *list +
+                     " is not valid; valid: comma-separated metric names or sets "
+                     "(dram__bytes_read.sum,set:memory; `kprof metrics --sets` lists the sets)");
   for (const std::string& m : given.metrics)
     if (m != kDurationMetric) metrics.push_back(m);
   return metrics;
@@ -142,6 +132,14 @@ Options demo_options(const ParsedArgs& args) {
   } catch (const OptionError& e) {
     throw UsageError(flag_of(e.option()) + ": " + e.what());
   }
+  // A replay mode says how counters are measured: without any it would be ignored.
+  if (const auto mode = args.get("--replay-mode");
+      mode && !args.has("--metrics") && !args.has("--explain"))
+    throw UsageError("--replay-mode=" + *mode +
+                     " is not valid without --metrics (or --explain): it says how hardware "
+                     "counters are measured, and durations need no replay; valid: --metrics "
+                     "LIST --replay-mode " +
+                     option_choices("replay_mode"));
   return options;
 }
 
@@ -163,8 +161,8 @@ std::string shown_table(const Results& results, const ParsedArgs& args) {
 int command_demo(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   // Everything the command line can get wrong is rejected before any GPU work.
   Options options = demo_options(args);
-  if (const auto prefix = args.get("--csv")) check_output_dir("--csv", *prefix, true);
-  if (const auto path = args.get("--json")) check_output_dir("--json", *path, false);
+  if (const auto prefix = args.get("--csv")) check_csv_outputs(args, "--csv", *prefix, kCsvTag);
+  if (const auto path = args.get("--json")) check_output(args, "--json", *path);
 
   const SystemInfo sys = query_system();
   if (const std::string reason = no_gpu_reason(sys); !reason.empty()) {

@@ -30,14 +30,20 @@ int export_trace(const Results& results, const std::string& path, std::ostream& 
 }  // namespace
 
 int command_export(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
-  if (const std::optional<std::string> trace = args.get("--trace"))
+  refuse_together(
+      args, "--trace", {"--out", "--format", "--time-unit"},
+      "--trace PATH writes a Chrome trace, the others Google Benchmark's JSON; give one");
+  if (const std::optional<std::string> trace = args.get("--trace")) {
+    check_output(args, "--trace", *trace);
     return export_trace(read_results_arg("FILE", args.positionals().at(0)), *trace, out, err);
+  }
   const std::string format = args.get("--format").value_or("google-benchmark");
   if (format != "google-benchmark")
     throw UsageError("--format=" + format + " is not valid; valid: google-benchmark");
+  const std::optional<std::string> path = args.get("--out");
+  if (path) check_output(args, "--out", *path);
   const Results results = read_results_arg("FILE", args.positionals().at(0));
   const std::string unit = args.get("--time-unit").value_or("ns");
-  const std::optional<std::string> path = args.get("--out");
   try {
     if (!path) {
       out << to_google_benchmark_json(results, unit);

@@ -1,6 +1,4 @@
 // `kprof merge FILE FILE... --out PATH`: the saved results of several ranks or GPUs as one file.
-#include <filesystem>
-#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -13,10 +11,9 @@
 namespace kprof::cli {
 
 int command_merge(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
-  const std::optional<std::string> path = args.get("--out");
-  if (!path) throw UsageError("missing --out PATH: the merged file to write");
-  if (std::filesystem::exists(*path) && !args.has("--force"))
-    throw UsageError(*path + " exists; pass --force to replace it");
+  const std::string path = *args.get("--out");  // required: parse_args saw to it
+  check_not_an_input("--out", path, args.positionals());
+  check_output(args, "--out", path);
   std::vector<Results> parts;
   for (const std::string& file : args.positionals())
     parts.push_back(read_results_arg("FILE", file));
@@ -24,10 +21,12 @@ int command_merge(const ParsedArgs& args, std::ostream& out, std::ostream& err) 
   try {
     merged = merge(parts);
   } catch (const FormatError& e) {
-    throw UsageError(e.what());
+    std::string why = e.what();
+    if (why.rfind("merge: ", 0) == 0) why.erase(0, 7);  // the command's name is already there
+    throw UsageError("cannot merge these files: " + why);
   }
   try {
-    merged.write_json(*path);
+    merged.write_json(path);
   } catch (const Error& e) {
     err << "kprof merge: " << e.what() << "\n";
     return kExitFailure;
@@ -36,7 +35,7 @@ int command_merge(const ParsedArgs& args, std::ostream& out, std::ostream& err) 
       << merged.sweep().size() << " configs, " << merged.rows().size() << " rows\n";
   if (const std::string slowest = imbalance_text(merged); !slowest.empty())
     out << "\nimbalance between ranks:\n" << slowest;
-  out << "wrote " << *path << "\n";
+  out << "wrote " << path << "\n";
   return kExitOk;
 }
 

@@ -20,9 +20,13 @@ constexpr std::size_t kWidth = 96;
 std::string chip_of(const ParsedArgs& args, const char* need) {
   if (auto chip = args.get("--chip")) return *chip;
   if (auto chip = metrics::current_chip()) return *chip;
+  const std::string reason = no_gpu_reason(query_system());
   throw UsageError(std::string(need) +
-                   " needs a chip, and this machine has no usable GPU to take it from: give "
-                   "--chip NAME (GH100 for H100 and H200; `kprof metrics --chips` lists them)");
+                   " needs a chip: give --chip NAME (GH100 for H100 and H200; `kprof metrics "
+                   "--chips` lists them), or run it on a GPU (" +
+                   (reason.empty() ? "the current GPU's chip could not be read"
+                                   : "no GPU available: " + reason) +
+                   ")");
 }
 
 std::string unit_or_dash(const std::string& unit) { return unit.empty() ? "-" : unit; }

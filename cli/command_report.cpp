@@ -1,11 +1,15 @@
 // `kprof report FILE`: a saved result in the terminal, with where and how it was measured.
+#include <cstddef>
 #include <ostream>
+#include <set>
+#include <string>
 
 #include "cli/cli.hpp"
 #include "cli/commands.hpp"
 #include "kprof/analysis.hpp"
 #include "kprof/errors.hpp"
 #include "kprof/merge.hpp"
+#include "kprof/metrics.hpp"
 
 namespace kprof::cli {
 
@@ -24,10 +28,32 @@ std::vector<std::vector<std::string>> session_context(const SessionInfo& s) {
   return rows;
 }
 
+namespace {
+
+// How many of set:analysis's metrics `results` lack, as analyze() counts them: range replay
+// cannot measure launch statistics, so it is not asked for them.
+std::size_t analysis_metrics_lacking(const Results& results) {
+  std::set<std::string> measured;
+  for (const Row& row : results.rows()) measured.insert(row.metric);
+  const bool range = results.session().replay_mode == "range";
+  std::size_t lacking = 0;
+  for (const std::string& m : analysis_metrics())
+    if (!measured.count(m) && !(range && metrics::is_launch_metric(m))) ++lacking;
+  return lacking;
+}
+
+}  // namespace
+
 std::string explanation(const std::string& flag, const Results& results) {
   try {
     return analysis_text(analyze(results));
   } catch (const OptionError& e) {
+    // Most often a profile of something else: say which set to ask for, and how.
+    if (const std::size_t lacking = analysis_metrics_lacking(results); lacking > 0)
+      throw UsageError(flag + ": these results lack set:analysis's metrics (" +
+                       std::to_string(lacking) + " of its " +
+                       std::to_string(analysis_metrics().size()) +
+                       "); profile with metrics=[\"set:analysis\"] (or `kprof demo --explain`)");
     throw UsageError(flag + ": " + e.what());
   }
 }
@@ -35,9 +61,9 @@ std::string explanation(const std::string& flag, const Results& results) {
 int command_report(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   // Plots and HTML are drawn by the Python package (kprof.report), which intercepts these
   // options before the command reaches C++; this executable has no plotting library.
-  if (args.has("--plot") || args.has("--html") || args.has("--roofline")) {
-    err << "kprof report: --plot/--html/--roofline need the Python package: run `python3 -m "
-           "kprof.cli report ...`\n";
+  if (args.has("--plot") || args.has("--html") || args.has("--roofline") || args.has("--metric")) {
+    err << "kprof report: --plot/--html/--roofline/--metric need the Python package: run "
+           "`python3 -m kprof.cli report ...`\n";
     return kExitUsage;
   }
   const std::string& path = args.positionals().at(0);

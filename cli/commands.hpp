@@ -36,6 +36,7 @@ struct OptionSpec {
   std::string name;        // "--runs"
   std::string value_name;  // "N"; empty for a flag
   std::string help;
+  bool required = false;  // the synopsis shows it without brackets; parse_args insists on it
 };
 
 // Options given on the command line, by name ("--runs" -> "5"; flags map to "").
@@ -57,7 +58,7 @@ class ParsedArgs {
 // accepted (as "--help"). `positionals` names the other arguments the command takes, all
 // required ("BASE", "NEW"); a last name ending in "..." ("FILE...") takes one or more. Throws
 // UsageError naming an unknown option (and the closest valid one), a missing value, a repeated
-// option, a missing argument or a stray argument.
+// option, a missing required option, a missing argument or a stray argument.
 ParsedArgs parse_args(const std::vector<std::string>& args, const std::vector<OptionSpec>& specs,
                       const std::vector<std::string>& positionals = {});
 
@@ -77,6 +78,25 @@ std::string option_choices(std::string_view option);
 
 // Collapses a message onto one line (newlines become "; ").
 std::string one_line(const std::string& message);
+
+// Refuses options given together that exclude each other: `option`, when given, with any of
+// `others` ("--trace and --out cannot be given together: <why>").
+void refuse_together(const ParsedArgs& args, const std::string& option,
+                     const std::vector<std::string>& others, const std::string& why);
+
+// --- files the commands write --------------------------------------------------------------
+
+// Every command that writes a file checks it first, before reading or measuring anything:
+// `path` (given as `option`) must not be a folder, its folder must exist, and an existing file
+// is replaced only with --force (UsageError "PATH exists; pass --force to replace it").
+void check_output(const ParsedArgs& args, const std::string& option, const std::string& path);
+// The same for each file Results::write_csv(prefix, tag) writes.
+void check_csv_outputs(const ParsedArgs& args, const std::string& option, const std::string& prefix,
+                       const std::string& tag);
+// Refuses an output that is one of the files read (the same file, by whatever path), --force
+// or not: it would be replaced by results that include it.
+void check_not_an_input(const std::string& option, const std::string& path,
+                        const std::vector<std::string>& inputs);
 
 // --- formatting ----------------------------------------------------------------------------
 

@@ -66,7 +66,8 @@ std::vector<Command> machine_commands() {
         {"--replay-mode", "MODE",
          "with --metrics: " + option_choices("replay_mode") + " (docs/metrics.md)"},
         {"--explain", "",
-         "also measure set:analysis and say what limits each kernel (docs/analysis.md)"}},
+         "also measure set:analysis and say what limits each kernel (docs/analysis.md)"},
+        {"--force", "", "replace the files of --csv and --json if they exist"}},
        command_demo},
       {"metrics",
        "the hardware counters of a chip: search, describe, metric sets, pass counts (no GPU "
@@ -99,14 +100,16 @@ std::vector<Command> results_commands() {
        "backend, cache and clock control, runs, versions), then the results table with values\n"
        "scaled to readable units. --explain adds what limits each region (Nsight Compute's\n"
        "Speed-of-Light verdict, occupancy, the roofline and advice) for results that measured\n"
-       "set:analysis. --plot, --html and --roofline need the Python package:\n"
+       "set:analysis. --plot, --html, --roofline and --metric need the Python package:\n"
        "`python3 -m kprof.cli report FILE --plot out.png`.\n"
        "Exit code 0 when the file was read, 2 when it cannot be read, lacks what --explain\n"
        "needs, or the command line is wrong.",
        {{"--explain", "", "say what limits each region (results of set:analysis)"},
         {"--plot", "PATH", "draw the results to an image (Python package only)"},
         {"--html", "PATH", "write an HTML report (Python package only)"},
-        {"--roofline", "PATH", "draw the roofline of set:analysis results (Python package only)"}},
+        {"--roofline", "PATH", "draw the roofline of set:analysis results (Python package only)"},
+        {"--metric", "NAME[,NAME...]",
+         "only these metrics in --plot and --html (Python package only)"}},
        command_report,
        {"FILE"}},
       {"compare",
@@ -120,8 +123,9 @@ std::vector<Command> results_commands() {
        "metrics. Fewer than 3 runs on a side, or too few for any p to reach alpha, is \"not\n"
        "enough runs\". Rows found in one file only are listed. Warns when the files were\n"
        "measured on different GPUs or with different backends, cache, clock or replay modes.\n"
-       "Exit code 0 when nothing got slower, 1 when something did, 2 for a wrong command line\n"
-       "or a file that cannot be read.",
+       "Exit code 0 when nothing got slower, 1 when something did, 2 for a wrong command line,\n"
+       "a file that cannot be read, or files with no row to compare (none in both, or those\n"
+       "in both in units that do not convert or normalized differently).",
        {{"--threshold", "PCT", "smallest change of the mean that counts, in % (default 2)"},
         {"--alpha", "A", "significance level of the test (default 0.05)"},
         {"--metric", "NAME", "only this metric; several: comma-separated"}},
@@ -135,13 +139,16 @@ std::vector<Command> results_commands() {
        "metric as a counter; Google Benchmark's tools/compare.py reads it. To standard output,\n"
        "or to --out PATH. With --trace OUT.json it writes a Chrome trace instead (Perfetto,\n"
        "chrome://tracing): the kernels at their GPU times on a track per stream, the\n"
-       "annotations, configs and runs around them. Exit code 0 when written, 1 when PATH cannot\n"
-       "be written, 2 for a file that cannot be read or exported (normalized results, no\n"
-       "durations, no GPU timestamps for a trace) or a wrong line.",
+       "annotations, configs and runs around them (not with --out, --format or --time-unit).\n"
+       "An existing PATH is replaced only with --force.\n"
+       "Exit code 0 when written, 1 when PATH cannot be written, 2 for a file that cannot be\n"
+       "read or exported (normalized results, no durations, no GPU timestamps for a trace), an\n"
+       "existing PATH without --force, or a wrong line.",
        {{"--format", "NAME", "the format: google-benchmark"},
         {"--time-unit", "UNIT", "ns (default), us, ms or s"},
         {"--out", "PATH", "write here instead of standard output"},
-        {"--trace", "PATH", "write a Chrome trace of the kernels to PATH"}},
+        {"--trace", "PATH", "write a Chrome trace of the kernels to PATH instead"},
+        {"--force", "", "replace the file of --out or --trace if it exists"}},
        command_export,
        {"FILE"}},
       {"merge",
@@ -150,10 +157,12 @@ std::vector<Command> results_commands() {
        "GPUs) and writes them as one JSON file, in the order given: every row keeps the Rank,\n"
        "Host and Device it was measured on, and statistics stay per rank. Prints what was\n"
        "merged and, where ranks measured the same region and config, the slowest and the\n"
-       "fastest rank. The files must come from sweeps of the same parameters.\n"
-       "Exit code 0 when the file was written, 2 for a file that cannot be read or merged, 1\n"
-       "when the output cannot be written.",
-       {{"--out", "PATH", "the merged file to write (required)"},
+       "fastest rank. The files must come from sweeps of the same parameters, measured the\n"
+       "same way (backend, units), each process once. An existing PATH is replaced only with\n"
+       "--force, and never when it is one of the FILEs.\n"
+       "Exit code 0 when the file was written, 2 for a file that cannot be read or merged or\n"
+       "an output that cannot be replaced, 1 when the output cannot be written.",
+       {{"--out", "PATH", "the merged file to write (not one of the FILEs)", true},
         {"--force", "", "replace PATH if it exists"}},
        command_merge,
        {"FILE", "FILE..."}},
@@ -179,8 +188,10 @@ std::vector<std::string> command_names() {
 std::string synopsis(const Command& c) {
   std::string s = "kprof " + c.name;
   for (const std::string& a : c.arguments) s += " " + a;
-  for (const OptionSpec& o : c.options)
-    s += " [" + o.name + (o.value_name.empty() ? "" : " " + o.value_name) + "]";
+  for (const OptionSpec& o : c.options) {
+    const std::string option = o.name + (o.value_name.empty() ? "" : " " + o.value_name);
+    s += o.required ? " " + option : " [" + option + "]";
+  }
   return s;
 }
 
@@ -287,7 +298,8 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
       print_command_help(*c, out);
       return kExitOk;
     }
-    if (args[1] == "help") {
+    // `kprof help --help` and `kprof help help` ask for help about help: the usage says it.
+    if (args[1] == "help" || args[1] == "--help" || args[1] == "-h") {
       print_usage(out);
       return kExitOk;
     }

@@ -1,6 +1,5 @@
 // cli_main(argv): the `kprof` command, run inside this Python process (kprof.cli calls it).
-#include <nanobind/stl/string.h>
-#include <nanobind/stl/vector.h>
+#include <nanobind/nanobind.h>
 
 #include <cstdio>
 #include <iostream>
@@ -18,12 +17,30 @@
 namespace kprof::py {
 namespace {
 
-int cli_main(const std::vector<std::string>& argv) {
+// An argument as the operating system gave it: bytes as they are, str encoded as os.fsencode
+// does (a file name that is not UTF-8 reaches Python's sys.argv as surrogate escapes, which
+// no UTF-8 conversion takes).
+std::string os_argument(nb::handle arg) {
+  if (nb::isinstance<nb::bytes>(arg)) {
+    const auto bytes = nb::borrow<nb::bytes>(arg);
+    return std::string(bytes.c_str(), bytes.size());
+  }
+  if (nb::isinstance<nb::str>(arg)) {
+    const auto encoded = nb::cast<nb::bytes>(nb::module_::import_("os").attr("fsencode")(arg));
+    return std::string(encoded.c_str(), encoded.size());
+  }
+  throw nb::type_error(("cli_main(): argv holds a " +
+                        std::string(nb::type_name(arg.type()).c_str()) + "; expected str or bytes")
+                           .c_str());
+}
+
+int cli_main(const nb::sequence& argv) {
 #ifdef KPROF_PY_HAS_CLI
   // Python's buffered output first, so that lines keep their order.
   nb::module_::import_("sys").attr("stdout").attr("flush")();
   nb::module_::import_("sys").attr("stderr").attr("flush")();
-  std::vector<std::string> args = argv;
+  std::vector<std::string> args;
+  for (nb::handle arg : argv) args.push_back(os_argument(arg));
   if (args.empty()) args.push_back("kprof");
   std::vector<char*> cargs;
   for (auto& a : args) cargs.push_back(a.data());
@@ -48,8 +65,8 @@ int cli_main(const std::vector<std::string>& argv) {
 
 void bind_cli(nb::module_& m) {
   m.def("cli_main", &cli_main, nb::arg("argv"),
-        "Runs the kprof command with argv (argv[0] is the program name) and returns its exit "
-        "status.");
+        "Runs the kprof command with argv (argv[0] is the program name; each argument str or "
+        "bytes, as os.fsencode gives them) and returns its exit status.");
 }
 
 }  // namespace kprof::py

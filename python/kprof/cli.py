@@ -12,6 +12,7 @@ Run as ``kprof <command>`` (the console script) or ``python -m kprof.cli <comman
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 
 from kprof import _native
@@ -89,7 +90,9 @@ def main() -> int:
     sys.stdout.flush()
     sys.stderr.flush()
     try:
-        return int(cli_main(list(sys.argv)))
+        # The arguments as the operating system gave them: a file name that is not UTF-8 is in
+        # sys.argv with surrogate escapes, which os.fsencode turns back into its bytes.
+        return int(cli_main([os.fsencode(arg) for arg in sys.argv]))
     except KeyboardInterrupt:
         print("kprof: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED

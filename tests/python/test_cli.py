@@ -105,7 +105,8 @@ def test_argv_and_exit_code_pass_through(stand_in):
     """
     result = stand_in(core, "demo", "--runs", "5")
     assert result.returncode == 3
-    assert result.stdout == "['demo', '--runs', '5']\n"
+    # As the operating system gave them (os.fsencode): a file name need not be UTF-8.
+    assert result.stdout == "[b'demo', b'--runs', b'5']\n"
     assert result.stderr == ""
 
 
@@ -213,6 +214,23 @@ def test_doctor_without_gpu_fails_and_says_why():
     timing = next(line for line in result.stdout.splitlines() if line.split()[1:2] == ["timing"])
     assert timing.startswith("skip ")
     assert "kprof cannot time kernels on this machine: " in result.stdout
+
+
+@needs_core
+def test_a_file_name_that_is_not_utf8_is_read_or_refused_normally(tmp_path):
+    """The name reaches C++ as its bytes: `report` reads the file, or says it cannot."""
+    data = Path(__file__).resolve().parents[1] / "data" / "h200-python-demo-2026-11-30.json"
+    name = os.fsencode(tmp_path) + b"/demo-\xff\xfe.json"
+    shutil.copyfile(data, name)
+    cmd = [os.fsencode(sys.executable), b"-m", b"kprof.cli", b"report"]
+    done = subprocess.run([*cmd, name], capture_output=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert b"file           " + name + b"\n" in done.stdout
+    missing = os.fsencode(tmp_path) + b"/missing-\xff.json"
+    done = subprocess.run([*cmd, missing], capture_output=True, timeout=300)
+    assert done.returncode == 2
+    assert done.stderr.startswith(b"kprof report: cannot read FILE: " + missing), done.stderr
+    assert b"internal error" not in done.stderr
 
 
 @needs_core

@@ -48,10 +48,12 @@ TEST(Cli, NoArgumentsPrintsUsageListingOnlyTheCommandsThatExist) {
 
 TEST(Cli, HelpFormsAllPrintTheSameUsage) {
   const std::string usage = kprof_cli({}).out;
-  for (const char* form : {"help", "--help", "-h"}) {
-    const Outcome o = kprof_cli({form});
-    EXPECT_EQ(o.code, kExitOk) << form;
-    EXPECT_EQ(o.out, usage) << form;
+  for (const std::vector<std::string>& form : std::vector<std::vector<std::string>>{
+           {"help"}, {"--help"}, {"-h"}, {"help", "--help"}, {"help", "-h"}, {"help", "help"}}) {
+    const Outcome o = kprof_cli(form);
+    EXPECT_EQ(o.code, kExitOk) << form.back();
+    EXPECT_EQ(o.out, usage) << form.back();
+    EXPECT_EQ(o.err, "") << form.back();
   }
 }
 
@@ -104,10 +106,10 @@ TEST(Cli, UnknownOptionNamesItTheClosestAndTheValidOnes) {
   EXPECT_EQ(l[0],
             "kprof demo: unknown option '--runz' (did you mean '--runs'?); valid options: "
             "--runs N, --csv PREFIX, --json PATH, --metrics LIST, --replay-mode MODE, --explain, "
-            "--help");
+            "--force, --help");
   EXPECT_EQ(l[1],
             "usage: kprof demo [--runs N] [--csv PREFIX] [--json PATH] [--metrics LIST] "
-            "[--replay-mode MODE] [--explain]");
+            "[--replay-mode MODE] [--explain] [--force]");
 }
 
 TEST(Cli, CommandsWithoutOptionsRejectAny) {
@@ -159,6 +161,22 @@ TEST(Cli, DemoRejectsOutputPathsItCannotWrite) {
   o = kprof_cli({"demo", "--json", std::filesystem::temp_directory_path().string()});
   EXPECT_EQ(o.code, kExitUsage);
   EXPECT_TRUE(contains(o.err, "is a directory; give a file name")) << o.err;
+}
+
+TEST(Cli, NumbersAreDecimalAndFinite) {
+  EXPECT_EQ(parse_number("--alpha", "0.5"), 0.5);
+  EXPECT_EQ(parse_number("--threshold", "2"), 2.0);
+  EXPECT_EQ(parse_number("--alpha", "1e-3"), 1e-3);
+  EXPECT_EQ(parse_number("--threshold", "-1"), -1.0);  // the command says what range is valid
+  for (const char* bad : {"", " 1", "1 ", "+1", "0x10", "1e400", "nan", "inf", "1,5", "abc"}) {
+    try {
+      parse_number("--alpha", bad);
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const UsageError& e) {
+      EXPECT_EQ(std::string(e.what()),
+                std::string("--alpha=") + bad + " is not valid; valid: a number");
+    }
+  }
 }
 
 TEST(Cli, MainReadsArgvAndWritesToStdout) {

@@ -3,6 +3,7 @@
 // them again with the core; it is written to a temporary folder and named as derived test data.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <sstream>
 
@@ -24,6 +25,10 @@ using kprof::testing::Outcome;
 
 bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
+}
+
+std::size_t lines_of(const std::string& text) {
+  return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
 }
 
 // The demo recording with the durations of annotation `slowed` multiplied by `factor`,
@@ -139,6 +144,27 @@ TEST(CliCompare, UsageErrorsExitTwo) {
   }
 }
 
+TEST(CliCompare, NothingComparedExitsTwoWithOneLineSayingWhy) {
+  // Plain durations against ratios: a CI gate that compared nothing must not pass.
+  const Outcome o =
+      kprof_cli({"compare", kDemo, kData + "/h200-python-normalized-2026-11-30.json"});
+  EXPECT_EQ(o.code, cli::kExitUsage);
+  EXPECT_EQ(o.out, "");
+  EXPECT_EQ(o.err,
+            "kprof compare: nothing to compare: the 8 rows found in both cannot be compared (not "
+            "normalized in BASE, normalized against 'memory/scale' in NEW); valid: results whose "
+            "rows have convertible units and are normalized the same way (or not at all) in "
+            "both\n");
+  // No row in both: another sweep.
+  const Outcome other = kprof_cli({"compare", kDemo, kPerKernel});
+  EXPECT_EQ(other.code, cli::kExitUsage);
+  EXPECT_EQ(lines_of(other.err), 1u) << other.err;
+  EXPECT_TRUE(contains(other.err,
+                       "kprof compare: nothing to compare: no row of BASE has a counterpart in "
+                       "NEW ("))
+      << other.err;
+}
+
 TEST(CliCompare, HelpNeedsNoFiles) {
   for (const auto& args :
        std::vector<std::vector<std::string>>{{"compare", "--help"}, {"help", "compare"}}) {
@@ -184,12 +210,12 @@ TEST(CliReport, SessionContextLeavesOutUnknownFacts) {
 }
 
 TEST(CliReport, PlotHtmlAndRooflineNeedPython) {
-  for (const char* option : {"--plot", "--html", "--roofline"}) {
+  for (const char* option : {"--plot", "--html", "--roofline", "--metric"}) {
     const Outcome o = kprof_cli({"report", kDemo, option, "out.x"});
     EXPECT_EQ(o.code, cli::kExitUsage);
     EXPECT_EQ(o.err,
-              "kprof report: --plot/--html/--roofline need the Python package: run `python3 -m "
-              "kprof.cli report ...`\n");
+              "kprof report: --plot/--html/--roofline/--metric need the Python package: run "
+              "`python3 -m kprof.cli report ...`\n");
     EXPECT_EQ(o.out, "");
   }
 }
@@ -203,13 +229,31 @@ TEST(CliReport, ExplainSaysWhatLimitsEachRegionOfAnH200Recording) {
     EXPECT_TRUE(contains(o.out, part)) << part << "\n" << o.out;
 }
 
-TEST(CliReport, ExplainWithoutTheAnalysisSetIsAUsageErrorBeforeAnyOutput) {
+TEST(CliReport, ExplainWithoutTheAnalysisSetNamesTheSetToAskFor) {
   const Outcome o = kprof_cli({"report", kDemo, "--explain"});
   EXPECT_EQ(o.code, cli::kExitUsage);
   EXPECT_EQ(o.out, "");
-  EXPECT_TRUE(contains(o.err, "--explain: ")) << o.err;
-  EXPECT_TRUE(contains(o.err, "sm__throughput.avg.pct_of_peak_sustained_elapsed")) << o.err;
-  EXPECT_TRUE(contains(o.err, "set:analysis")) << o.err;
+  EXPECT_EQ(o.err.substr(0, o.err.find('\n')),
+            "kprof report: --explain: these results lack set:analysis's metrics (24 of its 25); "
+            "profile with metrics=[\"set:analysis\"] (or `kprof demo --explain`)");
+}
+
+TEST(CliReport, ARowsNumbersAreWrittenLikeItsNeighbours) {
+  // Two rows of math_op/second, a unit with no larger step: 7.4e14 and 1.6e15 read alike.
+  const Outcome o = kprof_cli({"report", kData + "/h200-analysis-2026-12-03.json"});
+  ASSERT_EQ(o.code, cli::kExitOk) << o.err;
+  const std::string tensor = "sm__ops_path_tensor_src_fp16.sum.per_second ";
+  std::string row;
+  for (std::size_t at = o.out.find(tensor); at != std::string::npos && row.empty();
+       at = o.out.find(tensor, at + 1)) {
+    const std::string line = o.out.substr(at, o.out.find('\n', at) - at);
+    if (contains(line, "e+14")) row = line;
+  }
+  ASSERT_FALSE(row.empty()) << o.out;
+  for (const char* cell : {"  7.427e+14  7.419e+14  3.734e+12  ", "[7.335e+14, 7.52e+14]"})
+    EXPECT_TRUE(contains(row, cell)) << cell << "\n" << row;
+  EXPECT_FALSE(contains(o.out, "742743752145491")) << o.out;
+  EXPECT_TRUE(contains(o.out, "1.645e+15")) << o.out;
 }
 
 TEST(CliReport, UnreadableFileExitsTwo) {
