@@ -35,17 +35,17 @@ class Annotation {
 
 // The same region opened and closed by hand, for front ends whose scopes are not C++ scopes
 // (Python's context managers); Annotation is built on these two functions. The handle is
-// opaque (outside a profile every handle is the same) and is closed once, on the thread that
-// opened it, innermost region first.
+// opaque and is closed once, on the thread that opened it, innermost region first.
 using AnnotationHandle = std::uint32_t;
 
 // Opens the region `name` on this thread and its NVTX range, as Annotation's constructor does.
-// Throws AnnotationError for an empty name, a name with '/', or a path opened twice in a run.
+// Throws AnnotationError for a name that is empty, longer than 256 bytes, only blanks, or has a
+// control character or '/'; and for a path opened twice in one run of a profile.
 AnnotationHandle open_annotation(const std::string& name);
 
 // Closes the region `handle` and its NVTX range; `failed` makes this run's values of it NaN
 // (Annotation::mark_failed). Throws AnnotationError when `handle` is not the innermost open
-// region of this thread.
+// region of this thread, inside a profile or not; then nothing closes, its NVTX range included.
 void close_annotation(AnnotationHandle handle, bool failed);
 
 }  // namespace kprof

@@ -3,12 +3,14 @@
 #include <nanobind/stl/string.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <iterator>
 #include <string>
 #include <vector>
 
 #include "common.hpp"
 #include "kprof/annotate.hpp"
+#include "kprof/errors.hpp"
 
 namespace kprof::py {
 namespace {
@@ -27,8 +29,26 @@ struct OpenRegion {
 // entered and never left are leaked, not released without the GIL.
 thread_local std::vector<OpenRegion> t_open;
 
-void open(nb::handle owner, const std::string& name) {
-  const AnnotationHandle handle = open_annotation(name);
+// The name's UTF-8 text. A str that has none (a lone surrogate, as a file name decoded with
+// surrogateescape has) is refused as a name, not as a call with the wrong arguments.
+std::string utf8_name(nb::handle name) {
+  if (!PyUnicode_Check(name.ptr()))
+    throw nb::type_error(("an annotation name must be a str, not " +
+                          nb::cast<std::string>(nb::str(name.type().attr("__name__"))))
+                             .c_str());
+  Py_ssize_t size = 0;
+  const char* text = PyUnicode_AsUTF8AndSize(name.ptr(), &size);
+  if (text == nullptr) {
+    PyErr_Clear();
+    throw AnnotationError("annotation name " + nb::cast<std::string>(nb::repr(name)) +
+                          " is not valid UTF-8 text (a lone surrogate); valid: text that "
+                          "encodes as UTF-8");
+  }
+  return {text, static_cast<std::size_t>(size)};
+}
+
+void open(nb::handle owner, nb::handle name) {
+  const AnnotationHandle handle = open_annotation(utf8_name(name));
   t_open.push_back({owner.inc_ref().ptr(), handle});
 }
 
@@ -38,9 +58,17 @@ bool close(nb::handle owner, bool failed) {
                                [&](const OpenRegion& r) { return r.owner == owner.ptr(); });
   if (it == t_open.rend()) return false;
   const AnnotationHandle handle = it->handle;
+  try {
+    close_annotation(handle, failed);
+  } catch (const AnnotationError&) {  // out of order: refused before anything closed
+    throw;
+  } catch (...) {  // closed, but a hook of the profile failed: the region is gone all the same
+    t_open.erase(std::next(it).base());
+    owner.dec_ref();
+    throw;
+  }
   t_open.erase(std::next(it).base());
   owner.dec_ref();  // the caller still holds it
-  close_annotation(handle, failed);
   return true;
 }
 
@@ -49,8 +77,8 @@ bool close(nb::handle owner, bool failed) {
 void bind_annotate(nb::module_& m) {
   m.def("annotation_open", &open, nb::arg("owner"), nb::arg("name"),
         "Opens the kprof annotation `name` on this thread for `owner` (region and NVTX range "
-        "in domain 'kprof'). Raises AnnotationError for an empty name, a name with '/', or a "
-        "name opened twice in one run.");
+        "in domain 'kprof'). Raises AnnotationError for a name that is not valid (empty, too "
+        "long, blank, with a control character or '/', not UTF-8) or opened twice in one run.");
   m.def("annotation_close", &close, nb::arg("owner"), nb::arg("failed"),
         "Closes the innermost annotation that `owner` opened on this thread; `failed` makes "
         "this run's values of it NaN. False when `owner` has none open on this thread. Raises "

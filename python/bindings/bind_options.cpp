@@ -210,15 +210,25 @@ template <typename Row>
                            std::string(valid.empty() ? row.rule.valid : valid));
 }
 
-// None (nothing), a str, or an iterable of str; each name stripped of blanks, as nsight-python.
+// A list (or tuple, or any iterable but a text or a mapping) of str, each name stripped of
+// blanks as nsight-python does; None is nothing where the option may be left unset. A bare str
+// is refused, not taken as one name: nsight-python would take its letters, and "k" for ["k"]
+// hides the mistake either way.
 template <typename Row>
 std::vector<std::string> names_of(const Row& row, nb::handle h) {
+  using Rule = std::remove_cvref_t<decltype(row.rule)>;
   const std::string valid = "a list of " + std::string(row.rule.noun) + " (str)";
-  if (h.is_none()) return {};
-  nb::object items = PyUnicode_Check(h.ptr()) ? nb::object(nb::make_tuple(h)) : nb::borrow(h);
-  if (!PyIter_Check(items.ptr()) && !nb::hasattr(items, "__iter__")) reject(row, h, valid);
+  if (h.is_none()) {
+    if constexpr (std::is_same_v<Rule, kprof::rules::MetricNames>) reject(row, h, valid);
+    return {};
+  }
+  if (PyUnicode_Check(h.ptr())) reject(row, h, valid + ", e.g. [" + repr_of(h) + "]");
+  const bool iterable = PyIter_Check(h.ptr()) || nb::hasattr(h, "__iter__");
+  if (!iterable || PyBytes_Check(h.ptr()) || PyByteArray_Check(h.ptr()) || PyDict_Check(h.ptr()) ||
+      nb::hasattr(h, "keys"))
+    reject(row, h, valid);
   std::vector<std::string> out;
-  for (nb::handle item : items) {
+  for (nb::handle item : h) {
     if (!PyUnicode_Check(item.ptr())) reject(row, item, valid);
     out.push_back(nb::cast<std::string>(item.attr("strip")()));
   }

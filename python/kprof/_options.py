@@ -57,14 +57,15 @@ class Settings:
         # The front end writes the CSV files itself, one set per call named after the function.
         self.output_csv: bool = options.output_csv
         options.output_csv = False
-        # The default folder is made last, so that a rejected option leaves nothing behind; the
-        # folder of a given prefix that CSV files go to is made now too, so that one that
-        # cannot be is said before any GPU work.
+        # The folder of a given prefix that CSV files go to is made now, so that one that cannot
+        # be is said before any GPU work. The default, a fresh temporary folder, is made when a
+        # file first goes there (output_prefix): a function that writes nothing leaves no empty
+        # folder behind.
         #: Whether the user chose the prefix: partial results of a failed call are saved there.
         self.prefix_given: bool = bool(options.output_prefix)
-        if not options.output_prefix or self.output_csv:
+        if self.prefix_given and self.output_csv:
             options.output_prefix = _core.make_output_prefix(options)
-        self.output_prefix: str = options.output_prefix
+        self._prefix: str = options.output_prefix
         #: The user's function; each call passes the call's parameter values to it (for_call).
         self.derive_metric: Callable[..., Any] | None = options.derive_metric
         self.verbosity = VerbosityLevel(options.verbosity)
@@ -76,6 +77,14 @@ class Settings:
         #: The metrics, sets replaced by their members (derive_metric takes one value each).
         self.metrics: list[str] = options.measured_metrics
         self.options = options
+
+    @property
+    def output_prefix(self) -> str:
+        """The prefix files are written with: the user's, or a fresh temporary folder made now,
+        at its first use, and kept for every later call."""
+        if not self._prefix:
+            self._prefix = _core.make_output_prefix(self.options)
+        return self._prefix
 
     def core_options(
         self,

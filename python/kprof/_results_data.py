@@ -20,7 +20,9 @@ from typing import Any, NamedTuple, TypeVar
 import numpy as np
 import pandas as pd
 
+from kprof import _arguments
 from kprof._native import core as _core
+from kprof.errors import OutputExistsError
 
 __all__ = ["ResultsData"]
 
@@ -448,26 +450,39 @@ class ResultsData:
             kprof.errors.OptionError: ``time_unit`` is none of those.
             kprof.errors.FormatError: The results are normalized, or hold no durations.
         """
-        return str(self._core.to_google_benchmark_json(time_unit))
+        unit = _arguments.text("ProfileResults.to_google_benchmark_json", "time_unit", time_unit)
+        return str(self._core.to_google_benchmark_json(unit))
 
-    def to_trace(self, path: str | os.PathLike[str] | None = None) -> str:
+    def to_trace(self, path: str | os.PathLike[str] | None = None, overwrite: bool = False) -> str:
         """The kernels as a Chrome trace, which ui.perfetto.dev and chrome://tracing open: a
         slice per kernel at its GPU time on a track per stream, the annotations around them
         (nested ones nest), the configs and runs; times in microseconds from the first kernel.
         Written whole to ``path`` when given (then the path is returned), else returned as
-        text. ``kprof export FILE --trace OUT.json`` writes the same.
+        text. An existing file is replaced only with ``overwrite=True``. ``kprof export FILE
+        --trace OUT.json`` writes the same.
 
         Raises:
             kprof.errors.FormatError: The kernels carry no GPU timestamps (counters from the
                 range profiler, or results saved before kprof kept them).
+            kprof.errors.OutputExistsError: ``path`` exists and ``overwrite`` is not True.
         """
         if path is None:
             return str(self._core.to_chrome_trace_json())
-        self._core.write_chrome_trace(os.fspath(path))
-        return os.fspath(path)
+        path = _arguments.path("ProfileResults.to_trace", "path", path)
+        overwrite = _arguments.flag("overwrite", overwrite)
+        if os.path.exists(path) and not overwrite:
+            raise OutputExistsError(f"{path} exists; pass overwrite=True to replace it")
+        self._core.write_chrome_trace(path)
+        return path
 
     @classmethod
     def from_json(cls: type[_R], text: str) -> _R:
+        """Results from the JSON document :meth:`to_json` gives (or a saved file's text).
+
+        Raises:
+            kprof.errors.FormatError: ``text`` is not a kprof results document.
+        """
+        text = _arguments.text("ProfileResults.from_json", "text", text)
         return cls(_core.Results.from_json(text))
 
     def write_csv(self, prefix: str | os.PathLike[str], tag: str) -> list[str]:
@@ -475,7 +490,8 @@ class ResultsData:
         and ``<prefix>processed_data-<tag>.csv`` (aggregated), plus kprof's
         ``<prefix>records-<tag>.csv`` (raw records) and ``<prefix>session-<tag>.csv``. A
         missing folder in ``prefix`` is created. Returns the paths written."""
-        prefix = os.fspath(prefix)
+        prefix = _arguments.path("ProfileResults.write_csv", "prefix", prefix)
+        tag = _arguments.text("ProfileResults.write_csv", "tag", tag)
         folder = os.path.dirname(prefix)
         if folder:
             os.makedirs(folder, exist_ok=True)
@@ -484,7 +500,9 @@ class ResultsData:
     @classmethod
     def read_csv(cls: type[_R], prefix: str | os.PathLike[str], tag: str) -> _R:
         """Reads the files written by :meth:`write_csv` back."""
-        return cls(_core.Results.read_csv(os.fspath(prefix), tag))
+        prefix = _arguments.path("ProfileResults.read_csv", "prefix", prefix)
+        tag = _arguments.text("ProfileResults.read_csv", "tag", tag)
+        return cls(_core.Results.read_csv(prefix, tag))
 
 
 def _belongs(value: tuple[str, str, int, int, str, Any], annotation: str, config: int) -> bool:

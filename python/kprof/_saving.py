@@ -7,31 +7,51 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from kprof import _parquet
+from kprof import _arguments, _parquet
 from kprof._native import core as _core
 from kprof._results_data import ResultsData
-from kprof.errors import OutputExistsError
+from kprof.errors import KprofError, OptionError, OutputExistsError
 
-__all__ = ["save", "read"]
+__all__ = ["save", "read", "SUFFIXES"]
+
+#: The endings save() knows; anything else is refused rather than written as JSON under a name
+#: that says otherwise.
+SUFFIXES = (".json", *_parquet.SUFFIXES)
+
+
+def _checked(function: str, path: Any) -> str:
+    path = _arguments.path(function, "path", path)
+    if not path.lower().endswith(SUFFIXES):
+        raise OptionError(
+            "path",
+            repr(path),
+            "a file name ending in " + ", ".join(SUFFIXES[:-1]) + " or " + SUFFIXES[-1],
+        )
+    return path
 
 
 def save(results: ResultsData, path: str | os.PathLike[str], overwrite: bool = False) -> str:
     """Writes ``results`` to ``path`` (see :meth:`kprof.ProfileResults.save`); returns the path
     written."""
+    path = _checked("ProfileResults.save", path)
+    overwrite = _arguments.flag("overwrite", overwrite)
     if _parquet.is_parquet(path):
         return _parquet.write(results, path, overwrite)
-    path = os.fspath(path)
     if os.path.exists(path) and not overwrite:
         raise OutputExistsError(f"{path} exists; pass overwrite=True to replace it")
     parent = os.path.dirname(path)
-    if parent:
-        os.makedirs(parent, exist_ok=True)
+    try:
+        if parent:
+            os.makedirs(parent, exist_ok=True)
+    except OSError as e:  # said as the core says a file it cannot write
+        raise KprofError(f"cannot write {path}: {e.strerror or e}") from None
     results.core.write_json(path)
     return path
 
 
 def read(path: str | os.PathLike[str]) -> Any:
     """The ``kprof._core.Results`` saved in ``path`` (see :func:`kprof.load`)."""
+    path = _arguments.path("kprof.load", "path", path)
     if _parquet.is_parquet(path):
         return _core.Results.from_json(_parquet.read_json(path))
-    return _core.Results.read_json(os.fspath(path))
+    return _core.Results.read_json(path)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import inspect
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Literal
@@ -264,6 +265,29 @@ class _KernelProfiler:
         return results
 
 
+def _check_benchmark(func: Any) -> None:
+    """A TypeError, when the decorator is built, for what cannot be a benchmark function: its
+    call must run the GPU work inside kprof.annotate regions, which a call of these does not."""
+    if not callable(func):
+        raise TypeError(
+            f"kprof.analyze.kernel decorates a function, not {type(func).__name__} ({func!r:.60})"
+        )
+    name = getattr(func, "__qualname__", None) or repr(func)
+    why = None
+    if inspect.iscoroutinefunction(func) or inspect.isasyncgenfunction(func):
+        why = "an async function: calling it only makes a coroutine, which runs no work"
+    elif inspect.isgeneratorfunction(func):
+        why = "a generator function: calling it runs nothing until the generator is iterated"
+    elif inspect.isbuiltin(func):
+        why = "a built-in function, which cannot open the kprof.annotate regions kprof measures"
+    if why is not None:
+        raise TypeError(
+            f"kprof.analyze.kernel decorates a plain function whose call runs the GPU work; {name}"
+            f" is {why}. Decorate a function that does the work inside kprof.annotate, e.g. "
+            "def bench(n): with kprof.annotate('step'): ..."
+        )
+
+
 def kernel(
     _func: Callable[..., Any] | None = None,
     *,
@@ -433,8 +457,10 @@ def kernel(
             must launch one kernel per run and several raise ``MeasurementError``.
             ``Kernel`` then reads ``"k1|k2"``.
         output_prefix: Prefix of the files written with ``output_csv`` (a folder ending in
-            ``/``, optionally followed by a file-name prefix). By default a fresh folder
-            ``kprof_*`` in the temporary directory, made when the decorator is built.
+            ``/``, optionally followed by a file-name prefix; ``""`` is the current folder, as
+            in nsight-python). By default a fresh folder ``kprof_*`` in the temporary
+            directory, made when the first file is written: a function that writes no file
+            (no ``output_csv``, no failed call with ``output_csv``) leaves none behind.
         output_csv: Write nsight-python's CSV files after every call:
             ``<prefix>profiled_data-<func>-<n>.csv`` (per run),
             ``<prefix>processed_data-<func>-<n>.csv`` (aggregated), and kprof's
@@ -524,10 +550,7 @@ def kernel(
         _core.prepare_profile(settings.options)
 
     def decorator(func: Callable[..., Any]) -> Callable[..., ProfileResults]:
-        if not callable(func):
-            raise TypeError(
-                f"kprof.analyze.kernel decorates a function, not {type(func).__name__} ({func!r})"
-            )
+        _check_benchmark(func)
         profiler = _KernelProfiler(func, settings, configs, devices)
 
         @functools.wraps(func)

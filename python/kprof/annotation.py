@@ -9,17 +9,11 @@ from collections.abc import Callable
 from types import TracebackType
 from typing import Any, TypeVar
 
+from kprof import _arguments
 from kprof._native import core as _core
-from kprof.errors import AnnotationError, KprofError, OptionError
+from kprof.errors import AnnotationError, KprofError
 
 __all__ = ["annotate"]
-
-
-def _bool_option(option: str, value: Any) -> bool:
-    """``value`` when it is a bool (numpy's too), else OptionError: "maybe" is no bool."""
-    if type(value).__name__ in ("bool", "bool_"):
-        return bool(value)
-    raise OptionError(option, repr(value), "True or False")
 
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -57,8 +51,9 @@ class annotate:  # lower case: nsight-python's name
     unprofiled at no cost.
 
     Args:
-        name: The region's name; the ``Annotation`` column of the results. Must not be empty
-            and must not contain ``/``, which joins nested names.
+        name: The region's name; the ``Annotation`` column of the results: 1 to 256 bytes
+            of printable text (no NUL, newline or other control character), not only blanks,
+            without ``/``, which joins nested names. Checked inside and outside a profile.
         ignore_failures: When True, an exception raised inside the region is swallowed: a
             ``RuntimeWarning`` names the annotation and the exception, this run's values of
             the region become NaN (and are left out of ``NumRuns`` and every statistic), and
@@ -68,8 +63,10 @@ class annotate:  # lower case: nsight-python's name
             ``KeyboardInterrupt`` always stops the profile.
 
     Raises:
+        TypeError: ``name`` is not a str, or what the decorator is given is not callable.
         kprof.errors.AnnotationError: For an invalid name, a path opened twice in one run, or
-            regions closed out of order.
+            regions closed out of order (outside a profile too); and, when a profile begins,
+            for an annotation still open on its thread.
 
     Example, as a decorator::
 
@@ -84,11 +81,9 @@ class annotate:  # lower case: nsight-python's name
 
     def __init__(self, name: str, ignore_failures: bool = False) -> None:
         if type(name) is not str and not isinstance(name, str):
-            raise AnnotationError(
-                f"an annotation name must be a str, not {type(name).__name__} ({name!r})"
-            )
+            raise _arguments.type_error("kprof.annotate", "name", "a str", name)
         if ignore_failures is not False and ignore_failures is not True:
-            ignore_failures = _bool_option("ignore_failures", ignore_failures)
+            ignore_failures = _arguments.flag("ignore_failures", ignore_failures)
         self.name = name
         self.ignore_failures = ignore_failures
 
@@ -133,6 +128,11 @@ class annotate:  # lower case: nsight-python's name
         return AnnotationError(f"annotation '{self.name}' was closed without being opened")
 
     def __call__(self, func: F) -> F:
+        if not callable(func):
+            raise TypeError(
+                f"{self!r} decorates a function, not {type(func).__name__} ({func!r:.60})"
+            )
+
         @functools.wraps(func)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             with self:

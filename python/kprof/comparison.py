@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import os
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Union
 
 import numpy as np
 import pandas as pd
 
+from kprof import _arguments
 from kprof._native import core as _core
-from kprof.results import ProfileResults
+from kprof.results import ProfileResults, load
 
 __all__ = ["compare", "CompareWarning"]
 
@@ -33,15 +34,15 @@ class CompareWarning(UserWarning):
     cache or clock control, replay mode, or rows whose units or normalization differ."""
 
 
-def _core_results(results: Any) -> Any:
+def _core_results(argument: str, results: Any) -> Any:
     if isinstance(results, ProfileResults):
         return results.core
     if isinstance(results, (str, os.PathLike)):
-        return _core.Results.read_json(os.fspath(results))
+        return load(results).core  # JSON or Parquet, as kprof.load reads them
     if isinstance(results, _core.Results):
         return results
-    raise TypeError(
-        f"expected a path to a saved result or a ProfileResults, got {type(results).__name__}"
+    raise _arguments.type_error(
+        "kprof.compare", argument, "a ProfileResults or the path of a saved result", results
     )
 
 
@@ -49,8 +50,14 @@ def _metrics(metric: str | Sequence[str] | None) -> list[str]:
     if metric is None:
         return []
     if isinstance(metric, str):
-        return [metric]
-    return list(metric)
+        return [_arguments.text("kprof.compare", "metric", metric)]
+    if isinstance(metric, Iterable) and not isinstance(metric, (bytes, Mapping)):
+        names = list(metric)
+        if all(isinstance(m, str) for m in names):
+            return names
+    raise _arguments.type_error(
+        "kprof.compare", "metric", "None, a metric name (str) or a list of them", metric
+    )
 
 
 def _config_values(results: Any, configs: Sequence[dict[str, Any]], indices: Sequence[int]):
@@ -153,11 +160,15 @@ def compare(
         cache or clock control; rows whose units or normalization differ, left out).
 
     Raises:
+        TypeError: ``base`` or ``new`` is neither results nor a path, ``threshold`` or
+            ``alpha`` not a number, or ``metric`` not a name or a list of names.
         kprof.errors.OptionError: ``threshold``, ``alpha`` or ``metric`` is not valid.
         kprof.errors.FormatError: a file cannot be read.
     """
-    base_core, new_core = _core_results(base), _core_results(new)
-    result = _core.compare(base_core, new_core, float(threshold), float(alpha), _metrics(metric))
+    base_core, new_core = _core_results("base", base), _core_results("new", new)
+    threshold = _arguments.number("kprof.compare", "threshold", threshold)
+    alpha = _arguments.number("kprof.compare", "alpha", alpha)
+    result = _core.compare(base_core, new_core, threshold, alpha, _metrics(metric))
     for message in result.warnings:
         warnings.warn(message, CompareWarning, stacklevel=2)
     rows = result.rows_columns()

@@ -15,7 +15,7 @@ import time
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from kprof import _files
+from kprof import _arguments, _files
 from kprof._native import core as _core
 from kprof.errors import FormatError, KprofError, OptionError
 from kprof.ranks import rank_info
@@ -28,16 +28,25 @@ __all__ = ["merge", "gather"]
 _Payload = str
 
 
+_PARTS = "a list of ProfileResults or paths of files saved by ProfileResults.save"
+
+
 def _as_results(part: Any) -> ProfileResults:
     if isinstance(part, ProfileResults):
         return part
     if isinstance(part, (str, os.PathLike)):
         return load(part)
-    raise OptionError(
-        "results",
-        f"a {type(part).__name__}",
-        "ProfileResults, or paths of files saved by ProfileResults.save",
-    )
+    raise _arguments.type_error("kprof.merge", "each of parts", _PARTS[len("a list of ") :], part)
+
+
+def _parts(parts: Any) -> list[ProfileResults]:
+    """The parts of a merge; a single path or result is refused rather than iterated (a path's
+    characters are no files)."""
+    if isinstance(parts, (str, bytes, os.PathLike, ProfileResults)) or not isinstance(
+        parts, Iterable
+    ):
+        raise _arguments.type_error("kprof.merge", "parts", _PARTS, parts)
+    return [_as_results(p) for p in parts]
 
 
 def _offset_info(results: ProfileResults, offset: int) -> dict[tuple[str, int, int, str], Any]:
@@ -70,10 +79,14 @@ def merge(
             ``Geomean`` is computed again over the whole sweep.
 
     Raises:
+        TypeError: ``parts`` is not a list (a single path or result among them), or one of
+            them is neither a :class:`ProfileResults` nor a path.
+        kprof.errors.OptionError: ``shares`` is not a bool.
         kprof.errors.FormatError: The parts come from sweeps of different parameters, none is
             given, or a file cannot be read.
     """
-    results = [_as_results(p) for p in parts]
+    shares = _arguments.flag("shares", shares)
+    results = _parts(parts)
     if not results:
         raise FormatError("merge: no results to merge")
     core = (_core.merge_shares if shares else _core.merge)([r.core for r in results])
@@ -190,10 +203,19 @@ def gather(
         timeout_s: How long rank 0 waits for the other ranks' files.
 
     Raises:
-        kprof.errors.OptionError: Several ranks, no torch.distributed or mpi4py, and no
-            ``folder``.
+        TypeError: ``results`` is not a :class:`ProfileResults`, ``folder`` not a path or
+            ``timeout_s`` not a number.
+        kprof.errors.OptionError: ``timeout_s`` is negative; or several ranks, no
+            torch.distributed or mpi4py, and no ``folder``.
         kprof.errors.KprofError: A rank's file did not come within ``timeout_s``.
     """
+    if not isinstance(results, ProfileResults):
+        raise _arguments.type_error("kprof.gather", "results", "a ProfileResults", results)
+    if folder is not None:
+        folder = _arguments.path("kprof.gather", "folder", folder)
+    timeout_s = _arguments.number(
+        "kprof.gather", "timeout_s", timeout_s, minimum=0, valid="a number of seconds >= 0"
+    )
     payload = results.to_json()
     gathered: Sequence[_Payload] | None
     dist = _torch_group()
@@ -216,7 +238,7 @@ def gather(
     elif comm is not None:
         gathered = comm.gather(payload, root=0)
     elif folder is not None:
-        gathered = _gather_files(payload, rank, world, os.fspath(folder), timeout_s)
+        gathered = _gather_files(payload, rank, world, folder, timeout_s)
     else:
         raise OptionError(
             "folder",

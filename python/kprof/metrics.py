@@ -26,6 +26,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from kprof import _arguments
 from kprof._native import core as _core
 from kprof.errors import NoGpuError
 
@@ -132,15 +133,16 @@ class Catalog:
 
     def is_base(self, name: str) -> bool:
         """Whether ``name`` is a base metric (which needs a suffix to be collected)."""
-        return bool(self._native.is_base(name))
+        return bool(self._native.is_base(_arguments.text("Catalog.is_base", "name", name)))
 
     def search(self, pattern: str) -> list[str]:
         """Collectable names matching ``pattern``, sorted. Case is ignored; a pattern with
         ``*`` or ``?`` must match the whole name, any other may match any part of it."""
-        return list(self._native.search(pattern))
+        return list(self._native.search(_arguments.text("Catalog.search", "pattern", pattern)))
 
     def search_base(self, pattern: str) -> list[str]:
         """Base metrics matching ``pattern`` (same rules as :meth:`search`)."""
+        pattern = _arguments.text("Catalog.search_base", "pattern", pattern)
         return list(self._native.search_base(pattern))
 
     def describe(self, name: str, *, passes: bool = True) -> MetricInfo:
@@ -148,7 +150,8 @@ class Catalog:
         metric. Raises :class:`kprof.errors.OptionError` naming the closest valid names.
         ``passes=False`` leaves ``passes`` at ``None`` and saves the CUPTI configuration a pass
         count costs (a few ms), for describing many names."""
-        return MetricInfo(**self._native.describe(name, passes))
+        name = _arguments.text("Catalog.describe", "name", name)
+        return MetricInfo(**self._native.describe(name, _arguments.flag("passes", passes)))
 
     def passes(self, names: str | Iterable[str]) -> int:
         """Passes the range profiler needs to collect ``names`` together (``"set:NAME"``
@@ -157,6 +160,8 @@ class Catalog:
 
     def closest(self, name: str, n: int = 5) -> list[str]:
         """Up to ``n`` valid names closest to ``name``; empty when nothing is near."""
+        name = _arguments.text("Catalog.closest", "name", name)
+        n = _arguments.integer("Catalog.closest", "n", n, minimum=0, valid="a count >= 0")
         return list(self._native.closest(name, n))
 
     def __repr__(self) -> str:

@@ -60,8 +60,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--kprof-fail-on",
         metavar="PCT",
         default=_DEFAULT_FAIL_ON,
+        # argparse formats help texts with %: the percent sign of the default is written %%.
         help="the smallest significant slowdown of a mean, in percent, that fails "
-        f"--kprof-compare (default {_DEFAULT_FAIL_ON})",
+        f"--kprof-compare (default {_DEFAULT_FAIL_ON.replace('%', '%%')})",
     )
 
 
@@ -103,22 +104,64 @@ class _Session:
     kept: list[_Kept] = field(default_factory=list)
     lines: list[str] = field(default_factory=list)
     slowdowns: int = 0
+    #: Saves and comparisons that could not be made: each fails the session, with its line.
+    failures: int = 0
+    #: The saved results under --kprof-compare, read when the session starts, by file stem.
+    baselines: dict[str, Any] = field(default_factory=dict)
 
     @property
     def active(self) -> bool:
         return bool(self.kept) and (self.save is not None or self.compare is not None)
 
 
+def _save_folder(text: str) -> Path:
+    """The folder of --kprof-save, made and written to once now: a folder that cannot take the
+    files ends the session before its tests run, not after."""
+    folder = Path(text)
+    if folder.exists() and not folder.is_dir():
+        raise pytest.UsageError(f"--kprof-save={text!r} is a file; valid: a folder")
+    probe = folder / f".kprof-save-check-{os.getpid()}"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        probe.write_bytes(b"kprof")
+        probe.unlink()
+    except OSError as e:
+        raise pytest.UsageError(
+            f"--kprof-save={text!r}: kprof cannot write there ({e.strerror or e}); valid: a "
+            "folder this process can write to"
+        ) from None
+    return folder
+
+
+def _baselines(text: str) -> tuple[Path, dict[str, Any]]:
+    """The folder of --kprof-compare and every result saved in it, read now: a baseline that
+    cannot be read ends the session before its tests run."""
+    folder = Path(text)
+    if not folder.is_dir():
+        raise pytest.UsageError(f"--kprof-compare={text!r}: no such folder of saved results")
+    from kprof.errors import KprofError
+    from kprof.results import load
+
+    baselines = {}
+    for path in sorted(folder.glob("*.json")):
+        try:
+            baselines[path.stem] = load(path)
+        except (KprofError, OSError) as e:
+            raise pytest.UsageError(
+                f"--kprof-compare={text!r}: {path.name} cannot be read as kprof results: {e}"
+            ) from None
+    return folder, baselines
+
+
 def pytest_configure(config: pytest.Config) -> None:
     save = config.getoption("--kprof-save", default=None)
     compare = config.getoption("--kprof-compare", default=None)
     fail_on = _fail_on(config.getoption("--kprof-fail-on", default=_DEFAULT_FAIL_ON))
-    if compare is not None and not Path(compare).is_dir():
-        raise pytest.UsageError(f"--kprof-compare={compare!r}: no such folder of saved results")
+    folder, baselines = _baselines(compare) if compare is not None else (None, {})
     # An attribute rather than config.stash: pytest before 7 has no stash, and the plugin loads
     # into every session of a Python where kprof is installed.
     config._kprof_session = _Session(  # type: ignore[attr-defined]
-        Path(save) if save else None, Path(compare) if compare else None, fail_on
+        _save_folder(save) if save else None, folder, fail_on, baselines=baselines
     )
 
 
@@ -174,12 +217,12 @@ def _compare(session: _Session, kept: _Kept) -> None:
     from kprof.comparison import compare
 
     base = session.compare / f"{kept.stem}.json"
-    if not base.is_file():
+    if kept.stem not in session.baselines:
         session.lines.append(f"{kept.nodeid}: no saved result to compare with ({base})")
         return
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the table says what differs
-        df = compare(base, kept.results, threshold=session.fail_on)
+        df = compare(session.baselines[kept.stem], kept.results, threshold=session.fail_on)
     slower = int((df["Verdict"] == "slower").sum())
     session.slowdowns += slower
     verdict = f"{slower} row(s) slower by {session.fail_on:g}% or more" if slower else "no slowdown"
@@ -188,17 +231,34 @@ def _compare(session: _Session, kept: _Kept) -> None:
         session.lines.extend("    " + line for line in df.attrs["table"].splitlines())
 
 
+def _failed(state: _Session, kept: _Kept, what: str, error: Exception) -> None:
+    """A save or comparison that could not be made: one line, and the session fails."""
+    state.failures += 1
+    state.lines.append(f"{kept.nodeid}: could not {what}: {type(error).__name__}: {error}")
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     state = _state(session.config)
     if state is None or not state.active:
         return
+    from kprof.errors import KprofError
+
+    # Whatever a comparison or a save meets (an incomparable result, a full disk) is said on one
+    # line of the summary: an exception here would be pytest's internal error, after every test.
     for kept in state.kept:
         if state.compare is not None:
-            _compare(state, kept)
+            try:
+                _compare(state, kept)
+            except (KprofError, OSError, ValueError) as e:
+                _failed(state, kept, "compare", e)
         if state.save is not None:
-            path = kept.results.save(os.fspath(state.save / f"{kept.stem}.json"), overwrite=True)
-            state.lines.append(f"{kept.nodeid}: saved {path}")
-    if state.slowdowns and session.exitstatus == pytest.ExitCode.OK:
+            try:
+                path = kept.results.save(state.save / f"{kept.stem}.json", overwrite=True)
+            except (KprofError, OSError) as e:
+                _failed(state, kept, "save", e)
+            else:
+                state.lines.append(f"{kept.nodeid}: saved {path}")
+    if (state.slowdowns or state.failures) and session.exitstatus == pytest.ExitCode.OK:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
@@ -213,5 +273,11 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         terminalreporter.write_line(
             f"kprof: {state.slowdowns} row(s) slower than the saved results by "
             f"{state.fail_on:g}% or more (--kprof-fail-on): the session fails",
+            red=True,
+        )
+    if state.failures:
+        terminalreporter.write_line(
+            f"kprof: {state.failures} save(s) or comparison(s) could not be made: the session "
+            "fails",
             red=True,
         )

@@ -103,12 +103,21 @@ class ProfileResults(ResultsData):
         sees half a file, and a failed write leaves any existing file as it was.
 
         Args:
-            path: The file to write. Missing parent folders are created.
-            overwrite: Replace an existing file. Without it an existing file raises
-                :class:`kprof.errors.OutputExistsError` (a ``FileExistsError``).
+            path: The file to write, ending in ``.json``, ``.parquet`` or ``.pq``. Missing
+                parent folders are created.
+            overwrite: Replace an existing file (True or False). Without it an existing file
+                raises :class:`kprof.errors.OutputExistsError` (a ``FileExistsError``).
 
         Returns:
             The path written.
+
+        Raises:
+            TypeError: ``path`` is not a str or ``os.PathLike``.
+            kprof.errors.OptionError: ``path`` has another ending or a NUL, or ``overwrite``
+                is not a bool.
+            kprof.errors.OutputExistsError: ``path`` exists and ``overwrite`` is not True.
+            kprof.errors.KprofError: The file cannot be written (the message names it and
+                says why: no such folder, no permission, no space left).
         """
         return _saving.save(self, path, overwrite)
 
@@ -122,6 +131,8 @@ def load(path: str | os.PathLike[str]) -> ProfileResults:
     the same way (it needs pyarrow).
 
     Raises:
-        kprof.errors.FormatError: The file is missing, malformed, or of an unknown version.
+        TypeError: ``path`` is not a str or ``os.PathLike``.
+        kprof.errors.FormatError: The file is missing, malformed, of an unknown version, or
+            inconsistent (a sample of a config the sweep lacks, a negative duration).
     """
     return ProfileResults(_saving.read(path))

@@ -12,8 +12,10 @@ AnnotationHandle open_annotation(const std::string& name) {
 }
 
 void close_annotation(AnnotationHandle handle, bool failed) {
+  auto& tracker = detail::RegionTracker::instance();
+  tracker.check_closes(handle);  // out of order: refused before its NVTX range ends too
   detail::nvtx_pop();
-  detail::RegionTracker::instance().close(handle, failed);
+  tracker.close(handle, failed);
 }
 
 Annotation::Annotation(const std::string& name) : id_(open_annotation(name)) {}

@@ -375,6 +375,24 @@ std::vector<Sample> make_samples(const std::vector<Record>& records, const Optio
   return samples;
 }
 
+bool check_derive(std::span<const Record> records, const Options& options) {
+  if (!options.derive || records.empty()) return false;
+  Options measured = options;
+  measured.derive = nullptr;
+  const std::vector<Sample> samples =
+      make_samples(std::vector<Record>(records.begin(), records.end()), measured);
+  const auto regions = group_by(samples, [](const Sample& s) {
+    return std::tuple(s.config, s.run, s.annotation, s.kernel_index);
+  });
+  for (const auto& region : regions) {
+    const std::vector<double> inputs = derive_inputs(region, options.metrics);
+    if (std::any_of(inputs.begin(), inputs.end(), [](double v) { return std::isnan(v); })) continue;
+    options.derive(inputs, region.front()->config);
+    return true;
+  }
+  return false;
+}
+
 std::vector<Row> make_rows(const std::vector<Sample>& samples, const Options& options) {
   std::vector<Row> rows;
   const auto groups = group_by(samples, [](const Sample& s) {

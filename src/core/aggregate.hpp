@@ -28,6 +28,12 @@ std::vector<Record> value_records(std::span<const Record> records);
 // kernels in a run and options neither combine them nor keep them apart.
 void require_one_kernel_per_region(std::span<const Record> records, const Options& options);
 
+// Calls options.derive on the first region of `records` whose metrics all have values, so that
+// a derive function that cannot work on them (an exception, a value it may not return) stops
+// the sweep at the first values measured, not after the last run. Returns whether it was
+// called (false: no derive function, or no region with values yet); throws what derive throws.
+bool check_derive(std::span<const Record> records, const Options& options);
+
 // Statistics per (annotation, config, metric[, kernel_index]), then normalization against
 // options.normalize_against (AnnotationError naming the config that has no baseline), then the
 // geomean per (annotation, metric[, kernel_index]).

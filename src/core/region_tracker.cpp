@@ -1,15 +1,20 @@
 #include "core/region_tracker.hpp"
 
 #include <algorithm>
+#include <cstddef>
 #include <exception>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "kprof/errors.hpp"
 
 namespace kprof::detail {
 namespace {
 
-// One entry per open annotation of this thread. Outside a profile the ids are kNoRegion, but
-// the names are kept so that nesting stays checked and paths stay right.
+// One entry per open annotation of this thread. Outside a profile the ids are handles that
+// name no region (is_region is false), but the names are kept so that nesting stays checked
+// and paths stay right.
 struct OpenRegion {
   RegionId id;
   std::string name;
@@ -17,6 +22,14 @@ struct OpenRegion {
 
 thread_local std::vector<OpenRegion> t_stack;
 thread_local bool t_is_profiling_thread = false;
+// Annotations outside a profile are no regions, but each gets a handle of its own so that
+// closing them out of order is refused there as it is inside one. The top bit tells these
+// handles from region ids, which count up from 1.
+constexpr RegionId kOutsideBit = RegionId{1} << 31;
+thread_local RegionId t_outside_opened = 0;
+
+bool is_region(RegionId id) { return id != kNoRegion && (id & kOutsideBit) == 0; }
+RegionId region_or_none(RegionId id) { return is_region(id) ? id : kNoRegion; }
 
 std::string path_of(const std::vector<OpenRegion>& stack, std::string_view name) {
   std::string path;
@@ -24,11 +37,45 @@ std::string path_of(const std::vector<OpenRegion>& stack, std::string_view name)
   return path + std::string(name);
 }
 
+// A name is a column of every results table and a range on Nsight Systems' timeline: one
+// longer than this is a generated string by mistake, not a name to read.
+constexpr std::size_t kMaxNameBytes = 256;
+
+bool is_control(char c) {
+  const auto byte = static_cast<unsigned char>(c);
+  return byte < 0x20 || byte == 0x7f;
+}
+
+// The name as a message quotes it: control characters escaped, at most 60 characters.
+std::string quoted(std::string_view name) {
+  constexpr std::size_t kShown = 60;
+  std::string out = "'";
+  for (const char c : name.substr(0, kShown)) {
+    if (!is_control(c)) {
+      out += c;
+      continue;
+    }
+    constexpr char kHex[] = "0123456789abcdef";
+    const auto byte = static_cast<unsigned char>(c);
+    out += c == '\n' ? std::string("\\n") : std::string("\\x") + kHex[byte >> 4] + kHex[byte & 15];
+  }
+  return out + (name.size() > kShown ? "...'" : "'");
+}
+
 void check_name(std::string_view name) {
+  const auto refuse = [&](const std::string& why) {
+    throw AnnotationError("annotation name " + quoted(name) + " " + why +
+                          "; valid: 1 to 256 bytes of printable text, not only blanks, without "
+                          "'/'");
+  };
   if (name.empty()) throw AnnotationError("an annotation name cannot be empty");
+  if (name.size() > kMaxNameBytes) refuse("is " + std::to_string(name.size()) + " bytes long");
+  if (std::any_of(name.begin(), name.end(), is_control))
+    refuse("contains a control character (a NUL, newline or tab)");
+  if (name.find_first_not_of(' ') == std::string_view::npos) refuse("is only blanks");
   if (name.find('/') != std::string_view::npos)
-    throw AnnotationError("annotation name '" + std::string(name) +
-                          "' contains '/', which kprof uses to join nested annotations");
+    throw AnnotationError("annotation name " + quoted(name) +
+                          " contains '/', which kprof uses to join nested annotations");
 }
 
 }  // namespace
@@ -40,7 +87,7 @@ RegionTracker& RegionTracker::instance() {
 
 RegionId RegionTracker::open(std::string_view name) {
   check_name(name);
-  RegionId id = kNoRegion;
+  RegionId id = kOutsideBit | (++t_outside_opened & ~kOutsideBit);
   if (profiling()) {
     const std::string path = path_of(t_stack, name);
     auto check_unique = [&] {
@@ -73,25 +120,29 @@ RegionId RegionTracker::open(std::string_view name) {
     if (t_is_profiling_thread && range_hooks_.opened) {
       // Annotations opened before the profile began are not regions: they do not count.
       const auto outer = std::count_if(t_stack.begin(), t_stack.end(),
-                                       [](const OpenRegion& r) { return r.id != kNoRegion; });
+                                       [](const OpenRegion& r) { return is_region(r.id); });
       range_hooks_.opened(id, path, static_cast<std::size_t>(outer) + 1);
     }
     std::lock_guard lock(mutex_);
-    RegionId parent = t_stack.empty() ? kNoRegion : t_stack.back().id;
+    RegionId parent = t_stack.empty() ? kNoRegion : region_or_none(t_stack.back().id);
     runs_.push_back({id, parent, path, config_, run_, false, false});
   }
   t_stack.push_back({id, std::string(name)});
-  if (t_is_profiling_thread) published_top_.store(id, std::memory_order_release);
+  if (t_is_profiling_thread) published_top_.store(region_or_none(id), std::memory_order_release);
   return id;
 }
 
-void RegionTracker::close(RegionId id, bool failed) {
+void RegionTracker::check_closes(RegionId id) const {
   if (t_stack.empty() || t_stack.back().id != id)
     throw AnnotationError("annotations must close in the reverse order they opened");
+}
+
+void RegionTracker::close(RegionId id, bool failed) {
+  check_closes(id);
   t_stack.pop_back();
   // The region is closed whatever the hook does: a failed pop fails the run, not the nesting.
   std::exception_ptr hook_error;
-  if (id != kNoRegion && t_is_profiling_thread && range_hooks_.closing) {
+  if (is_region(id) && t_is_profiling_thread && range_hooks_.closing) {
     try {
       range_hooks_.closing(id);
     } catch (...) {
@@ -99,9 +150,9 @@ void RegionTracker::close(RegionId id, bool failed) {
     }
   }
   if (t_is_profiling_thread)
-    published_top_.store(t_stack.empty() ? kNoRegion : t_stack.back().id,
+    published_top_.store(t_stack.empty() ? kNoRegion : region_or_none(t_stack.back().id),
                          std::memory_order_release);
-  if (id == kNoRegion) return;
+  if (!is_region(id)) return;
   {
     std::lock_guard lock(mutex_);
     for (auto& r : runs_)
@@ -115,11 +166,20 @@ void RegionTracker::close(RegionId id, bool failed) {
 
 RegionId RegionTracker::attribute_launch() const noexcept {
   if (!profiling()) return kNoRegion;
-  if (!t_stack.empty()) return t_stack.back().id;
+  if (!t_stack.empty()) return region_or_none(t_stack.back().id);
   return published_top_.load(std::memory_order_acquire);
 }
 
 void RegionTracker::check_no_profile() const {
+  // An annotation left open would prefix the path of every region inside it, and is no region
+  // itself: said before the profile rather than found in its results.
+  if (!t_stack.empty() && !profiling()) {
+    const std::vector<OpenRegion> outer(t_stack.begin(), t_stack.end() - 1);
+    throw AnnotationError("annotation '" + path_of(outer, t_stack.back().name) +
+                          "' is still open on this thread as the profile begins; close it "
+                          "first: annotations outside a profile are not measured, and the "
+                          "regions inside it would carry its name");
+  }
   if (!profiling()) return;
   if (t_is_profiling_thread)
     throw AnnotationError("a profile is already running in this process; profiles cannot nest");
@@ -174,7 +234,7 @@ void RegionTracker::end_profile() noexcept {
   range_hooks_ = {};
   // A run that failed may have left this thread's annotations open; they belong to the
   // aborted run, not to whatever the program does next.
-  std::erase_if(t_stack, [](const OpenRegion& r) { return r.id != kNoRegion; });
+  std::erase_if(t_stack, [](const OpenRegion& r) { return is_region(r.id); });
   t_is_profiling_thread = false;
   published_top_.store(kNoRegion);
   active_.store(false, std::memory_order_release);

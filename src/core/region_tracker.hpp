@@ -35,13 +35,16 @@ class RegionTracker {
   static RegionTracker& instance();
 
   // --- front ends (Annotation, Python annotate) ---
-  // Opens `name` on this thread. Outside a profile it only keeps the nesting (returns
-  // kNoRegion). Throws AnnotationError when the same path was already opened in this run, or
-  // when name is empty or contains '/'.
+  // Opens `name` on this thread. Outside a profile it only keeps the nesting (returns a handle
+  // that names no region). Throws AnnotationError when the same path was already opened in
+  // this run, or when the name is empty, longer than 256 bytes, only blanks, or contains a
+  // control character or '/'.
   RegionId open(std::string_view name);
   // Closes the innermost region of this thread; `failed` marks its run as failed.
-  // Throws AnnotationError when `id` is not the innermost open region of this thread.
+  // Throws AnnotationError when `id` is not the innermost open region of this thread
+  // (check_closes, which close_annotation asks first: a refused close closes nothing).
   void close(RegionId id, bool failed);
+  void check_closes(RegionId id) const;
 
   // --- backends, from CUPTI callbacks on the launching thread; never blocks for long ---
   RegionId attribute_launch() const noexcept;
@@ -49,8 +52,8 @@ class RegionTracker {
   // --- the engine ---
   void begin_profile();  // the calling thread becomes the profiling thread
   // Throws unless a profile could begin on the calling thread: AnnotationError when this thread
-  // runs one (profiles cannot nest), CuptiBusyError when another thread does (CUPTI measures
-  // one profile per process at a time).
+  // runs one (profiles cannot nest) or has an annotation open, CuptiBusyError when another
+  // thread does (CUPTI measures one profile per process at a time).
   void check_no_profile() const;
   void begin_run(std::size_t config, int run);
   // Ends the run; throws AnnotationError naming any region still open.

@@ -1,7 +1,9 @@
 #include "core/sweep_runs.hpp"
 
 #include <cstdio>
+#include <exception>
 #include <span>
+#include <string>
 
 #include "core/aggregate.hpp"
 #include "core/say.hpp"
@@ -125,6 +127,9 @@ void SweepRuns::run_config(std::size_t c, const Collect& collect_values, const R
             fixed(100 * check.worst_half_width, 2) + "% of the mean; next check at " +
             std::to_string(checkpoint) + " runs");
   }
+  // A derive function is tried on the first values measured (check_derive_once): without a
+  // rule nothing else collects them this early.
+  if (!rule && options_.derive && !derive_checked_) collect(collect_values);
   end_config(reason);
 }
 
@@ -199,6 +204,22 @@ void SweepRuns::collect(const Collect& collect_values) {
   const std::size_t first_new = records_.size();
   builder_.flush(records_, /*require_kernels=*/true);
   require_one_kernel_per_region(std::span(records_).subspan(first_new), options_);
+  check_derive_once(std::span(records_).subspan(first_new));
+}
+
+void SweepRuns::check_derive_once(std::span<const Record> fresh) {
+  if (derive_checked_ || fresh.empty()) return;
+  try {
+    derive_checked_ = check_derive(fresh, options_);
+  } catch (const Error&) {
+    throw;
+  } catch (const std::exception& e) {  // the user's function: said where it first failed
+    const Record& first = fresh.front();
+    throw UserFunctionError("derive_metric failed on the values of " +
+                                where_run(first.config, first.run) + ": " + e.what() +
+                                "; the sweep stopped there, and what it measured is kept",
+                            first.config, first.run);
+  }
 }
 
 std::pair<std::vector<Record>, Conditions> SweepRuns::salvage(Backend& backend,

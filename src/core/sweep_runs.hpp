@@ -10,6 +10,7 @@
 #include <exception>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -119,6 +120,7 @@ class SweepRuns {
   void begin_measuring();
   void call_body(std::size_t config, int run);
   void check_baseline_exists(const std::vector<RegionRun>& regions) const;
+  void check_derive_once(std::span<const Record> fresh);
   void report_progress(std::size_t config, int run) const;
   void poll_interrupt() const {
     if (hooks_.interrupt_poll) hooks_.interrupt_poll();
@@ -144,6 +146,7 @@ class SweepRuns {
   double config_started_ = 0;
   double config_paused_ = 0;
   bool collect_failed_ = false;
+  bool derive_checked_ = false;  // derive_metric ran once on measured values
 };
 
 }  // namespace kprof::detail

@@ -62,7 +62,7 @@ def test_invalid_names(name):
 
 
 def test_name_must_be_a_string():
-    with pytest.raises(errors.AnnotationError, match="must be a str"):
+    with pytest.raises(TypeError, match="kprof.annotate: name must be a str, not"):
         kprof.annotate(3)
 
 

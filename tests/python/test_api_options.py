@@ -197,9 +197,15 @@ def test_invalid_options_leave_no_temporary_folder(tmp_path, monkeypatch):
     with pytest.raises(errors.OptionError):
         kprof.analyze.kernel(runs=0)
     assert list(tmp_path.iterdir()) == []
-    kprof.analyze.kernel(runs=1)
+    # A valid decorator makes none either: the default folder is made when a file first goes
+    # there, once for every later call of the function.
+    benches = [kprof.analyze.kernel(runs=1)(lambda: None) for _ in range(3)]
+    assert list(tmp_path.iterdir()) == []
+    settings = benches[0]._kprof_profiler.settings
+    assert settings.output_prefix == settings.output_prefix
     made = list(tmp_path.iterdir())
     assert len(made) == 1 and made[0].name.startswith("kprof_")
+    assert settings.output_prefix == str(made[0]) + "/"
 
 
 def test_output_prefix_is_kept(tmp_path):

@@ -103,7 +103,8 @@ def test_the_package_has_no_import_cycle():
 def test_errors_and_the_results_data_sit_below_plots_reports_and_files():
     graph = imports(module_names(PACKAGE))
     assert graph["kprof.errors"] == set()  # the bottom layer: errors import no kprof module
-    below_data = {"kprof._native", "kprof.errors", "kprof._files"}
+    below_data = {"kprof._native", "kprof.errors", "kprof._files", "kprof._arguments"}
+    assert graph["kprof._arguments"] <= {"kprof.errors"}  # argument checks: errors alone
     assert graph["kprof._results_data"] <= below_data
     for above in ("kprof.visualization", "kprof.report", "kprof._saving", "kprof._parquet"):
         assert "kprof.results" not in graph[above], above

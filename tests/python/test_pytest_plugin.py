@@ -116,3 +116,75 @@ def test_keep_takes_profile_results_only():
     bench = KprofBenchmark("t.py::test", _Session(None, None, 5.0))
     with pytest.raises(TypeError, match="keeps kprof.ProfileResults"):
         bench.keep({"not": "results"})
+
+
+def test_pytest_help_works_where_kprof_is_installed(tmp_path):
+    """The plugin loads into every pytest run of this Python: its help must not break it."""
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "--help"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "--kprof-fail-on=PCT" in done.stdout and "(default 5%)" in done.stdout
+
+
+def _one_usage_line(done: subprocess.CompletedProcess, expected: str) -> None:
+    output = done.stdout + done.stderr
+    assert done.returncode == 4, output  # pytest's usage error, before any test ran
+    assert expected in output, output
+    assert "Traceback" not in output and "INTERNALERROR" not in output, output
+    assert "passed" not in done.stdout, output
+
+
+def test_a_save_folder_that_cannot_be_written_ends_the_session_at_once(tmp_path):
+    a_file = tmp_path / "a-file"
+    a_file.write_text("x")
+    done = run_suite(tmp_path, RECORDING, "--kprof-save", str(a_file))
+    _one_usage_line(done, f"--kprof-save='{a_file}' is a file; valid: a folder")
+    if Path("/proc/self").exists():  # a folder in which no one can make one
+        done = run_suite(tmp_path, RECORDING, "--kprof-save", "/proc/kprof-nope")
+        _one_usage_line(done, "--kprof-save='/proc/kprof-nope': kprof cannot write there")
+
+
+def test_a_baseline_that_cannot_be_read_ends_the_session_at_once(tmp_path):
+    saved = tmp_path / "saved"
+    saved.mkdir()
+    text = RECORDING.read_text()
+    (saved / "test_suite.py_test_demo.json").write_text(text[: len(text) // 2])
+    done = run_suite(tmp_path, RECORDING, "--kprof-compare", str(saved))
+    _one_usage_line(done, "test_suite.py_test_demo.json cannot be read as kprof results")
+
+
+def _limit_file_size() -> None:
+    """In the child: files stop growing at 8 KiB (EFBIG, as a full disk stops them with
+    ENOSPC); the signal that would end the process is ignored so that the write fails."""
+    import resource
+    import signal
+
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (8 * 1024, 8 * 1024))
+
+
+def test_a_save_that_fails_at_the_end_is_one_line_and_fails_the_session(tmp_path):
+    saved = tmp_path / "saved"
+    (tmp_path / "test_suite.py").write_text(SUITE)
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:benchmark"]
+        + ["test_suite.py", "--kprof-save", str(saved)],
+        cwd=tmp_path,
+        env={**os.environ, "KPROF_RECORDING": str(RECORDING)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        preexec_fn=_limit_file_size,
+    )
+    output = done.stdout + done.stderr
+    assert done.returncode == 1, output
+    assert "3 passed" in done.stdout
+    assert "test_suite.py::test_demo: could not save:" in done.stdout, output
+    assert str(saved / "test_suite.py_test_demo.json") in done.stdout, output
+    assert "save(s) or comparison(s) could not be made: the session fails" in done.stdout
+    assert "Traceback" not in output and "INTERNALERROR" not in output, output
