@@ -25,7 +25,12 @@ if TYPE_CHECKING:
 
     from kprof._results_data import ResultsData
 
-__all__ = ["Plan", "Panel", "Point", "MetricInfo", "Series", "make_plan", "value_text"]
+__all__ = ["Plan", "Panel", "Point", "MetricInfo", "Series", "make_plan", "value_text", "MANY_X"]
+
+# More x values than this do not fit as tick labels (nor as bars or markers): the axis becomes
+# numeric (the one numeric parameter) or the configs' index in sweep order, with a bounded
+# number of ticks, and the series are drawn as lines with their 95% interval as a band.
+MANY_X = 50
 
 
 def _key(value: Any) -> Hashable:
@@ -97,15 +102,37 @@ def _fields_text(names: Sequence[str], values: Sequence[Any]) -> str:
     return ", ".join(f"{n}={value_text(v)}" for n, v in zip(names, values, strict=True))
 
 
-def _combos(df: pd.DataFrame, names: Sequence[str]) -> tuple[list[tuple[Hashable, ...]], dict]:
-    """The distinct value combinations of `names` in order of first appearance, and the
-    original values of each (for labels)."""
-    keys: dict[tuple[Hashable, ...], tuple[Any, ...]] = {}
-    columns = [df[n].tolist() for n in names]
-    for i in range(len(df)):
-        values = tuple(c[i] for c in columns)
-        keys.setdefault(tuple(_key(v) for v in values), values)
-    return list(keys), keys
+class _Keys:
+    """Each row's grouping key of the fields of a DataFrame, each field's made once: a plan
+    groups the rows by the same fields several times, and a sweep has 100,000 rows."""
+
+    def __init__(self, df: pd.DataFrame) -> None:
+        self.df = df
+        self._columns: dict[str, list[Hashable]] = {}
+
+    def column(self, name: str) -> list[Hashable]:
+        if name not in self._columns:
+            values = self.df[name].tolist()
+            if self.df[name].dtype == object:  # numbers and flags are hashable as they are
+                values = [_key(v) for v in values]
+            self._columns[name] = values
+        return self._columns[name]
+
+    def rows(self, names: Sequence[str]) -> list[tuple[Hashable, ...]]:
+        """Each row's key of the fields ``names``."""
+        columns = [self.column(n) for n in names]
+        return list(zip(*columns, strict=True)) if columns else [()] * len(self.df)
+
+    def combos(self, names: Sequence[str]) -> tuple[list[tuple[Hashable, ...]], dict]:
+        """The distinct value combinations of ``names`` in order of first appearance, and the
+        original values of each (for labels)."""
+        first: dict[tuple[Hashable, ...], int] = {}
+        for i, key in enumerate(self.rows(names)):
+            first.setdefault(key, i)
+        at = list(first.values())
+        columns = [self.df[n].iloc[at].tolist() for n in names]
+        originals = list(zip(*columns, strict=True)) if columns else [()] * len(at)
+        return list(first), dict(zip(first, originals, strict=True))
 
 
 def _check_fields(option: str, names: Sequence[str], parameters: Sequence[str]) -> None:
@@ -160,7 +187,8 @@ class Plan:
     x_fixed: str  # "dtype=fp32": x fields with one value, left out of the tick labels
     x_values: list[tuple[Any, ...]]
     x_numeric: list[float] | None  # x positions when the axis is numeric, else None
-    xscale: str  # "category", "log" or "linear"
+    xscale: str  # "category", "log", "linear" or "index" (the config's place, MANY_X)
+    many_x: bool  # more x values than MANY_X: lines on a numeric axis of bounded ticks
     rows: list[tuple[str, tuple[Hashable, ...]]]  # (metric, row combo)
     cols: list[tuple[Hashable, ...]]
     panels: dict[tuple[int, int], Panel]
@@ -179,9 +207,10 @@ def _with_ranks(results: ResultsData, o: PlotOptions) -> tuple[list[str], PlotOp
     return [*parameters, "Rank"], o
 
 
-def make_plan(results: ResultsData, o: PlotOptions) -> Plan:
-    """Everything the figure of ``results`` with options ``o`` shows."""
-    df = results.to_dataframe()
+def make_plan(results: ResultsData, o: PlotOptions, frame: pd.DataFrame | None = None) -> Plan:
+    """Everything the figure of ``results`` with options ``o`` shows; ``frame`` is
+    ``results.to_dataframe()`` where the caller has it already (a figure per metric)."""
+    df = results.to_dataframe() if frame is None else frame
     parameters, o = _with_ranks(results, o)
     metrics = _metrics(o.metric, results.metrics)
     annotations = list(dict.fromkeys(df["Annotation"].tolist()))
@@ -191,9 +220,10 @@ def make_plan(results: ResultsData, o: PlotOptions) -> Plan:
 
     df = df[df["Metric"].isin(metrics)].reset_index(drop=True)
     series, series_of_row = _series(df, o, annotations)
-    x = _x_axis(df, x_names, o)
-    row_keys, row_orig = _combos(df, o.row_panels)
-    col_keys, col_orig = _combos(df, o.col_panels)
+    keys = _Keys(df)
+    x = _x_axis(df, keys, x_names, o)
+    row_keys, row_orig = keys.combos(o.row_panels)
+    col_keys, col_orig = keys.combos(o.col_panels)
     rows = [(m, r) for m in metrics for r in (row_keys or [()])]
     cols = col_keys or [()]
     panels: dict[tuple[int, int], Panel] = {}
@@ -205,7 +235,7 @@ def make_plan(results: ResultsData, o: PlotOptions) -> Plan:
             if o.col_panels:
                 lines.append(_fields_text(o.col_panels, col_orig[c]))
             panels[(ri, ci)] = Panel(m, r, c, "\n".join(lines))
-    _place_points(df, o, parameters, x, series_of_row, rows, cols, panels)
+    _place_points(df, keys, o, parameters, x, series_of_row, rows, cols, panels)
 
     shown = ["Annotation", "Metric", *parameters, "AvgValue", "CI95_Lower", "CI95_Upper"]
     shown += ["NumRuns", "Unit"]
@@ -218,6 +248,7 @@ def make_plan(results: ResultsData, o: PlotOptions) -> Plan:
         x_values=x.values,
         x_numeric=x.numeric,
         xscale=x.scale,
+        many_x=len(x.values) > MANY_X,
         rows=rows,
         cols=cols,
         panels=panels,
@@ -247,23 +278,30 @@ def _series(
     df: pd.DataFrame, o: PlotOptions, annotations: Sequence[str]
 ) -> tuple[list[Series], list[int]]:
     """The series, an annotation (and kernel) split by the variant fields where asked, and the
-    series of each row."""
+    series of each row. Columns are read as lists: a sweep has 100,000 rows."""
     per_kernel = "KernelIndex" in df.columns
-    labels: list[str] = []
+    index_of: dict[str, int] = {}
     series_of_row: list[int] = []
     variants = list(o.variant_fields)
     split = set(annotations if o.variant_annotations is None else o.variant_annotations)
-    for i in range(len(df)):
-        ann = df.at[i, "Annotation"]
+    anns = df["Annotation"].tolist()
+    kernels = (
+        list(zip(df["KernelIndex"].tolist(), df["Kernel"].tolist(), strict=True))
+        if per_kernel
+        else []
+    )
+    variant_values = list(zip(*(df[v].tolist() for v in variants), strict=True)) if variants else []
+    short: dict[str, str] = {}
+    for i, ann in enumerate(anns):
         label = str(ann)
         if per_kernel:
-            label += f" [{int(df.at[i, 'KernelIndex'])}: {_short_kernel(str(df.at[i, 'Kernel']))}]"
+            index, kernel = kernels[i]
+            name = short.get(kernel) or short.setdefault(kernel, _short_kernel(str(kernel)))
+            label += f" [{int(index)}: {name}]"
         if variants and ann in split:
-            label += " " + _fields_text(variants, [df.at[i, v] for v in variants])
-        if label not in labels:
-            labels.append(label)
-        series_of_row.append(labels.index(label))
-    return [Series(label, i) for i, label in enumerate(labels)], series_of_row
+            label += " " + _fields_text(variants, variant_values[i])
+        series_of_row.append(index_of.setdefault(label, len(index_of)))
+    return [Series(label, i) for label, i in index_of.items()], series_of_row
 
 
 @dataclass
@@ -273,20 +311,22 @@ class _XAxis:
     keys: list[tuple[Hashable, ...]]
     values: list[tuple[Any, ...]]
     numeric: list[float] | None  # positions when the axis is numeric, else None
-    scale: str  # "category", "log" or "linear"
+    scale: str  # "category", "log", "linear" or "index"
 
 
-def _x_axis(df: pd.DataFrame, x_names: list[str], o: PlotOptions) -> _XAxis:
+def _x_axis(df: pd.DataFrame, keys: _Keys, x_names: list[str], o: PlotOptions) -> _XAxis:
     """The x categories in sweep order, and the scale. An x field with one value throughout
-    goes into the axis label rather than every tick."""
-    varying = [n for n in x_names if len(_combos(df, [n])[0]) > 1]
+    goes into the axis label rather than every tick. Past ``MANY_X`` categories the axis is
+    numeric: the one numeric x parameter (linear unless ``xscale`` says), or else the config's
+    index in sweep order (scale ``"index"``)."""
+    varying = [n for n in x_names if len(set(keys.column(n))) > 1]
     fixed = ""
     if varying and len(varying) < len(x_names):
         constant = [n for n in x_names if n not in varying]
         fixed = _fields_text(constant, [df.at[0, n] for n in constant])
         x_names = varying
-    keys, orig = _combos(df, x_names)
-    values = [orig[k] for k in keys]
+    combos, orig = keys.combos(x_names)
+    values = [orig[k] for k in combos]
     scale = "category"
     single = [v[0] for v in values] if len(x_names) == 1 else []
     if o.xscale == "auto" and o.plot_type == "line" and not o.show_aggregate and _pow2(single):
@@ -301,12 +341,18 @@ def _x_axis(df: pd.DataFrame, x_names: list[str], o: PlotOptions) -> _XAxis:
                 + f" (x_keys: {x_names})",
             )
         scale = o.xscale
-    numeric = [float(v) for v in single] if scale != "category" else None
-    return _XAxis(x_names, fixed, keys, values, numeric, scale)
+    if scale == "category" and len(values) > MANY_X:
+        scale = "linear" if single and _numeric(single) and o.xscale == "auto" else "index"
+    if scale == "index":
+        numeric: list[float] | None = [float(i) for i in range(len(values))]
+    else:
+        numeric = [float(v) for v in single] if scale != "category" else None
+    return _XAxis(x_names, fixed, combos, values, numeric, scale)
 
 
 def _place_points(
     df: pd.DataFrame,
+    keys: _Keys,
     o: PlotOptions,
     parameters: Sequence[str],
     x: _XAxis,
@@ -321,12 +367,13 @@ def _place_points(
     x_index = {key: i for i, key in enumerate(x.keys)}
     seen: dict[tuple[int, int, int, int], int] = {}
     unsplit: dict[str, list[str]] = {}  # annotation -> the variant fields its points share x by
-    for i in range(len(df)):
-        m = df.at[i, "Metric"]
-        r = tuple(_key(df.at[i, n]) for n in o.row_panels)
-        c = tuple(_key(df.at[i, n]) for n in o.col_panels)
-        xi = x_index[tuple(_key(df.at[i, n]) for n in x.names)]
-        ri, ci, s = row_index[(m, r)], col_index[c], series_of_row[i]
+    metric = df["Metric"].tolist()
+    row_keys, col_keys, x_keys = (keys.rows(n) for n in (o.row_panels, o.col_panels, x.names))
+    means, lowers, uppers = (df[c].tolist() for c in ("AvgValue", "CI95_Lower", "CI95_Upper"))
+    runs = df["NumRuns"].tolist()
+    for i, m in enumerate(metric):
+        ri, ci, s = row_index[(m, row_keys[i])], col_index[col_keys[i]], series_of_row[i]
+        xi = x_index[x_keys[i]]
         where = (ri, ci, s, xi)
         if where in seen:
             differ = _differing(df, seen[where], i, parameters)
@@ -338,10 +385,10 @@ def _place_points(
             Point(
                 series=s,
                 x=xi,
-                mean=float(df.at[i, "AvgValue"]),
-                lower=float(df.at[i, "CI95_Lower"]),
-                upper=float(df.at[i, "CI95_Upper"]),
-                runs=int(df.at[i, "NumRuns"]),
+                mean=float(means[i]),
+                lower=float(lowers[i]),
+                upper=float(uppers[i]),
+                runs=int(runs[i]),
             )
         )
     for ann, differ in unsplit.items():

@@ -47,6 +47,7 @@ from kprof._plot_plan import MetricInfo, Panel, Plan, Point, make_plan, value_te
 from kprof._results_data import ResultsData
 
 if TYPE_CHECKING:
+    import pandas as pd
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
@@ -164,6 +165,8 @@ def _draw_series(
 ) -> float:
     """Draws one series of a panel (bars shifted by ``offset``); returns its lowest value
     shown, error bar included."""
+    if plan.many_x:
+        return _draw_many(ax, plan, panel, s, pts, o, handles)
     f = plan.info[panel.metric].factor
     style = series_style(plan.series[s].index)
     label = plan.series[s].label
@@ -211,6 +214,51 @@ def _draw_series(
         x = len(plan.x_values) + 0.5 + (offset if o.plot_type == "bar" else 0.0)
         _draw_aggregate(ax, pts, x, n_series, style, o, f)
     return min([math.inf, *lows])
+
+
+def _draw_many(
+    ax: Axes,
+    plan: Plan,
+    panel: Panel,
+    s: int,
+    pts: Sequence[Point],
+    o: PlotOptions,
+    handles: dict[int, Any],
+) -> float:
+    """One series of more than ``MANY_X`` points: a line in the order of the x axis, its 95%
+    interval a band, its aggregate a dotted level; no marker, bar or number per point, which
+    would cover each other. One artist each, whatever the number of points."""
+    f = plan.info[panel.metric].factor
+    style = series_style(plan.series[s].index)
+    assert plan.x_numeric is not None
+    pts = sorted(pts, key=lambda p: plan.x_numeric[p.x])
+    xs = [plan.x_numeric[p.x] for p in pts]
+    ys = [p.mean * f for p in pts]
+    (artist,) = ax.plot(xs, ys, color=style.color, linestyle=style.linestyle, linewidth=1)
+    artist.set_label(plan.series[s].label)
+    handles.setdefault(s, artist)
+    err = _error_bars(pts, f) if o.error_bars else None
+    if err:
+        lower = [y - d for y, d in zip(ys, err[0], strict=True)]
+        upper = [y + d for y, d in zip(ys, err[1], strict=True)]
+        ax.fill_between(xs, lower, upper, color=style.color, alpha=0.25, linewidth=0)
+    if o.show_aggregate:
+        values = [p.mean for p in pts if math.isfinite(p.mean)]
+        agg = _core._mean(values) if o.show_aggregate == "avg" else _core._geomean(values)
+        if math.isfinite(agg):
+            ax.axhline(agg * f, color=style.color, linestyle=":", linewidth=1.2)
+            ax.annotate(
+                f"{_AGGREGATE_LABEL[o.show_aggregate]} {_core._format_number(agg * f)}",
+                (1.0, agg * f),
+                xycoords=("axes fraction", "data"),
+                xytext=(2, 0),
+                textcoords="offset points",
+                va="center",
+                fontsize=7,
+                color=style.color,
+            )
+    lows = lower if err else ys
+    return min([math.inf, *(y for y in lows if math.isfinite(y))])
 
 
 def _draw_aggregate(
@@ -262,8 +310,10 @@ def _finish_axes(ax: Axes, plan: Plan, panel: Panel, o: PlotOptions, lowest: flo
     from matplotlib.ticker import FuncFormatter
 
     n_x = len(plan.x_values)
-    labels = _x_tick_labels(plan)
-    if plan.x_numeric is None:
+    if plan.many_x:
+        _many_x_ticks(ax, plan)
+    elif plan.x_numeric is None:
+        labels = _x_tick_labels(plan)
         ticks: list[float] = list(range(n_x))
         if o.show_aggregate:
             ax.axvline(n_x - 0.25, color="#888888", linestyle="--", linewidth=0.8)
@@ -279,7 +329,7 @@ def _finish_axes(ax: Axes, plan: Plan, panel: Panel, o: PlotOptions, lowest: flo
         if plan.xscale == "log":
             ax.set_xscale("log", base=2)
         ax.set_xticks(plan.x_numeric)
-        ax.set_xticklabels(labels, fontsize=9)
+        ax.set_xticklabels(_x_tick_labels(plan), fontsize=9)
         ax.minorticks_off()
     if o.yscale == "log":
         ax.set_yscale("log")
@@ -293,11 +343,34 @@ def _finish_axes(ax: Axes, plan: Plan, panel: Panel, o: PlotOptions, lowest: flo
     ax.grid(True, axis="y", linestyle="--", alpha=0.5)
 
 
+def _many_x_ticks(ax: Axes, plan: Plan) -> None:
+    """The x axis of more than ``MANY_X`` values: matplotlib's few ticks, numbers as the table
+    prints them (whole numbers for a config's index), the axis as wide as the values."""
+    from matplotlib.ticker import FuncFormatter, MaxNLocator
+
+    if plan.xscale == "log":
+        ax.set_xscale("log", base=2)
+    elif plan.xscale == "index":
+        ax.xaxis.set_major_locator(MaxNLocator(nbins=8, integer=True))
+    assert plan.x_numeric is not None
+    lo, hi = min(plan.x_numeric), max(plan.x_numeric)
+    if plan.xscale != "log":  # every tick in one form: 2e+05 ... 1e+06, not 200000 ... 1e+06
+        large = max(abs(lo), abs(hi)) >= 1e6
+        ax.xaxis.set_major_formatter(
+            FuncFormatter(lambda v, _: f"{v:.3g}" if large else _tick_text(v))
+        )
+    ax.tick_params(axis="x", labelsize=9)
+    ax.set_xlim(lo, hi)
+
+
 def _label_panel(
     ax: Axes, plan: Plan, panel: Panel, o: PlotOptions, size: tuple[float, float]
 ) -> None:
     """The panel's title and axis labels, wrapped to its ``size`` (inches)."""
     xlabel = plan.x_names[0] if len(plan.x_names) == 1 else ""
+    if plan.xscale == "index":
+        xlabel = f"config, in sweep order ({len(plan.x_values):,} configs"
+        xlabel += f": {', '.join(plan.x_names)})" if plan.x_names else ")"
     if plan.x_fixed:
         xlabel = f"{xlabel} ({plan.x_fixed})" if xlabel else plan.x_fixed
     if xlabel:
@@ -380,7 +453,7 @@ def _draw(
     if plan.info:
         sub += f" · mean of {_runs_text(plan.info)}"
         if o.error_bars:
-            sub += ", bars: 95% CI"
+            sub += ", band: 95% CI" if plan.many_x else ", bars: 95% CI"
     fig.suptitle(f"{title}\n{sub}" if title else sub, fontsize=11)
     return fig
 
@@ -390,6 +463,8 @@ def _drawn_as(plan: Plan, o: PlotOptions) -> PlotOptions:
     parameters, or of one config) there is nothing to join and every series' point would sit
     on one vertical line, hiding equal values: bars side by side show each. Not where a series
     has several points at that x (an annotation left out of ``variant_annotations``)."""
+    if plan.many_x:  # thousands of bars are thinner than a pixel: lines
+        return dataclasses.replace(o, plot_type="line")
     if o.plot_type != "line" or len(plan.x_values) != 1 or plan.x_numeric is not None:
         return o
     for panel in plan.panels.values():
@@ -417,14 +492,16 @@ def draw_results(
     checked: PlotOptions | None = None,
     default_title: str = "",
     overwrite: bool = True,
+    frame: pd.DataFrame | None = None,
     **options: Any,
 ) -> tuple[Figure, Layout]:
     """:func:`plot_results`, and the grid it drew: which metrics the figure holds and which
-    did not fit (``Layout.left_out``), for callers that say so (``kprof report --plot``)."""
+    did not fit (``Layout.left_out``), for callers that say so (``kprof report --plot``).
+    ``frame`` is ``results.to_dataframe()`` where the caller has it (a figure per metric)."""
     o = checked if checked is not None else PlotOptions.make(**options)
     require_matplotlib()
     picture_format(filename)
-    plan = make_plan(results, o)
+    plan = make_plan(results, o, frame)
     if o.print_data:
         print(plan.table.to_string(index=False))
     grid = layout(plan, (o.plot_width, o.plot_height))
