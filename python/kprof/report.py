@@ -26,6 +26,16 @@ from kprof import _saving
 from kprof._analysis_html import analysis_section
 from kprof._files import write_atomic
 from kprof._native import core as _core
+from kprof._plot_plan import MANY_X
+from kprof._report_tables import (
+    Rows,
+    metric_tables,
+    normalization_note,
+    row_cells,
+    samples_table,
+    size_note,
+    table,
+)
 from kprof._results_data import ResultsData
 from kprof._version import version
 from kprof.errors import FormatError, KprofError, OptionError, OutputExistsError
@@ -34,7 +44,6 @@ from kprof.visualization import (
     context_line,
     draw_results,
     picture_format,
-    plot_results,
     require_matplotlib,
 )
 
@@ -46,7 +55,6 @@ USAGE = (
 )
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 NOTEBOOK_MAX_ROWS = 200
-SAMPLES_MAX = 5000
 
 _CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;
@@ -74,6 +82,9 @@ figcaption{color:#555;font-size:.85rem}
 footer{margin-top:3rem;color:#777;font-size:.8rem}
 """
 
+# The note atop a page too large to show whole; only such pages carry the rule.
+_SIZE_CSS = ".size-note{background:#f3f8e6;border-left:4px solid #76b900;padding:.4rem .7rem}\n"
+
 # --- numbers and context ----------------------------------------------------------------------
 
 
@@ -100,93 +111,12 @@ def _context_line(session: Mapping[str, Any]) -> str:
     return line
 
 
-# --- tables ---------------------------------------------------------------------------------
-
-
-def _row_cells(results: ResultsData) -> list[dict[str, Any]]:
-    """Per row of the results: what its HTML lines need besides the core's cells (the unit and
-    factor of the row, for its per-run values; its baseline and stability)."""
-    rows = results.core.rows_columns()
-    out = []
-    for i in range(len(rows["annotation"])):
-        unit = rows["unit"][i] or ""
-        factor, shown = _core._display_unit(float(rows["mean"][i]), unit)
-        stable = rows["stable"][i]
-        out.append(
-            {
-                "index": i,
-                "annotation": rows["annotation"][i],
-                "config": rows["config"][i],
-                "metric": rows["metric"][i],
-                "kernel": rows["kernel"][i],
-                "kernel_index": rows["kernel_index"][i],
-                "unit": shown,
-                "factor": factor,
-                "unstable": stable is False,
-                "baseline": rows["normalized_against"][i],
-            }
-        )
-    return out
-
-
-def _cell(column: str, text: str, numeric: bool, row: Mapping[str, Any]) -> str:
-    """One cell of the results table."""
-    e = html.escape
-    if column == "Kernel":
-        return f'<td class="kernel" title="{e(row["kernel"])}">{e(text)}</td>'
-    if column == "RSD%" and row["unstable"]:
-        return (
-            '<td class="num unstable" title="relative std-dev of 2% or more: not a '
-            f'stable measurement">{e(text)}</td>'
-        )
-    return f'<td class="num">{e(text)}</td>' if numeric else f"<td>{e(text)}</td>"
-
-
-def _table(
-    results: ResultsData,
-    cells: Sequence[Mapping[str, Any]],
-    *,
-    with_metric: bool,
-    caption: str = "",
-    max_rows: int | None = None,
-) -> str:
-    """The rows of ``cells`` as the text table shows them (the core's cells), in HTML: the
-    kernel's full name on hover, an unstable RSD marked."""
-    e = html.escape
-    table = results.core.table_cells()
-    header = table["header"]
-    shown_columns = [i for i, h in enumerate(header) if with_metric or h != "Metric"]
-    parts = ['<table class="results">']
-    if caption:
-        parts.append(f"<caption>{e(caption)}</caption>")
-    heads = "".join(f"<th>{e(header[i])}</th>" for i in shown_columns)
-    parts.append(f"<thead><tr>{heads}</tr></thead>")
-    parts.append("<tbody>")
-    shown = cells if max_rows is None else cells[:max_rows]
-    for c in shown:
-        row = table["rows"][c["index"]]
-        tds = [_cell(header[i], row[i], table["numeric"][i], c) for i in shown_columns]
-        parts.append("<tr>" + "".join(tds) + "</tr>")
-    parts.append("</tbody></table>")
-    if max_rows is not None and len(cells) > max_rows:
-        parts.append(
-            f'<p class="note">{len(cells) - max_rows} more rows; '
-            "<code>to_dataframe()</code> has them all.</p>"
-        )
-    return "".join(parts)
-
-
-def _normalization_note(cells: Sequence[Mapping[str, Any]]) -> str:
-    baselines = list(dict.fromkeys(c["baseline"] for c in cells if c["baseline"]))
-    return "values relative to " + ", ".join(baselines) if baselines else ""
-
-
 def results_html(results: ResultsData) -> str:
     """An HTML fragment for notebooks: the context line and the results table (numbers as in
     :meth:`kprof.ProfileResults.table`), at most 200 rows."""
     e = html.escape
-    cells = _row_cells(results)
-    note = _normalization_note(cells)
+    rows = Rows.of(results)
+    note = normalization_note(rows)
     style = (
         "<style>.kprof-results table{border-collapse:collapse;font-size:.85em}"
         ".kprof-results th,.kprof-results td{padding:.15em .5em;border-bottom:1px solid #ddd}"
@@ -198,44 +128,13 @@ def results_html(results: ResultsData) -> str:
     parts.append(f'<p class="ctx">{e(_context_line(results.session))}</p>')
     if note:
         parts.append(f'<p class="ctx">{e(note)}</p>')
-    if cells:
-        parts.append(_table(results, cells, with_metric=True, max_rows=NOTEBOOK_MAX_ROWS))
+    if len(rows):
+        cells = row_cells(rows, range(min(len(rows), NOTEBOOK_MAX_ROWS)))
+        more = len(rows) - len(cells)
+        parts.append(table(rows, cells, with_metric=True, more=more))
     else:
         parts.append('<p class="ctx">no rows</p>')
     parts.append("</div>")
-    return "".join(parts)
-
-
-def _samples_table(results: ResultsData, cells: Sequence[Mapping[str, Any]]) -> str:
-    """The per-run values, each in its row's unit."""
-    e = html.escape
-    s = results.core.samples_columns()
-    factor = {
-        (c["config"], c["annotation"], c["metric"], c["kernel_index"]): (c["factor"], c["unit"])
-        for c in cells
-    }
-    n = len(s["annotation"])
-    head = ["Annotation", *results.parameters, "Metric", "Run", "Value", "Unit"]
-    parts = [
-        '<table class="samples"><thead><tr>'
-        + "".join(f"<th>{e(h)}</th>" for h in head)
-        + "</tr></thead><tbody>"
-    ]
-    for i in range(min(n, SAMPLES_MAX)):
-        key = (s["config"][i], s["annotation"][i], s["metric"][i], s["kernel_index"][i])
-        f, unit = factor.get(key, (1.0, s["unit"][i] or ""))
-        params = "".join(f"<td>{e(str(v))}</td>" for v in results.configs[s["config"][i]])
-        ann = s["annotation"][i]
-        if s["kernel_index"][i] >= 0:
-            ann += f" [{s['kernel_index'][i]}]"
-        parts.append(
-            f"<tr><td>{e(ann)}</td>{params}<td>{e(s['metric'][i])}</td>"
-            f'<td class="num">{s["run"][i]}</td><td class="num">{e(_num(s["value"][i], f))}</td>'
-            f"<td>{e(unit)}</td></tr>"
-        )
-    parts.append("</tbody></table>")
-    if n > SAMPLES_MAX:
-        parts.append(f'<p class="note">{n - SAMPLES_MAX} more values in the saved file.</p>')
     return "".join(parts)
 
 
@@ -268,20 +167,30 @@ def render_html(
     """The page :func:`write_html` writes, as a string."""
     e = html.escape
     name = title or (os.path.basename(source) if source else "profile results")
-    cells = _row_cells(results)
-    chosen = _chosen_metrics(results, metrics)
+    rows = Rows.of(results)
+    chosen = _chosen_metrics(list(dict.fromkeys(rows.columns["metric"])), metrics)
     if plots is None:
         plots = _have_matplotlib()
+    tables, sizes = metric_tables(rows, chosen)
+    size = size_note(rows, sizes, source)
+    if size and plots and len(results.configs) > MANY_X:
+        size += (
+            f" The plots draw each series as a line over the {len(results.configs):,} configs, "
+            "its 95% interval as a band."
+        )
 
     out = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>kprof report: {e(name)}</title>",
-        f"<style>{_CSS}</style></head><body>",
+        f"<style>{_CSS}{_SIZE_CSS if size else ''}</style></head><body>",
         f"<header><h1>kprof report: {e(name)}</h1>",
-        f'<p class="context-line">{e(_context_line(results.session))}</p></header>',
+        f'<p class="context-line">{e(_context_line(results.session))}</p>',
     ]
+    if size:  # a sweep too large to show whole: what the page shows instead comes first
+        out.append(f'<p class="size-note">{size}</p>')
+    out[-1] += "</header>"
     # What limits each region comes first: the verdicts and advice are what the page is read for.
     analysis = analysis_section(results, png=_png_base64 if plots else None)
     if analysis:
@@ -304,16 +213,12 @@ def render_html(
         "mean (Student t) over the runs; RSD% is the relative standard deviation (2% or more "
         "is marked). Each row is shown in the unit that reads best for its mean.</p>"
     )
-    note = _normalization_note(cells)
+    note = normalization_note(rows)
     if note:
         out.append(f'<p class="note">{e(note)}</p>')
-    if not cells:
+    if not len(rows):
         out.append('<p class="note">no rows</p>')
-    for m in chosen:
-        rows = [c for c in cells if c["metric"] == m]
-        if rows:
-            table = _table(results, rows, with_metric=False, caption=m)
-            out.append(f'<div class="scroll">{table}</div>')
+    out += tables
     out.append("</section>")
     slowest = results.core.imbalance_text()
     if slowest:
@@ -328,7 +233,7 @@ def render_html(
     if n_samples:
         out.append(
             f'<section id="samples"><details><summary>Per-run values ({n_samples})</summary>'
-            f"{_samples_table(results, cells)}</details></section>"
+            f"{samples_table(results, rows)}</details></section>"
         )
     now = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     out.append(f"<footer>Written by kprof {e(version())} on {e(now)}.</footer>")
@@ -336,9 +241,9 @@ def render_html(
     return "\n".join(out) + "\n"
 
 
-def _chosen_metrics(results: ResultsData, metrics: Sequence[str] | None) -> list[str]:
-    """The metrics the page shows: ``metrics``, each one of the results', or all."""
-    all_metrics = results.metrics
+def _chosen_metrics(all_metrics: Sequence[str], metrics: Sequence[str] | None) -> list[str]:
+    """The metrics the page shows: ``metrics``, each one of the results' ``all_metrics``, or
+    all."""
     if metrics is None:
         return list(all_metrics)
     for m in metrics:
@@ -352,13 +257,14 @@ def _chosen_metrics(results: ResultsData, metrics: Sequence[str] | None) -> list
 def _plots_section(
     results: ResultsData, metrics: Sequence[str], plot_options: Mapping[str, Any]
 ) -> str:
-    """One plot per metric, embedded as base64 PNG."""
+    """One plot per metric, embedded as base64 PNG; the results' DataFrame is made once."""
     e = html.escape
     out = ['<section id="plots"><h2>Plots</h2>']
+    frame = results.to_dataframe()
     for m in metrics:
         options = dict(plot_options)
         options.setdefault("title", "")
-        fig = plot_results(results, None, metric=m, **options)
+        fig, _ = draw_results(results, None, frame=frame, metric=m, **options)
         alt = f"{m}: mean of each annotation per config, with 95% interval bars"
         out.append(
             f'<figure><img alt="{e(alt)}" src="data:image/png;base64,{_png_base64(fig)}">'
