@@ -17,6 +17,7 @@ import pandas as pd
 
 from kprof._native import core as _core
 from kprof._plot_plan import value_text
+from kprof._report_tables import TABLE_MAX_ROWS
 from kprof.errors import OptionError
 from kprof.roofline import draw_roofline
 
@@ -138,6 +139,21 @@ def _roofline_figure(frame: pd.DataFrame, png: Callable[[Any], str]) -> str:
     )
 
 
+def _more_regions_note(regions: int, roofline: bool) -> str:
+    """What the section leaves out of the analysis of a sweep, and where it is."""
+    text = (
+        f"{regions:,} regions: the first {TABLE_MAX_ROWS}, in sweep order, are shown; "
+        "<code>results.analysis()</code> has them all, and <code>kprof report FILE "
+        "--explain</code> prints them."
+    )
+    if roofline:
+        text += (
+            " Their roofline, a labelled point per region, is left out: "
+            "<code>results.plot_roofline(PATH)</code> draws it."
+        )
+    return f'<p class="note">{text}</p>'
+
+
 def analysis_section(results: Any, *, png: Callable[[Any], str] | None = None) -> str:
     """The report's "What limits each region" section, which the page shows first: a line per
     region (annotation and config, and kernel per kernel) with its parameters, Nsight
@@ -147,7 +163,9 @@ def analysis_section(results: Any, *, png: Callable[[Any], str] | None = None) -
     (a function that turns a Figure into base64 PNG) is given.
 
     Returns an empty string when the results lack the metrics of set:analysis, so the page
-    shows the section only where it has something to say. Text is HTML-escaped.
+    shows the section only where it has something to say. Of a sweep of more than
+    ``TABLE_MAX_ROWS`` regions, the first are shown and the roofline is left out, as a note
+    says. Text is HTML-escaped.
     """
     frame = analysis_frame(results)
     if frame is None:
@@ -159,8 +177,10 @@ def analysis_section(results: Any, *, png: Callable[[Any], str] | None = None) -
         "counters (SM and memory throughput in % of peak), the busiest unit, occupancy and "
         "what limits it, the place on the roofline, and advice (means over the runs).</p>"
     )
-    out.append(f'<div class="scroll">{_table(frame, parameters)}</div>')
-    if png is not None:
+    out.append(f'<div class="scroll">{_table(frame.head(TABLE_MAX_ROWS), parameters)}</div>')
+    if len(frame) > TABLE_MAX_ROWS:  # a sweep: the page stays one a person reads
+        out.append(_more_regions_note(len(frame), png is not None))
+    elif png is not None:
         out.append(_roofline_figure(frame, png))
     out.append("</section>")
     return "\n".join(part for part in out if part)

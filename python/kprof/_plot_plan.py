@@ -212,8 +212,9 @@ def make_plan(results: ResultsData, o: PlotOptions, frame: pd.DataFrame | None =
     ``results.to_dataframe()`` where the caller has it already (a figure per metric)."""
     df = results.to_dataframe() if frame is None else frame
     parameters, o = _with_ranks(results, o)
-    metrics = _metrics(o.metric, results.metrics)
-    annotations = list(dict.fromkeys(df["Annotation"].tolist()))
+    # In order of first appearance (pandas' unique keeps it), as results.metrics lists them.
+    metrics = _metrics(o.metric, df["Metric"].unique().tolist())
+    annotations = df["Annotation"].unique().tolist()
     _check_names(o, parameters, annotations)
     taken = set(o.row_panels) | set(o.col_panels) | set(o.variant_fields)
     x_names = list(o.x_keys) if o.x_keys is not None else [p for p in parameters if p not in taken]

@@ -252,22 +252,23 @@ def samples_table(results: ResultsData, rows: Rows) -> str:
     e = html.escape
     s = results.core.samples_columns()
     c = rows.columns
-    row_of = {
-        key: i
-        for i, key in enumerate(
-            zip(c["config"], c["annotation"], c["metric"], c["kernel_index"], strict=True)
-        )
-    }
+    n = len(s["annotation"])
+    shown = min(n, SAMPLES_MAX)
+    fields = ("config", "annotation", "metric", "kernel_index")
+    wanted = set(zip(*(s[f][:shown] for f in fields), strict=True))
+    row_of = {}  # the row of each value shown, found without a dict of every row
+    for i, key in enumerate(zip(*(c[f] for f in fields), strict=True)):
+        if key in wanted:
+            row_of[key] = i
     units: dict[int, tuple[float, str]] = {}
     configs = results.configs
-    n = len(s["annotation"])
     head = ["Annotation", *results.parameters, "Metric", "Run", "Value", "Unit"]
     parts = [
         '<table class="samples"><thead><tr>'
         + "".join(f"<th>{e(h)}</th>" for h in head)
         + "</tr></thead><tbody>"
     ]
-    for i in range(min(n, SAMPLES_MAX)):
+    for i in range(shown):
         key = (s["config"][i], s["annotation"][i], s["metric"][i], s["kernel_index"][i])
         row = row_of.get(key)
         if row is None:

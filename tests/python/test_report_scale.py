@@ -199,3 +199,32 @@ def test_bars_and_an_aggregate_of_many_configs_are_a_line_and_a_level(sweep):
     assert level.get_ydata()[0] == pytest.approx(geomean)
     texts = [t.get_text() for t in ax.texts]
     assert texts == [f"Geomean {_core._format_number(geomean)}"], "no number per point"
+
+
+def test_the_analysis_of_a_sweep_shows_its_first_regions_and_says_where_the_rest_is():
+    """The recording of set:analysis (5 regions of one config) measured again and again: 41
+    configs are 205 regions, more than a table shows."""
+    from conftest import DATA
+    from kprof import _core
+
+    recording = kprof.load(DATA / "h200-analysis-2026-12-03.json")
+    once = recording.core.records_columns()
+    configs = TABLE_MAX_ROWS // 5 + 1
+    records = {k: [v for _ in range(configs) for v in values] for k, values in once.items()}
+    records["config"] = [c for c in range(configs) for _ in once["config"]]
+    options = _core.Options()
+    options.runs = recording.session["runs"]
+    options.metrics = list(recording.session["metrics"])
+    session = {k: v for k, v in recording.session.items() if v is not None}
+    points = [[c] for c in range(configs)]
+    results = ProfileResults(_core._aggregate(session, ["n"], points, records, options))
+    regions = len(results.analysis())
+    assert regions == 5 * configs > TABLE_MAX_ROWS
+
+    text, page = _page(results, plots=True, metrics=[results.metrics[0]])
+    analysis = next(t for t in page.tables if t["class"] == "analysis")
+    numbers = [row for row in analysis["rows"][1:] if len(row) > 1]  # advice rows are 1 cell
+    assert len(numbers) == TABLE_MAX_ROWS
+    assert f"{regions:,} regions: the first {TABLE_MAX_ROWS}, in sweep order, are shown" in text
+    assert "results.plot_roofline(PATH)</code> draws it" in text
+    assert not any("Roofline" in (img.get("alt") or "") for img in page.images)
