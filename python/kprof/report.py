@@ -28,6 +28,7 @@ from kprof._files import write_atomic
 from kprof._native import core as _core
 from kprof._plot_plan import MANY_X
 from kprof._report_tables import (
+    SAMPLES_MAX,
     Rows,
     metric_tables,
     normalization_note,
@@ -231,8 +232,10 @@ def render_html(
 
     n_samples = results.core.num_samples
     if n_samples:
+        listed = f"; the first {SAMPLES_MAX:,} listed" if n_samples > SAMPLES_MAX else ""
         out.append(
-            f'<section id="samples"><details><summary>Per-run values ({n_samples})</summary>'
+            '<section id="samples"><details>'
+            f"<summary>Per-run values ({n_samples:,}{listed})</summary>"
             f"{samples_table(results, rows)}</details></section>"
         )
     now = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")

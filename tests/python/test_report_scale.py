@@ -88,6 +88,9 @@ def test_a_sweep_too_large_to_read_is_summarized_and_says_so_at_the_top(sweep):
         for row in html_rows(t):
             expected = text_rows[int(row["n"])]
             assert {k: row[k] for k in row} == {k: expected[k] for k in row}
+    assert "Per-run values (60,000; the first 5,000 listed)" in text
+    samples = next(t for t in page.tables if t["class"] == "samples")
+    assert len(samples["rows"]) == 1 + 5_000
     assert len(text) < 2_000_000, "a page a browser opens at once"
 
 
