@@ -16,7 +16,6 @@ import base64
 import datetime as _dt
 import html
 import io
-import math
 import os
 import sys
 from collections.abc import Mapping, Sequence
@@ -87,15 +86,6 @@ footer{margin-top:3rem;color:#777;font-size:.8rem}
 _SIZE_CSS = ".size-note{background:#f3f8e6;border-left:4px solid #76b900;padding:.4rem .7rem}\n"
 
 # --- numbers and context ----------------------------------------------------------------------
-
-
-def _num(value: Any, factor: float = 1.0) -> str:
-    """A number as the text table prints it: 4 significant digits, ``-`` when missing."""
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        return "-"
-    return str(_core._format_number(v * factor if math.isfinite(v) else v))
 
 
 def context_rows(session: Mapping[str, Any]) -> list[tuple[str, str]]:
@@ -187,11 +177,11 @@ def render_html(
         f"<title>kprof report: {e(name)}</title>",
         f"<style>{_CSS}{_SIZE_CSS if size else ''}</style></head><body>",
         f"<header><h1>kprof report: {e(name)}</h1>",
-        f'<p class="context-line">{e(_context_line(results.session))}</p>',
+        f'<p class="context-line">{e(_context_line(results.session))}</p>'
+        # A sweep too large to show whole: what the page shows instead is said first.
+        + (f'\n<p class="size-note">{size}</p>' if size else "")
+        + "</header>",
     ]
-    if size:  # a sweep too large to show whole: what the page shows instead comes first
-        out.append(f'<p class="size-note">{size}</p>')
-    out[-1] += "</header>"
     # What limits each region comes first: the verdicts and advice are what the page is read for.
     analysis = analysis_section(results, png=_png_base64 if plots else None)
     if analysis:
@@ -268,7 +258,7 @@ def _plots_section(
         options = dict(plot_options)
         options.setdefault("title", "")
         fig, _ = draw_results(results, None, frame=frame, metric=m, **options)
-        alt = f"{m}: mean of each annotation per config, with 95% interval bars"
+        alt = f"{m}: mean of each annotation per config, with its 95% interval"
         out.append(
             f'<figure><img alt="{e(alt)}" src="data:image/png;base64,{_png_base64(fig)}">'
             f"<figcaption>{e(m)}</figcaption></figure>"
