@@ -4,9 +4,12 @@
 // `kprof._core.cli_main(argv)` backs the `kprof` console script of the Python package.
 #pragma once
 
+#include <functional>
 #include <iosfwd>
 #include <string>
 #include <vector>
+
+#include "kprof/results.hpp"
 
 namespace kprof::cli {
 
@@ -21,5 +24,15 @@ int main(int argc, char** argv);
 
 // The same with the arguments after the program name and explicit output streams.
 int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+// The endings of the Parquet results files the Python package writes (with pyarrow), in lower
+// case; kprof._parquet reads them from here.
+inline const std::vector<std::string> kParquetEndings = {".parquet", ".pq"};
+
+// Reads a Parquet results file, throwing FormatError when it cannot. The Python extension sets
+// one, so that the command reads every file the Python API writes; the executable alone has
+// none and says that such a file needs the Python package.
+using ParquetReader = std::function<Results(const std::string& path)>;
+void set_parquet_reader(ParquetReader reader);
 
 }  // namespace kprof::cli

@@ -1,10 +1,12 @@
 // `kprof devices`: the GPUs and the CUDA stack as kprof sees them.
-#include <algorithm>
-#include <cctype>
 #include <cstdlib>
+#include <optional>
 #include <ostream>
+#include <string>
+#include <vector>
 
 #include "cli/commands.hpp"
+#include "kprof/errors.hpp"
 #include "kprof/version.hpp"
 
 namespace kprof::cli {
@@ -29,12 +31,7 @@ std::string driver_problem(const SystemInfo& sys) {
 
 std::string strip_no_gpu_prefix(const std::string& message) {
   std::string out = one_line(message);
-  const std::string prefix = "no usable gpu: ";
-  if (out.size() > prefix.size() &&
-      std::equal(prefix.begin(), prefix.end(), out.begin(),
-                 [](char a, char b) { return a == std::tolower(static_cast<unsigned char>(b)); })) {
-    out.erase(0, prefix.size());
-  }
+  if (out.starts_with(kNoGpuAvailable)) out.erase(0, kNoGpuAvailable.size());
   if (!out.empty() && out.back() == '.') out.pop_back();
   return out;
 }

@@ -12,6 +12,11 @@ namespace kprof::cli {
 
 int command_merge(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   const std::string path = *args.get("--out");  // required: parse_args saw to it
+  // The merged file is JSON: under a Parquet name no reader would take it for what it is.
+  if (is_parquet_name(path))
+    throw UsageError("--out " + path +
+                     ": kprof merge writes JSON; give a name ending in .json "
+                     "(kprof.merge(...).save(PATH) writes Parquet)");
   check_not_an_input("--out", path, args.positionals());
   check_output(args, "--out", path);
   std::vector<Results> parts;

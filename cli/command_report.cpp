@@ -13,14 +13,6 @@
 
 namespace kprof::cli {
 
-Results read_results_arg(const std::string& what, const std::string& path) {
-  try {
-    return Results::read_json(path);
-  } catch (const FormatError& e) {
-    throw UsageError("cannot read " + what + ": " + e.what());
-  }
-}
-
 std::vector<std::vector<std::string>> session_context(const SessionInfo& s) {
   std::vector<std::vector<std::string>> rows;
   for (const ContextRow& row : context_rows(s))

@@ -117,8 +117,8 @@ std::optional<std::string> process_env(const std::string& name);
 
 // Why there is no driver, in words ("no NVIDIA driver found (libcuda.so.1 could not be loaded)").
 std::string driver_problem(const SystemInfo& sys);
-// A NoGpuError's message without its "No usable GPU: " start and final period, for use after
-// "no GPU available: ".
+// A NoGpuError's message without its "no GPU available: " start (kNoGpuAvailable) and final
+// period, for a line that says it once.
 std::string strip_no_gpu_prefix(const std::string& message);
 // Why no GPU can be used; empty when sys has a driver and at least one device.
 std::string no_gpu_reason(const SystemInfo& sys, const EnvFn& env = process_env);
@@ -207,9 +207,12 @@ void print_demo_summary(const Results& results, std::ostream& out);
 
 // --- report and compare --------------------------------------------------------------------
 
-// Reads the results file given as argument `what` ("FILE", "BASE"). A file that cannot be read
-// is a UsageError: exit code 1 of `compare` means "something got slower" and nothing else.
+// Reads the results file given as argument `what` ("FILE", "BASE"): JSON, or Parquet by its
+// name (kParquetEndings) through the Python package's reader. A file that cannot be read is a
+// UsageError: exit code 1 of `compare` means "something got slower" and nothing else.
 Results read_results_arg(const std::string& what, const std::string& path);
+// Whether `path` ends in one of kParquetEndings (any case).
+bool is_parquet_name(const std::string& path);
 // Where, when and how the results were measured: {label, text} per brief fact of
 // kprof::context_rows (GPU, host, date, backend, cache and clock control, runs, versions), for
 // print_columns.

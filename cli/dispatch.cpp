@@ -109,7 +109,8 @@ std::vector<Command> results_commands() {
         {"--html", "PATH", "write an HTML report (Python package only)"},
         {"--roofline", "PATH", "draw the roofline of set:analysis results (Python package only)"},
         {"--metric", "NAME[,NAME...]",
-         "only these metrics in --plot and --html (Python package only)"}},
+         "only these metrics in --plot and --html (Python package only)"},
+        {"--force", "", "let --plot, --html and --roofline replace a file that exists"}},
        command_report,
        {"FILE"}},
       {"compare",
@@ -253,7 +254,8 @@ int run_command(const Command& c, const std::vector<std::string>& args, std::ost
     }
     return c.run(parsed, out, err);
   } catch (const UsageError& e) {
-    err << prefix << one_line(e.what()) << "\n" << "usage: " << synopsis(c) << "\n";
+    err << prefix << one_line(e.what()) << "\n"
+        << "usage: " << synopsis(c) << "\n";
     return kExitUsage;
   } catch (const NoGpuError& e) {
     err << prefix << "no GPU available: " << strip_no_gpu_prefix(e.what()) << "\n";

@@ -8,6 +8,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kprof {
@@ -78,7 +79,10 @@ class UserFunctionError : public Error {
   int run_;
 };
 
-// No usable GPU: no driver, no device, or kprof built without CUDA.
+// No GPU available: no driver, no device, or kprof built without CUDA. Its message is
+// kNoGpuAvailable and the reason, the one wording of the library, the command and the docs.
+inline constexpr std::string_view kNoGpuAvailable = "no GPU available: ";
+
 class NoGpuError : public Error {
  public:
   using Error::Error;

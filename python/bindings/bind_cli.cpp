@@ -1,5 +1,6 @@
 // cli_main(argv): the `kprof` command, run inside this Python process (kprof.cli calls it).
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
 
 #include <cstdio>
 #include <iostream>
@@ -8,6 +9,8 @@
 #include <vector>
 
 #include "common.hpp"
+#include "kprof/errors.hpp"
+#include "kprof/results.hpp"
 
 #if __has_include("cli/cli.hpp")
 #include "cli/cli.hpp"
@@ -34,8 +37,24 @@ std::string os_argument(nb::handle arg) {
                            .c_str());
 }
 
+#ifdef KPROF_PY_HAS_CLI
+// A Parquet results file, read by kprof._saving (pyarrow) with the GIL the command released; a
+// Python error becomes the FormatError the command reports in one line.
+kprof::Results read_parquet(const std::string& path) {
+  nb::gil_scoped_acquire gil;
+  try {
+    nb::object read = nb::module_::import_("kprof._saving").attr("read");
+    return nb::cast<kprof::Results>(read(nb::str(path.c_str(), path.size())));
+  } catch (nb::python_error& e) {
+    const std::string why = nb::cast<std::string>(nb::str(e.value()));
+    throw kprof::FormatError(why.empty() ? path + ": cannot be read" : why);
+  }
+}
+#endif
+
 int cli_main(const nb::sequence& argv) {
 #ifdef KPROF_PY_HAS_CLI
+  kprof::cli::set_parquet_reader(read_parquet);
   // Python's buffered output first, so that lines keep their order.
   nb::module_::import_("sys").attr("stdout").attr("flush")();
   nb::module_::import_("sys").attr("stderr").attr("flush")();
@@ -64,6 +83,12 @@ int cli_main(const nb::sequence& argv) {
 }  // namespace
 
 void bind_cli(nb::module_& m) {
+#ifdef KPROF_PY_HAS_CLI
+  nb::list endings;
+  for (const std::string& ending : kprof::cli::kParquetEndings)
+    endings.append(nb::str(ending.c_str(), ending.size()));
+  m.attr("PARQUET_ENDINGS") = nb::module_::import_("builtins").attr("tuple")(endings);
+#endif
   m.def("cli_main", &cli_main, nb::arg("argv"),
         "Runs the kprof command with argv (argv[0] is the program name; each argument str or "
         "bytes, as os.fsencode gives them) and returns its exit status.");

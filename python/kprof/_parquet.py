@@ -17,17 +17,23 @@ from typing import Any
 import pandas as pd
 
 from kprof._files import write_atomic
+from kprof._native import core as _core
 from kprof._results_data import ResultsData
 from kprof.errors import FormatError, OutputExistsError
 
-__all__ = ["METADATA_KEY", "SUFFIXES", "is_parquet", "frame", "write", "read_json"]
+__all__ = ["METADATA_KEY", "suffixes", "is_parquet", "frame", "write", "read_json"]
 
 METADATA_KEY = b"kprof.results.json"
-SUFFIXES = (".parquet", ".pq")
+
+
+def suffixes() -> tuple[str, ...]:
+    """The endings of a Parquet results file, the kprof command's (which reads such files by
+    them too); asked when needed, since importing kprof loads no extension."""
+    return tuple(_core.PARQUET_ENDINGS)
 
 
 def is_parquet(path: str | os.PathLike[str]) -> bool:
-    return os.fspath(path).lower().endswith(SUFFIXES)
+    return os.fspath(path).lower().endswith(suffixes())
 
 
 def _pyarrow() -> tuple[Any, Any]:

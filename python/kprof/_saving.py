@@ -12,20 +12,19 @@ from kprof._native import core as _core
 from kprof._results_data import ResultsData
 from kprof.errors import KprofError, OptionError, OutputExistsError
 
-__all__ = ["save", "read", "SUFFIXES"]
-
-#: The endings save() knows; anything else is refused rather than written as JSON under a name
-#: that says otherwise.
-SUFFIXES = (".json", *_parquet.SUFFIXES)
+__all__ = ["save", "read"]
 
 
 def _checked(function: str, path: Any) -> str:
+    """The path of a results file to write: one of the endings save() knows; anything else is
+    refused rather than written as JSON under a name that says otherwise."""
     path = _arguments.path(function, "path", path)
-    if not path.lower().endswith(SUFFIXES):
+    endings = (".json", *_parquet.suffixes())
+    if not path.lower().endswith(endings):
         raise OptionError(
             "path",
             repr(path),
-            "a file name ending in " + ", ".join(SUFFIXES[:-1]) + " or " + SUFFIXES[-1],
+            "a file name ending in " + ", ".join(endings[:-1]) + " or " + endings[-1],
         )
     return path
 

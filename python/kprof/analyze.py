@@ -520,7 +520,7 @@ def kernel(
             metric is not one of this GPU's (call time, before any GPU work; a ValueError).
         kprof.errors.UnsupportedError: An option needs a capability this build lacks.
         kprof.errors.ConfigError: The configs do not fit the function (call time).
-        kprof.errors.NoGpuError: No usable GPU or driver (call time, before the first run).
+        kprof.errors.NoGpuError: No GPU available (call time, before the first run).
         kprof.errors.CuptiBusyError: Another tool (Nsight Systems, torch.profiler) holds CUPTI.
         kprof.errors.CountersBusyError: Another process profiles the GPU's counters (after
             ``wait_for_counters`` seconds; a ``CuptiBusyError``).

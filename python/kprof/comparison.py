@@ -163,7 +163,11 @@ def compare(
         TypeError: ``base`` or ``new`` is neither results nor a path, ``threshold`` or
             ``alpha`` not a number, or ``metric`` not a name or a list of names.
         kprof.errors.OptionError: ``threshold``, ``alpha`` or ``metric`` is not valid.
-        kprof.errors.FormatError: a file cannot be read.
+        kprof.errors.FormatError: a file cannot be read; or nothing could be compared ("nothing
+            to compare: ..."): no row is in both (it says whether the annotations, metrics or
+            parameters differ), or those in both cannot be (plain against normalized results,
+            units that do not convert). A comparison of nothing never passes as one without a
+            slowdown.
     """
     base_core, new_core = _core_results("base", base), _core_results("new", new)
     threshold = _arguments.number("kprof.compare", "threshold", threshold)

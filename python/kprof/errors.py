@@ -173,7 +173,7 @@ class UserFunctionError(KprofError, RuntimeError):
 
 
 class NoGpuError(KprofError, RuntimeError):
-    """No usable GPU: no driver, no device, or kprof built without CUDA."""
+    """No GPU available: no driver, no device, or kprof built without CUDA."""
 
     kind = "NoGpuError"
 

@@ -83,7 +83,10 @@ def merge(
             them is neither a :class:`ProfileResults` nor a path.
         kprof.errors.OptionError: ``shares`` is not a bool.
         kprof.errors.FormatError: The parts come from sweeps of different parameters, none is
-            given, or a file cannot be read.
+            given, or a file cannot be read; or they are not the processes of one job: of
+            different backends (durations with counters), a metric in different units or
+            normalized in one part only, or the same profile twice (the same host, rank,
+            device and start time; shares of one sweep are exempt).
     """
     shares = _arguments.flag("shares", shares)
     results = _parts(parts)

@@ -193,7 +193,7 @@ def catalog(chip: str | None = None) -> Catalog:
         chip = current_chip()
         if chip is None:
             raise NoGpuError(
-                "No usable GPU to take the chip from: name one, as in "
+                "no GPU available: name the chip instead, as in "
                 "kprof.metrics.catalog('GH100') (kprof.metrics.supported_chips() lists them)"
             )
     return Catalog(_core.metric_catalog(chip))

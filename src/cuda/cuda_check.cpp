@@ -68,7 +68,8 @@ std::string no_gpu_message(cudaError_t error, const char* call) {
       what = "the CUDA driver cannot be used";
       break;
   }
-  return "No usable GPU: " + what + " (" + cudaGetErrorName(error) + " from " + call + ").";
+  return std::string(kNoGpuAvailable) + what + " (" + cudaGetErrorName(error) + " from " + call +
+         ")";
 }
 
 void check_cuda(cudaError_t error, const char* call) {

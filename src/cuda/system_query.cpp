@@ -81,8 +81,8 @@ SystemInfo query_system() {
 void use_device(int ordinal) {
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess || ordinal < 0 || ordinal >= count)
-    throw NoGpuError("No usable GPU: no CUDA device " + std::to_string(ordinal) + " (" +
-                     std::to_string(count) + " visible)");
+    throw NoGpuError(std::string(kNoGpuAvailable) + "no CUDA device " + std::to_string(ordinal) +
+                     " (" + std::to_string(count) + " visible)");
   detail::check_cuda(cudaSetDevice(ordinal), "cudaSetDevice");
 }
 

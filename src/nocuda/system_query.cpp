@@ -27,7 +27,7 @@ SystemInfo query_system() {
 }
 
 void use_device(int ordinal) {
-  throw NoGpuError("No usable GPU: kprof was built without CUDA (device " +
+  throw NoGpuError(std::string(kNoGpuAvailable) + "kprof was built without CUDA (device " +
                    std::to_string(ordinal) + ")");
 }
 

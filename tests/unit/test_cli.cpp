@@ -261,7 +261,8 @@ TEST(CliDevices, CuptiSaysWhereItWasLoadedFrom) {
   std::ostringstream out;
   print_system(sys, out);
   EXPECT_TRUE(contains(out.str(), "CUPTI         13.0.1 (" + sys.cupti_path + ")\n")) << out.str();
-  const auto checks = doctor_checks(sys, [] { return measured(10.4); }, env_of({}));
+  const auto checks = doctor_checks(
+      sys, [] { return measured(10.4); }, env_of({}));
   EXPECT_EQ(find_check(checks, "CUPTI").detail, "13.0.1 loads from " + sys.cupti_path);
 }
 
@@ -279,7 +280,8 @@ TEST(CliDevices, NoDriverIsSaidPlainly) {
   // the driver version is 0: libcuda.so.1 was not loaded at all.
   SystemInfo runtime_said = no_driver();
   runtime_said.driver_error =
-      "No usable GPU: the NVIDIA driver (libcuda.so.1) is missing or older than this CUDA runtime "
+      "no GPU available: the NVIDIA driver (libcuda.so.1) is missing or older than this CUDA "
+      "runtime "
       "needs (cudaErrorInsufficientDriver from cudaGetDeviceCount).";
   EXPECT_EQ(driver_problem(runtime_said),
             "no NVIDIA driver found (libcuda.so.1 could not be loaded)");
@@ -292,7 +294,7 @@ TEST(CliDevices, NoDriverIsSaidPlainly) {
 }
 
 TEST(CliDevices, NoGpuMessagesLoseTheirRepeatedStart) {
-  EXPECT_EQ(strip_no_gpu_prefix("No usable GPU: the driver is a stub (cudaErrorStubLibrary)."),
+  EXPECT_EQ(strip_no_gpu_prefix("no GPU available: the driver is a stub (cudaErrorStubLibrary)."),
             "the driver is a stub (cudaErrorStubLibrary)");
   EXPECT_EQ(strip_no_gpu_prefix("kprof was built without CUDA"), "kprof was built without CUDA");
 }
