@@ -7,12 +7,15 @@
 #include <initializer_list>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "core/csv.hpp"
+#include "core/json_text.hpp"
 #include "core/results_checks.hpp"
 #include "kprof/errors.hpp"
 #include "kprof/result_fields.hpp"
@@ -81,18 +84,47 @@ Json encode(const std::vector<InfoStat>& stats) {
   return list;
 }
 
+// One value of a table as encode() gives it: the common kinds written straight into the text,
+// the others (a sweep value, a row's info columns) through the DOM.
+template <class V>
+void append_value(std::string& out, const V& v) {
+  if constexpr (std::is_same_v<V, std::string> || std::is_same_v<V, double> ||
+                std::is_same_v<V, bool> || std::is_same_v<V, std::optional<bool>> ||
+                std::integral<V>)
+    detail::append_json(out, v);
+  else
+    out += encode(v).dump();
+}
+
+// A table as {"field": [value, ...], ...}, written as text: the tables are most of a document,
+// and their DOM would take several times the memory and time of the text.
 template <class T, class Fields>
-Json columns_to_json(const std::vector<T>& items, Fields fields) {
-  Json table = Json::object();
+void append_columns(std::string& out, const std::vector<T>& items, Fields fields) {
+  std::vector<const char*> names;
+  std::vector<std::string> columns;
   const T probe{};
-  fields(probe, [&](const char* name, const auto&) { table[name] = Json::array(); });
-  std::vector<Json*> columns;
-  for (Json& column : table) columns.push_back(&column);
+  fields(probe, [&](const char* name, const auto&) {
+    names.push_back(name);
+    columns.emplace_back("[");
+  });
   for (const T& item : items) {
     std::size_t k = 0;
-    fields(item, [&](const char*, const auto& v) { columns[k++]->push_back(encode(v)); });
+    fields(item, [&](const char*, const auto& v) {
+      std::string& column = columns[k++];
+      if (column.size() > 1) column += ',';
+      append_value(column, v);
+    });
   }
-  return table;
+  out += '{';
+  for (std::size_t k = 0; k < columns.size(); ++k) {
+    if (k > 0) out += ',';
+    detail::append_json(out, std::string_view(names[k]));
+    out += ':';
+    out += columns[k];
+    out += ']';
+    std::string().swap(columns[k]);  // each column's memory goes as soon as it is copied
+  }
+  out += '}';
 }
 
 Json session_to_json(const SessionInfo& s) {
@@ -135,8 +167,7 @@ void decode(const Json& j, bool& out) {
 }
 
 template <std::integral I>
-  requires(!std::same_as<I, bool>)
-void decode(const Json& j, I& out) {
+requires(!std::same_as<I, bool>) void decode(const Json& j, I& out) {
   const bool fits = j.is_number_unsigned()
                         ? std::in_range<I>(j.get<std::uint64_t>())
                         : j.is_number_integer() && std::in_range<I>(j.get<std::int64_t>());
@@ -473,26 +504,35 @@ class Reader {
 }  // namespace
 
 std::string Results::to_json() const {
-  Json doc = Json::object();
-  doc["format"] = kFormat;
-  doc["version"] = kVersion;
-  doc["session"] = session_to_json(session_);
-  doc["sweep"] = sweep_to_json(sweep_);
-  doc["records"] = columns_to_json(records_, record_fields);
-  doc["samples"] = columns_to_json(samples_, sample_fields);
-  doc["rows"] = columns_to_json(rows_, row_fields);
-  doc["configs"] = columns_to_json(configs_, config_fields);
-  doc["runs"] = columns_to_json(runs_, run_fields);
-  doc["info"] = columns_to_json(info_, info_fields);
+  Json head = Json::object();
+  head["format"] = kFormat;
+  head["version"] = kVersion;
+  head["session"] = session_to_json(session_);
+  head["sweep"] = sweep_to_json(sweep_);
+  std::string out = head.dump();
+  out.pop_back();  // its closing brace: the tables follow
+  const auto table = [&out](const char* name, const auto& items, auto fields) {
+    out += ",\"";
+    out += name;
+    out += "\":";
+    append_columns(out, items, fields);
+  };
+  table("records", records_, record_fields);
+  table("samples", samples_, sample_fields);
+  table("rows", rows_, row_fields);
+  table("configs", configs_, config_fields);
+  table("runs", runs_, run_fields);
+  table("info", info_, info_fields);
   if (!parts_.empty()) {
     Json parts = Json::array();
     for (const ResultPart& p : parts_)
       parts.push_back({{"first_config", p.first_config},
                        {"configs", p.configs},
                        {"session", session_to_json(p.session)}});
-    doc["parts"] = std::move(parts);
+    out += ",\"parts\":" + parts.dump();
   }
-  return doc.dump();
+  out += '}';
+  return out;
 }
 
 Results Results::from_json(const std::string& text) { return Reader("string").read(text); }
