@@ -63,7 +63,11 @@ def _move_into_place(tmp: str, path: str, overwrite: bool) -> None:
 
 
 def write_atomic(
-    path: str | os.PathLike[str], write: Callable[[BinaryIO], None], *, overwrite: bool = True
+    path: str | os.PathLike[str],
+    write: Callable[[BinaryIO], None],
+    *,
+    overwrite: bool = True,
+    check: Callable[[str], None] | None = None,
 ) -> str:
     """Calls ``write(file)`` on a temporary file next to ``path``, then moves it into place, so
     a reader never sees half a file and a failure leaves any existing file as it was. Missing
@@ -74,6 +78,10 @@ def write_atomic(
     file another process wrote meanwhile is not replaced either. Any other ``OSError`` (no
     space left, a folder that is a file, a file system that takes no files) is raised again
     with a message that names ``path``: ``cannot write PATH: <reason>``.
+
+    ``check(temporary_path)``, when given, is called on the whole written file before it moves
+    into place; what it raises leaves no file behind (a file that could not be read back is
+    an error when it is written, not a file).
     """
     path = os.fspath(path)
     if os.path.isdir(path):
@@ -91,6 +99,8 @@ def write_atomic(
     try:
         with os.fdopen(fd, "wb") as out:
             write(out)
+        if check is not None:
+            check(tmp)
         _move_into_place(tmp, path, overwrite)
     except OutputExistsError:
         raise

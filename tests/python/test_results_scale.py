@@ -1,0 +1,105 @@
+"""Results at the size of a real sweep: every format kprof writes (JSON, CSV, Parquet) reads back
+exactly at 10,000 configs x 20 metrics, and a Parquet file that would not read back is an error
+when it is saved, never a file. Times and memory are bench/results_scale.py's."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import kprof
+import numpy as np
+import pytest
+from kprof import _core, _parquet, errors
+
+CONFIGS, METRICS, RUNS = 10_000, 20, 10
+DEMO = Path(__file__).resolve().parents[1] / "data" / "h200-python-demo-2026-11-30.json"
+
+
+@pytest.fixture(scope="module")
+def large() -> kprof.ProfileResults:
+    """10,000 configs x 20 metrics x 10 runs (2,000,000 records), aggregated by the core."""
+    names = ["gpu__time_duration.sum"] + [f"sm__synthetic_{k}.sum" for k in range(METRICS - 1)]
+    n = CONFIGS * RUNS * METRICS
+    metric = np.tile(np.arange(METRICS), CONFIGS * RUNS)
+    values = (1000.0 + 10 * metric) * (1 + 1e-3 * (np.arange(n) % 13))
+    records = {
+        "config": np.repeat(np.arange(CONFIGS), RUNS * METRICS).tolist(),
+        "run": np.tile(np.repeat(np.arange(RUNS), METRICS), CONFIGS).tolist(),
+        "annotation": ["step"] * n,
+        "kernel": ["gemm"] * n,
+        "kernel_index": [0] * n,
+        "metric": [names[k] for k in metric],
+        "value": values.tolist(),
+        "unit": ["ns" if k == 0 else "B" for k in metric],
+    }
+    options = _core.Options()
+    options.runs = RUNS
+    options.metrics = names
+    session = {
+        "gpu": "synthetic (no GPU)",
+        "device": 0,
+        "host": "test-host",
+        "backend": "cupti-range-profiler",
+        "runs": RUNS,
+        "metrics": names,
+    }
+    points = [[1024 * (c + 1)] for c in range(CONFIGS)]
+    return kprof.ProfileResults(_core._aggregate(session, ["n"], points, records, options))
+
+
+@pytest.fixture(scope="module")
+def large_parquet(large, tmp_path_factory) -> Path:
+    pytest.importorskip("pyarrow")
+    return Path(large.save(tmp_path_factory.mktemp("parquet") / "large.parquet"))
+
+
+def test_a_large_result_reads_back_exactly_from_json(large, tmp_path):
+    back = kprof.load(large.save(tmp_path / "large.json"))
+    assert back == large
+    assert len(back.to_dataframe()) == CONFIGS * METRICS
+
+
+def test_a_large_result_reads_back_exactly_from_parquet(large, large_parquet):
+    assert kprof.load(large_parquet) == large
+
+
+def test_a_large_result_reads_back_from_csv(large, tmp_path):
+    large.write_csv(str(tmp_path) + "/", "large")
+    back = kprof.ProfileResults.read_csv(str(tmp_path) + "/", "large")
+    assert back.core.records_columns() == large.core.records_columns()
+    assert back.core.rows_columns()["mean"] == large.core.rows_columns()["mean"]
+
+
+def test_the_parquet_table_has_its_document_as_data_not_metadata(large_parquet):
+    pq = pytest.importorskip("pyarrow.parquet")
+    file = pq.ParquetFile(large_parquet)  # every reader's default limits
+    metadata = file.schema_arrow.metadata or {}
+    assert sum(len(v) for v in metadata.values()) < 100_000  # the pandas schema, no document
+    kinds = file.read(columns=["Kind"]).column(0).to_pylist()
+    assert kinds.count("row") == CONFIGS * METRICS
+    assert kinds.count("sample") == CONFIGS * METRICS * RUNS
+    assert kinds.count("document") >= 1
+    # A table tool sees the rows as before.
+    rows = file.read(columns=["Kind", "AvgValue"]).to_pandas().query("Kind == 'row'")
+    assert len(rows) == CONFIGS * METRICS and rows["AvgValue"].notna().all()
+
+
+def test_a_parquet_file_that_would_not_read_back_is_no_file(tmp_path, monkeypatch):
+    pytest.importorskip("pyarrow")
+    monkeypatch.setattr(_parquet, "_document_lines", lambda metadata: 0)
+    path = tmp_path / "r.parquet"
+    with pytest.raises(errors.FormatError, match="holds 0 of the 1 pieces of its document"):
+        kprof.load(DEMO).save(path)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_parquet_file_with_the_document_in_its_metadata_still_loads(tmp_path):
+    """kprof 0.1 wrote the document into the file's metadata."""
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    results = kprof.load(DEMO)
+    table = pa.table({"Kind": ["row"]}).replace_schema_metadata(
+        {b"kprof.results.json": results.to_json().encode()}
+    )
+    pq.write_table(table, tmp_path / "old.parquet")
+    assert kprof.load(tmp_path / "old.parquet") == results
