@@ -164,7 +164,7 @@ def render_html(
         plots = _have_matplotlib()
     tables, sizes = metric_tables(rows, chosen)
     size = size_note(rows, sizes, source)
-    if size and plots and len(results.configs) > MANY_X:
+    if size and plots and _many_configs(results):
         size += (
             f" The plots draw each series as a line over the {len(results.configs):,} configs, "
             "its 95% interval as a band."
@@ -247,6 +247,12 @@ def _chosen_metrics(all_metrics: Sequence[str], metrics: Sequence[str] | None) -
     return list(metrics)
 
 
+def _many_configs(results: ResultsData) -> bool:
+    """Whether the page's plots (one per metric, a point per config) are of many configs, each
+    series a line with its interval as a band (:data:`kprof._plot_plan.MANY_X`)."""
+    return len(results.configs) > MANY_X
+
+
 def _plots_section(
     results: ResultsData, metrics: Sequence[str], plot_options: Mapping[str, Any]
 ) -> str:
@@ -254,11 +260,12 @@ def _plots_section(
     e = html.escape
     out = ['<section id="plots"><h2>Plots</h2>']
     frame = results.to_dataframe()
+    interval = "as a band" if _many_configs(results) else "bars"
     for m in metrics:
         options = dict(plot_options)
         options.setdefault("title", "")
         fig, _ = draw_results(results, None, frame=frame, metric=m, **options)
-        alt = f"{m}: mean of each annotation per config, with its 95% interval"
+        alt = f"{m}: mean of each annotation per config, with 95% interval {interval}"
         out.append(
             f'<figure><img alt="{e(alt)}" src="data:image/png;base64,{_png_base64(fig)}">'
             f"<figcaption>{e(m)}</figcaption></figure>"
