@@ -2,12 +2,14 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 #include "kprof/errors.hpp"
@@ -38,15 +40,28 @@ class Parser {
  public:
   Parser(std::string_view text, const std::string& source) : text_(text), source_(source) {}
 
-  std::vector<Row> run() {
+  void run(const std::function<void(const Row&)>& row) {
+    row_callback_ = &row;
     for (pos_ = 0; pos_ < text_.size(); ++pos_) in_quotes_ ? quoted_char() : plain_char();
     if (in_quotes_) fail(quote_line_, "a quoted field is not closed");
     end_line();
-    return std::move(rows_);
   }
 
  private:
+  // The characters from pos_ up to the next one that `stops` go to the field at once: most of
+  // a file is such runs, and a character at a time is most of the time a file takes to read.
+  template <class Stops>
+  void take_run(Stops stops) {
+    std::size_t end = pos_;
+    while (end < text_.size() && !stops(text_[end])) ++end;
+    if (end > pos_ + 1) {
+      field_.append(text_.substr(pos_, end - pos_ - 1));
+      pos_ = end - 1;
+    }
+  }
+
   void quoted_char() {
+    take_run([](char c) { return c == '"' || c == '\n'; });
     const char c = text_[pos_];
     if (c == '\n') ++line_;
     if (c != '"') {
@@ -60,6 +75,8 @@ class Parser {
   }
 
   void plain_char() {
+    if (!was_quoted_)
+      take_run([](char c) { return c == ',' || c == '"' || c == '\r' || c == '\n'; });
     const char c = text_[pos_];
     if (c == ',') return end_field();
     if (c == '\r' && next_is('\n')) ++pos_;
@@ -86,7 +103,7 @@ class Parser {
     const bool blank = row_.empty() && field_.empty() && !was_quoted_;
     if (!blank) {
       end_field();
-      rows_.push_back(std::move(row_));
+      (*row_callback_)(row_);
       row_.clear();
     }
     ++line_;
@@ -105,7 +122,7 @@ class Parser {
   bool was_quoted_ = false;
   std::string field_;
   Row row_;
-  std::vector<Row> rows_;
+  const std::function<void(const Row&)>* row_callback_ = nullptr;
 };
 
 }  // namespace
@@ -118,8 +135,15 @@ void append_row(std::string& out, const Row& fields) {
   out += '\n';
 }
 
+void for_each_row(std::string_view text, const std::string& source,
+                  const std::function<void(const Row&)>& row) {
+  Parser(text, source).run(row);
+}
+
 std::vector<Row> parse(std::string_view text, const std::string& source) {
-  return Parser(text, source).run();
+  std::vector<Row> rows;
+  for_each_row(text, source, [&rows](const Row& cells) { rows.push_back(cells); });
+  return rows;
 }
 
 }  // namespace csv

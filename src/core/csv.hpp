@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -22,6 +23,10 @@ void append_row(std::string& out, const Row& fields);
 // pandas does). Throws FormatError naming `source` and the line for an unterminated quote or
 // text after a closing quote.
 std::vector<Row> parse(std::string_view text, const std::string& source);
+// The same, a line at a time: `row` is called with each line's fields as they are read, so
+// that a large file is never held as a list of lines (what `row` is given lasts for the call).
+void for_each_row(std::string_view text, const std::string& source,
+                  const std::function<void(const Row&)>& row);
 
 }  // namespace csv
 

@@ -244,7 +244,7 @@ struct InfoColumns {
       const auto it = std::find_if(row.info.begin(), row.info.end(),
                                    [&](const InfoStat& s) { return s.name == name; });
       if (numeric) {
-        for (double InfoStat::* m :
+        for (double InfoStat::*m :
              {&InfoStat::mean, &InfoStat::stddev, &InfoStat::min, &InfoStat::max})
           out.push_back(text(it == row.info.end() ? std::nan("") : (*it).*m));
       } else if (it == row.info.end() || (it->text.empty() && std::isnan(it->value))) {
@@ -322,10 +322,16 @@ class SweepBuilder {
       fail(path, "its parameter columns differ from those of the files read before");
   }
 
-  void point(std::size_t config, Cells values, const std::string& where) {
-    const auto [it, added] = points_.try_emplace(config, std::move(values));
-    if (!added && it->second != values)
-      fail(where, "config " + std::to_string(config) + " has other parameter values than before");
+  // The parameter values of `config` on a line (`values`, `n` cells): the first line of a
+  // config gives them, every later one must repeat them. `where` names the line on a failure.
+  template <class Where>
+  void point(std::size_t config, const std::string* values, std::size_t n, const Where& where) {
+    const auto it = points_.find(config);
+    if (it == points_.end()) {
+      points_.emplace(config, Cells(values, values + n));
+    } else if (!std::equal(values, values + n, it->second.begin(), it->second.end())) {
+      fail(where(), "config " + std::to_string(config) + " has other parameter values than before");
+    }
   }
 
   Sweep build(const std::string& source) const {
@@ -386,24 +392,27 @@ void read_cells(const std::vector<Slot>& slots, Fields fields, const std::string
   }
 }
 
+// The columns of a file as its header places them: the layout of its generation (files written
+// before some `added_later` columns existed end before them: the layout of each such generation
+// is tried, newest first), where its `after` columns start, and its parameter names.
 template <class T, class Fields>
-std::vector<T> read_table(const std::string& path, const Layout<T, Fields>& layout,
-                          SessionInfo& session, SweepBuilder& sweep) {
-  const auto lines = detail::csv::parse(detail::read_text_file(path), path);
-  // Files written before some of the `added_later` columns existed end before them: the
-  // layout of each such generation is tried, newest first.
-  // Info collector columns follow the last known column in every generation.
-  Layout<T, Fields> earlier = layout;
-  std::optional<std::size_t> now, before;
-  if (!lines.empty()) {
-    now = after_start(lines.front(), layout);
-    for (std::size_t k = 1; !now && !before && k <= layout.added_later; ++k) {
-      earlier.after.resize(layout.after.size() - k);
-      before = after_start(lines.front(), earlier);
-    }
+struct FileColumns {
+  Layout<T, Fields> layout;
+  std::size_t after = 0;
+  std::size_t first_param = 0;
+  std::size_t params = 0;
+  std::size_t width = 0;
+};
+
+template <class T, class Fields>
+FileColumns<T, Fields> file_columns(const std::string& path, const Layout<T, Fields>& layout,
+                                    const Cells& head) {
+  FileColumns<T, Fields> file{layout};
+  std::optional<std::size_t> after = after_start(head, layout);
+  for (std::size_t k = 1; !after && k <= layout.added_later; ++k) {
+    file.layout.after.resize(layout.after.size() - k);
+    after = after_start(head, file.layout);
   }
-  const auto& after_slots = before ? earlier.after : layout.after;
-  const std::optional<std::size_t> after = now ? now : before;
   if (!after) {
     std::string expected;
     for (const auto& name : header(layout, {"<parameters>"})) expected += name + ",";
@@ -411,25 +420,44 @@ std::vector<T> read_table(const std::string& path, const Layout<T, Fields>& layo
     fail(path,
          "not a kprof " + std::string(layout.kind) + " file; expected the header " + expected);
   }
-  const Cells& head = lines.front();
-  const std::size_t first_param = layout.before.size();
-  const std::size_t n_params = *after - first_param;
-  sweep.names(Cells(head.begin() + first_param, head.begin() + first_param + n_params), path);
-  std::vector<T> items(lines.size() - 1);
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    const Cells& line = lines[i + 1];
-    const std::string where = path + ": data line " + std::to_string(i + 1);
-    if (line.size() != head.size())
-      fail(where, "has " + std::to_string(line.size()) + " fields, the header " +
-                      std::to_string(head.size()));
-    try {
-      read_cells(layout.before, layout.fields, line.data(), items[i], session);
-      read_cells(after_slots, layout.fields, line.data() + *after, items[i], session);
-    } catch (const BadCell& e) {
-      fail(where, e.what);
+  file.after = *after;
+  file.first_param = layout.before.size();
+  file.params = *after - file.first_param;
+  file.width = head.size();
+  return file;
+}
+
+template <class T, class Fields>
+std::vector<T> read_table(const std::string& path, const Layout<T, Fields>& layout,
+                          SessionInfo& session, SweepBuilder& sweep) {
+  std::optional<FileColumns<T, Fields>> file;
+  std::vector<T> items;
+  const std::string text = detail::read_text_file(path);
+  detail::csv::for_each_row(text, path, [&](const Cells& line) {
+    if (!file) {
+      file = file_columns(path, layout, line);
+      sweep.names(
+          Cells(line.begin() + file->first_param, line.begin() + file->first_param + file->params),
+          path);
+      return;
     }
-    sweep.point(items[i].config,
-                Cells(line.begin() + first_param, line.begin() + first_param + n_params), where);
+    // Said only on a failure: a file of a million lines builds no million messages.
+    const std::size_t number = items.size() + 1;
+    const auto where = [&] { return path + ": data line " + std::to_string(number); };
+    if (line.size() != file->width)
+      fail(where(), "has " + std::to_string(line.size()) + " fields, the header " +
+                        std::to_string(file->width));
+    T& item = items.emplace_back();
+    try {
+      read_cells(file->layout.before, layout.fields, line.data(), item, session);
+      read_cells(file->layout.after, layout.fields, line.data() + file->after, item, session);
+    } catch (const BadCell& e) {
+      fail(where(), e.what);
+    }
+    sweep.point(item.config, line.data() + file->first_param, file->params, where);
+  });
+  if (!file) {  // an empty file: as one with a header and no lines, unless no header fits
+    file_columns(path, layout, Cells{});
   }
   return items;
 }
