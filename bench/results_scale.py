@@ -6,18 +6,24 @@ The results files are synthetic, built from a real H200 recording (tests/data): 
 schema kept, its configs, runs and metrics multiplied, every value a plausible one around the
 recording's and aggregated by kprof's core (``_core._aggregate``), so that rows, samples and
 records are what a profile of that size writes. Each operation runs in a process of its own; the
-table gives its wall time and peak memory (the process's maximum resident set), kprof's and the
-baseline's, and their ratios:
+table gives its time and peak memory (the process's maximum resident set), kprof's and the
+baseline's, and their ratios. The time is the operation's alone where it works on loaded results
+(the load before a DataFrame or a save is not counted, on either side); commands are timed whole:
 
-  load          kprof.load(JSON)                         json.load + DataFrames of rows and samples
-  to_dataframe  load, then results.to_dataframe()        the same + pd.DataFrame(rows)
-  raw_dataframe load, then results.raw_dataframe()       the same + pd.DataFrame(samples)
-  save_parquet  load, then results.save(x.parquet)       the same rows and samples to_parquet
-  load_parquet  kprof.load(x.parquet)                    pd.read_parquet of that table
-  csv           load, write_csv, read_csv back           DataFrames to_csv, read_csv back
-  report_html   kprof report FILE --html (with plots)    a DataFrame to_html and one figure
-  compare       kprof compare A B                        two json loads, rows merged on their keys
-  merge         kprof merge of 64 rank files             64 json loads, columns concatenated, dumped
+  load           kprof.load(JSON)                       json.load, DataFrames of rows and samples
+  save_json      results.save(x.json)                   json.dump of the same document
+  to_dataframe   results.to_dataframe()                 pd.DataFrame(rows)
+  raw_dataframe  results.raw_dataframe()                pd.DataFrame(samples)
+  save_parquet   results.save(x.parquet)                the rows and samples table's to_parquet
+  load_parquet   kprof.load(x.parquet)                  pd.read_parquet of that table
+  write_csv      results.write_csv(prefix, tag)         rows, samples and records to_csv
+  read_csv       ProfileResults.read_csv(prefix, tag)   pd.read_csv of those three files
+  report_html    kprof report FILE --html (with plots)  json.load, a DataFrame to_html, one figure
+  compare        kprof compare A B                      two json loads, rows merged on their keys
+  merge          kprof merge of 64 rank files           64 json loads, columns joined, dumped
+
+The bounds: every ratio within 3 times the baseline's time and 2 times its memory at 100,000
+configs (docs/validation.md has the figures).
 
 Run:  python3 bench/results_scale.py [--sizes 1000x20,10000x1,100000x1] [--keep DIR]
 """
@@ -98,81 +104,84 @@ def make_rank_files(configs: int, folder: Path) -> list[Path]:
 
 # --- the operations, each in a process of its own -----------------------------------------------
 
-# Python run in a child: `A` is the first input file, `B` the second, `OUT` a folder to write in,
-# `FILES` the rank files. Each prints nothing; the parent reads its time and peak memory.
+# Each operation is (setup, timed): Python run in a child, the names below defined; the child
+# prints the seconds `timed` took (setup excluded, as loading before a DataFrame is), and its
+# peak memory is the whole child's. "CLI ..." runs the kprof command instead, timed whole.
+# `A` and `B` are results files, `OUT` a folder to write in, `FILES` the rank files, `PARQUET`
+# and `BASE_PARQUET` the Parquet files the saves wrote, `CSV` the prefix the CSV writes used.
+_LOAD_KPROF = "import kprof; r = kprof.load(A)"
+_LOAD_JSON = "import json, pandas as pd; d = json.load(open(A))"
+_FRAMES = (
+    _LOAD_JSON + "; rows = pd.DataFrame({k: v for k, v in d['rows'].items() if k != 'info'});"
+    "s = pd.DataFrame(d['samples']); k = pd.DataFrame(d['records'])"
+)
+_TABLE = _FRAMES + (
+    "; rows.insert(0, 'Kind', 'row'); s.insert(0, 'Kind', 'sample');"
+    "table = pd.concat([rows, s], ignore_index=True)"
+)
+
 KPROF = {
-    "load": "import kprof; kprof.load(A)",
-    "to_dataframe": "import kprof; kprof.load(A).to_dataframe()",
-    "raw_dataframe": "import kprof; kprof.load(A).raw_dataframe()",
-    "save_parquet": "import kprof; kprof.load(A).save(OUT + '/r.parquet')",
-    "load_parquet": "import kprof; kprof.load(PARQUET)",
-    "csv": (
-        "import kprof; r = kprof.load(A); r.write_csv(OUT + '/', 't');"
-        "kprof.ProfileResults.read_csv(OUT + '/', 't')"
-    ),
-    "report_html": "CLI report A --html OUT/r.html",
-    "compare": "CLI compare A B",
-    "merge": "CLI merge FILES --out OUT/merged.json",
+    "load": ("import kprof", "kprof.load(A)"),
+    "save_json": (_LOAD_KPROF, "r.save(OUT + '/r.json')"),
+    "to_dataframe": (_LOAD_KPROF, "r.to_dataframe()"),
+    "raw_dataframe": (_LOAD_KPROF, "r.raw_dataframe()"),
+    "save_parquet": (_LOAD_KPROF, "r.save(PARQUET)"),
+    "load_parquet": ("import kprof", "kprof.load(PARQUET)"),
+    "write_csv": (_LOAD_KPROF, "r.write_csv(CSV, 't')"),
+    "read_csv": ("import kprof", "kprof.ProfileResults.read_csv(CSV, 't')"),
+    "report_html": ("", "CLI report A --html OUT/r.html"),
+    "compare": ("", "CLI compare A B"),
+    "merge": ("", "CLI merge FILES --out OUT/merged.json"),
 }
 
 BASELINE = {
     "load": (
-        "import json, pandas as pd; d = json.load(open(A));"
-        "pd.DataFrame(d['rows']); pd.DataFrame(d['samples'])"
+        "import json, pandas as pd",
+        "d = json.load(open(A)); pd.DataFrame(d['rows']); pd.DataFrame(d['samples'])",
     ),
-    "to_dataframe": (
-        "import json, pandas as pd; d = json.load(open(A));"
-        "pd.DataFrame(d['samples']); pd.DataFrame(d['rows'])"
+    "save_json": (_LOAD_JSON, "json.dump(d, open(OUT + '/b.json', 'w'))"),
+    "to_dataframe": (_LOAD_JSON, "pd.DataFrame(d['rows'])"),
+    "raw_dataframe": (_LOAD_JSON, "pd.DataFrame(d['samples'])"),
+    "save_parquet": (_TABLE, "table.to_parquet(BASE_PARQUET)"),
+    "load_parquet": ("import pandas as pd", "pd.read_parquet(BASE_PARQUET)"),
+    "write_csv": (
+        _FRAMES,
+        "[f.to_csv(OUT + f'/b-{n}.csv', index=False)"
+        " for n, f in (('r', rows), ('s', s), ('k', k))]",
     ),
-    "raw_dataframe": (
-        "import json, pandas as pd; d = json.load(open(A));"
-        "pd.DataFrame(d['rows']); pd.DataFrame(d['samples'])"
-    ),
-    "save_parquet": (
-        "import json, pandas as pd; d = json.load(open(A));"
-        "rows = pd.DataFrame({k: v for k, v in d['rows'].items() if k != 'info'});"
-        "rows.insert(0, 'Kind', 'row'); s = pd.DataFrame(d['samples']);"
-        "s.insert(0, 'Kind', 'sample');"
-        "pd.concat([rows, s], ignore_index=True).to_parquet(OUT + '/b.parquet')"
-    ),
-    "load_parquet": "import pandas as pd; pd.read_parquet(BASE_PARQUET)",
-    "csv": (
-        "import json, pandas as pd; d = json.load(open(A));"
-        "rows = pd.DataFrame({k: v for k, v in d['rows'].items() if k != 'info'});"
-        "s = pd.DataFrame(d['samples']); r = pd.DataFrame(d['records']);"
-        "[f.to_csv(OUT + f'/{n}.csv', index=False) for n, f in (('r', rows), ('s', s), ('k', r))];"
-        "[pd.read_csv(OUT + f'/{n}.csv') for n in 'rsk']"
-    ),
+    "read_csv": ("import pandas as pd", "[pd.read_csv(OUT + f'/b-{n}.csv') for n in 'rsk']"),
     "report_html": (
         "import json, pandas as pd, matplotlib; matplotlib.use('Agg');"
-        "import matplotlib.pyplot as plt; d = json.load(open(A));"
+        "import matplotlib.pyplot as plt",
+        "d = json.load(open(A));"
         "rows = pd.DataFrame({k: v for k, v in d['rows'].items() if k != 'info'});"
         "open(OUT + '/b.html', 'w').write(rows.to_html());"
-        "fig, ax = plt.subplots(); ax.plot(rows['mean'].to_numpy()); fig.savefig(OUT + '/b.png')"
+        "fig, ax = plt.subplots(); ax.plot(rows['mean'].to_numpy()); fig.savefig(OUT + '/b.png')",
     ),
     "compare": (
-        "import json, pandas as pd; keys = ['annotation', 'metric', 'config', 'kernel_index'];"
+        "import json, pandas as pd",
+        "keys = ['annotation', 'metric', 'config', 'kernel_index'];"
         "a, b = (pd.DataFrame({k: v for k, v in json.load(open(p))['rows'].items() if k != 'info'})"
         " for p in (A, B));"
-        "m = a.merge(b, on=keys, suffixes=('_a', '_b'));"
-        "(m['mean_b'] / m['mean_a'] - 1) * 100"
+        "m = a.merge(b, on=keys, suffixes=('_a', '_b')); (m['mean_b'] / m['mean_a'] - 1) * 100",
     ),
     "merge": (
-        "import json; parts = [json.load(open(p)) for p in FILES];"
+        "import json",
+        "parts = [json.load(open(p)) for p in FILES];"
         "out = {k: {c: sum((p[k][c] for p in parts), []) for c in parts[0][k]}"
         " for k in ('records', 'samples', 'rows', 'configs', 'runs', 'info')};"
-        "json.dump(out, open(OUT + '/b.json', 'w'))"
+        "json.dump(out, open(OUT + '/b.json', 'w'))",
     ),
 }
 
 
-def _child_code(code: str, names: dict[str, str]) -> list[str]:
+def _child_code(setup: str, timed: str, names: dict[str, str]) -> list[str]:
     """The command of one operation: `CLI ...` runs the kprof command (a word that is a name, or
     a name and a path in it, stands for its value), anything else runs Python with the names
-    defined."""
-    if code.startswith("CLI "):
+    defined, printing the seconds `timed` took."""
+    if timed.startswith("CLI "):
         words: list[str] = []
-        for word in code[4:].split():
+        for word in timed[4:].split():
             name, _, rest = word.partition("/")
             if name == "FILES":
                 words += json.loads(names["FILES"])
@@ -184,11 +193,14 @@ def _child_code(code: str, names: dict[str, str]) -> list[str]:
     prelude = "".join(
         f"{k} = {v}\n" if k == "FILES" else f"{k} = {v!r}\n" for k, v in names.items()
     )
-    return [sys.executable, "-c", prelude + code]
+    body = f"import time\n{setup}\nt0 = time.perf_counter()\n{timed}\n"
+    body += "print('seconds', time.perf_counter() - t0)\n"
+    return [sys.executable, "-c", prelude + body]
 
 
 def _peak_of(command: list[str]) -> tuple[float, float]:
-    """measure() in a fresh grandchild, so that every peak is the command's own."""
+    """(seconds, peak resident MB) of `command` in a fresh grandchild, so that every peak is the
+    command's own; the seconds are what the command printed, else its wall time."""
     wrapper = textwrap.dedent(
         """
         import json, resource, subprocess, sys, time
@@ -197,6 +209,9 @@ def _peak_of(command: list[str]) -> tuple[float, float]:
         seconds = time.perf_counter() - t0
         if done.returncode:
             sys.exit(done.stderr[-2000:])
+        for line in done.stdout.splitlines():
+            if line.startswith("seconds "):
+                seconds = float(line.split()[1])
         print(seconds, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024)
         """
     )
@@ -221,14 +236,19 @@ def run_size(configs: int, metrics: int, folder: Path, only: list[str]) -> list[
         "OUT": str(out),
         "PARQUET": str(out / "r.parquet"),
         "BASE_PARQUET": str(out / "b.parquet"),
+        "CSV": str(out) + "/",
         "FILES": json.dumps([str(f) for f in files]),
     }
     table = []
-    for op in only:  # save_parquet before load_parquet: the loads read what the saves wrote
+    # In KPROF's order: each save or write before the load or read of what it wrote.
+    for op in only:
         for path in (out / "r.html", out / "merged.json"):
             path.unlink(missing_ok=True)
-        mine = _peak_of(_child_code(KPROF[op], names))
-        base = _peak_of(_child_code(BASELINE[op], names))
+        for path in (out / "r.parquet", out / "b.parquet", out / "r.json"):
+            if op.startswith("save"):
+                path.unlink(missing_ok=True)
+        mine = _peak_of(_child_code(*KPROF[op], names))
+        base = _peak_of(_child_code(*BASELINE[op], names))
         table.append(
             {"op": op, "size": f"{configs:,} x {metrics}", "kprof": mine, "baseline": base}
         )
