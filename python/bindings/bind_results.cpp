@@ -44,16 +44,38 @@ nb::list sweep_points(const kprof::Sweep& sweep) {
   return points;
 }
 
+// One column's list, built value by value. A text equal to the one before it is the same
+// Python object again: a column of a million samples holds a few metric, kernel and unit names,
+// and a str of each value would be a million objects of memory and time.
+struct ColumnList {
+  nb::list list;
+  std::string last_text;
+  nb::object last_str;
+
+  template <typename T>
+  void append(const T& v) {
+    if constexpr (std::is_same_v<T, std::string>) {
+      if (!last_str.is_valid() || v != last_text) {
+        last_text = v;
+        last_str = nb::str(v.data(), v.size());
+      }
+      list.append(last_str);
+    } else {
+      list.append(to_py(v));
+    }
+  }
+};
+
 // Items by column ({"value": [..], ...}): one list per field of `fields`, in its order.
 template <typename Item, typename Fields>
 nb::dict columns(const std::vector<Item>& items, Fields fields) {
   Columns c;
-  std::vector<nb::list> lists;
+  std::vector<ColumnList> lists;
   const Item blank{};
-  fields(blank, [&](const char* name, const auto&) { lists.push_back(c.col(name)); });
+  fields(blank, [&](const char* name, const auto&) { lists.push_back({c.col(name)}); });
   for (const Item& item : items) {
     std::size_t k = 0;
-    fields(item, [&](const char*, const auto& v) { lists[k++].append(to_py(v)); });
+    fields(item, [&](const char*, const auto& v) { lists[k++].append(v); });
   }
   return c.dict;
 }

@@ -63,6 +63,8 @@ def _cells(kind: str, values: Sequence[Any]) -> Any:
         return np.asarray(values, dtype=np.int64)
     if kind == "optional_integer":
         return pd.array([None if v is None or v < 0 else v for v in values], dtype="Int64")
+    if kind == "flag" and isinstance(values, np.ndarray):
+        return pd.array(values.tolist(), dtype="boolean")
     if kind == "flag":
         return pd.array(values, dtype="boolean")
     if kind == "optional_text":
@@ -164,8 +166,13 @@ class ResultsData:
     # --- DataFrames ---------------------------------------------------------------------------
 
     def _param_columns(self, config_indices: Sequence[int]) -> dict[str, pd.Series]:
+        """Each parameter's value for each item: the configs' values, typed once per config
+        (a sweep has far fewer configs than samples), then taken by the items' configs."""
+        where = np.asarray(config_indices, dtype=np.intp)
+        if len(where) == 0:  # no rows: no values to type the columns by
+            return {name: pd.Series([], dtype=object) for name in self._parameters}
         return {
-            name: _object_column([self._configs[i][j] for i in config_indices])
+            name: _object_column([c[j] for c in self._configs]).take(where).reset_index(drop=True)
             for j, name in enumerate(self._parameters)
         }
 
@@ -247,12 +254,29 @@ class ResultsData:
             columns[name] = _object_column(cells)
         return columns
 
-    def _run_values(self, items: Mapping[str, Sequence[Any]]) -> Callable[[str], list[Any]]:
-        """The values of a run field for each item's (config, run); None where no run."""
+    def _run_values(self, items: Mapping[str, Sequence[Any]]) -> Callable[[str], Any]:
+        """The values of a run field for each item's (config, run); None where no run. Items
+        find their run through a table indexed by (config, run): a dictionary lookup per item
+        costs more than the rest of a million samples' DataFrame."""
         r = self._core.runs_columns()
-        by_run = {(c, k): i for i, (c, k) in enumerate(zip(r["config"], r["run"], strict=True))}
-        where = [by_run.get(ck) for ck in zip(items["config"], items["run"], strict=True)]
-        return lambda field: [None if i is None else r[field][i] for i in where]
+        configs = np.asarray(items["config"], dtype=np.int64)
+        runs = np.asarray(items["run"], dtype=np.int64)
+        run_configs = np.asarray(r["config"], dtype=np.int64)
+        run_runs = np.asarray(r["run"], dtype=np.int64)
+        width = 1 + max(runs.max(initial=0), run_runs.max(initial=0))
+        height = 1 + max(configs.max(initial=0), run_configs.max(initial=0))
+        table = np.full((height, width), len(run_configs), dtype=np.int64)  # the None after all
+        table[run_configs, run_runs] = np.arange(len(run_configs))
+        known = (configs >= 0) & (runs >= 0)
+        where = np.full(len(configs), len(run_configs), dtype=np.int64)
+        where[known] = table[configs[known], runs[known]]
+
+        def values(field: str) -> Any:
+            column = np.empty(len(run_configs) + 1, dtype=object)
+            column[:-1] = r[field]
+            return column[where]
+
+        return values
 
     def _session_values(self, items: Mapping[str, Sequence[Any]]) -> Callable[[str], list[Any]]:
         """The values of a session field for each item's config: the session of its part in
