@@ -3,7 +3,7 @@
 # packages the README names, run as a user of a fresh machine runs it: first the README's
 # virtual environment, then its test command, both read from the README (readme_commands.py).
 #
-#   debian_root.sh SUITE      (trixie: Debian 13)
+#   debian_root.sh SUITE      (trixie: Debian 13, bookworm: Debian 12)
 #
 # The root is made anew on every run, from a copy of the checkout (tracked files and untracked
 # ones git does not ignore; no build output). What debootstrap downloads and pip's download
@@ -58,12 +58,14 @@ unmount_root
 rm -rf --one-file-system "$root"
 mkdir -p "$root" "$cache/debs-$suite" "$cache/pip"
 echo "debian_root: debootstrap $suite with $packages"
+started=$SECONDS
 debootstrap --variant=minbase --include="$packages" --cache-dir="$cache/debs-$suite" \
   "$suite" "$root" >"$root.debootstrap.log" 2>&1 || {
   tail -n 30 "$root.debootstrap.log"
   echo "debian_root: debootstrap $suite failed (log above)"
   exit 1
 }
+echo "debian_root: debootstrap took $((SECONDS - started)) s"
 chroot "$root" useradd --create-home --shell /bin/bash "$user"
 uid="$(chroot "$root" id -u "$user")"
 gid="$(chroot "$root" id -g "$user")"
@@ -86,7 +88,7 @@ cp -L /etc/resolv.conf "$root/etc/resolv.conf"
 # with its authority's certificate. The root is otherwise as Debian made it.
 if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
   cp /usr/local/share/ca-certificates/*.crt "$root/usr/local/share/ca-certificates/"
-  chroot "$root" update-ca-certificates >/dev/null
+  chroot "$root" update-ca-certificates >/dev/null 2>&1
 fi
 mount -t proc proc "$root/proc"
 mount -t sysfs sysfs "$root/sys"
@@ -97,6 +99,10 @@ mount --make-rslave "$root/dev"
 mount --bind "$cache/pip" "$root$home/.cache/pip"
 
 echo "debian_root: in Debian $suite as $user: $venv && $test_command"
+started=$SECONDS
+status=0
 chroot --userspec="$uid:$gid" "$root" /usr/bin/env -i HOME="$home" USER="$user" \
   LOGNAME="$user" PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 \
-  /bin/bash -c "cd ~/kprof && $venv && $test_command"
+  /bin/bash -c "cd ~/kprof && $venv && $test_command" || status=$?
+echo "debian_root: the README's commands took $((SECONDS - started)) s, exit status $status"
+exit $status
