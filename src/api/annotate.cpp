@@ -2,6 +2,7 @@
 
 #include "core/gpu_layer.hpp"
 #include "core/region_tracker.hpp"
+#include "kprof/errors.hpp"
 
 namespace kprof {
 
@@ -12,10 +13,18 @@ AnnotationHandle open_annotation(const std::string& name) {
 }
 
 void close_annotation(AnnotationHandle handle, bool failed) {
-  auto& tracker = detail::RegionTracker::instance();
-  tracker.check_closes(handle);  // out of order: refused before its NVTX range ends too
+  // The region first: closed out of order it is refused (AnnotationError) before anything
+  // closes, its NVTX range included; closed, its range ends even when a hook of the profile
+  // then fails.
+  try {
+    detail::RegionTracker::instance().close(handle, failed);
+  } catch (const AnnotationError&) {
+    throw;
+  } catch (...) {
+    detail::nvtx_pop();
+    throw;
+  }
   detail::nvtx_pop();
-  tracker.close(handle, failed);
 }
 
 Annotation::Annotation(const std::string& name) : id_(open_annotation(name)) {}

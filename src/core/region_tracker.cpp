@@ -20,13 +20,21 @@ struct OpenRegion {
   std::string name;
 };
 
-thread_local std::vector<OpenRegion> t_stack;
-thread_local bool t_is_profiling_thread = false;
-// Annotations outside a profile are no regions, but each gets a handle of its own so that
-// closing them out of order is refused there as it is inside one. The top bit tells these
-// handles from region ids, which count up from 1.
+// This thread's open annotations, innermost last; whether it runs the profile; how many
+// annotations it opened outside a profile. One thread_local object: in a shared library each
+// thread_local is a lookup of its own, and an annotation outside a profile costs little more.
+struct ThreadRegions {
+  std::vector<OpenRegion> stack;
+  bool profiling_thread = false;
+  // Annotations outside a profile are no regions, but each gets a handle of its own so that
+  // closing them out of order is refused there as it is inside one.
+  RegionId outside_opened = 0;
+};
+thread_local ThreadRegions t_regions;
+
+// The top bit tells the handles of annotations outside a profile from region ids, which count
+// up from 1.
 constexpr RegionId kOutsideBit = RegionId{1} << 31;
-thread_local RegionId t_outside_opened = 0;
 
 bool is_region(RegionId id) { return id != kNoRegion && (id & kOutsideBit) == 0; }
 RegionId region_or_none(RegionId id) { return is_region(id) ? id : kNoRegion; }
@@ -87,9 +95,10 @@ RegionTracker& RegionTracker::instance() {
 
 RegionId RegionTracker::open(std::string_view name) {
   check_name(name);
-  RegionId id = kOutsideBit | (++t_outside_opened & ~kOutsideBit);
+  ThreadRegions& t = t_regions;
+  RegionId id = kOutsideBit | (++t.outside_opened & ~kOutsideBit);
   if (profiling()) {
-    const std::string path = path_of(t_stack, name);
+    const std::string path = path_of(t.stack, name);
     auto check_unique = [&] {
       auto same = std::find_if(runs_.begin(), runs_.end(),
                                [&](const RegionRun& r) { return r.path == path; });
@@ -117,40 +126,42 @@ RegionId RegionTracker::open(std::string_view name) {
       check_unique();
       id = next_id_.fetch_add(1);
     }
-    if (t_is_profiling_thread && range_hooks_.opened) {
+    if (t.profiling_thread && range_hooks_.opened) {
       // Annotations opened before the profile began are not regions: they do not count.
-      const auto outer = std::count_if(t_stack.begin(), t_stack.end(),
+      const auto outer = std::count_if(t.stack.begin(), t.stack.end(),
                                        [](const OpenRegion& r) { return is_region(r.id); });
       range_hooks_.opened(id, path, static_cast<std::size_t>(outer) + 1);
     }
     std::lock_guard lock(mutex_);
-    RegionId parent = t_stack.empty() ? kNoRegion : region_or_none(t_stack.back().id);
+    RegionId parent = t.stack.empty() ? kNoRegion : region_or_none(t.stack.back().id);
     runs_.push_back({id, parent, path, config_, run_, false, false});
   }
-  t_stack.push_back({id, std::string(name)});
-  if (t_is_profiling_thread) published_top_.store(region_or_none(id), std::memory_order_release);
+  t.stack.push_back({id, std::string(name)});
+  if (t.profiling_thread) published_top_.store(region_or_none(id), std::memory_order_release);
   return id;
 }
 
 void RegionTracker::check_closes(RegionId id) const {
-  if (t_stack.empty() || t_stack.back().id != id)
+  const std::vector<OpenRegion>& stack = t_regions.stack;
+  if (stack.empty() || stack.back().id != id)
     throw AnnotationError("annotations must close in the reverse order they opened");
 }
 
 void RegionTracker::close(RegionId id, bool failed) {
-  check_closes(id);
-  t_stack.pop_back();
+  ThreadRegions& t = t_regions;
+  if (t.stack.empty() || t.stack.back().id != id) check_closes(id);  // throws
+  t.stack.pop_back();
   // The region is closed whatever the hook does: a failed pop fails the run, not the nesting.
   std::exception_ptr hook_error;
-  if (is_region(id) && t_is_profiling_thread && range_hooks_.closing) {
+  if (is_region(id) && t.profiling_thread && range_hooks_.closing) {
     try {
       range_hooks_.closing(id);
     } catch (...) {
       hook_error = std::current_exception();
     }
   }
-  if (t_is_profiling_thread)
-    published_top_.store(t_stack.empty() ? kNoRegion : region_or_none(t_stack.back().id),
+  if (t.profiling_thread)
+    published_top_.store(t.stack.empty() ? kNoRegion : region_or_none(t.stack.back().id),
                          std::memory_order_release);
   if (!is_region(id)) return;
   {
@@ -166,22 +177,24 @@ void RegionTracker::close(RegionId id, bool failed) {
 
 RegionId RegionTracker::attribute_launch() const noexcept {
   if (!profiling()) return kNoRegion;
-  if (!t_stack.empty()) return region_or_none(t_stack.back().id);
+  const std::vector<OpenRegion>& stack = t_regions.stack;
+  if (!stack.empty()) return region_or_none(stack.back().id);
   return published_top_.load(std::memory_order_acquire);
 }
 
 void RegionTracker::check_no_profile() const {
+  const ThreadRegions& t = t_regions;
   // An annotation left open would prefix the path of every region inside it, and is no region
   // itself: said before the profile rather than found in its results.
-  if (!t_stack.empty() && !profiling()) {
-    const std::vector<OpenRegion> outer(t_stack.begin(), t_stack.end() - 1);
-    throw AnnotationError("annotation '" + path_of(outer, t_stack.back().name) +
+  if (!t.stack.empty() && !profiling()) {
+    const std::vector<OpenRegion> outer(t.stack.begin(), t.stack.end() - 1);
+    throw AnnotationError("annotation '" + path_of(outer, t.stack.back().name) +
                           "' is still open on this thread as the profile begins; close it "
                           "first: annotations outside a profile are not measured, and the "
                           "regions inside it would carry its name");
   }
   if (!profiling()) return;
-  if (t_is_profiling_thread)
+  if (t.profiling_thread)
     throw AnnotationError("a profile is already running in this process; profiles cannot nest");
   throw CuptiBusyError(
       "a kprof profile is already running on another thread of this process, and CUPTI "
@@ -197,7 +210,7 @@ void RegionTracker::begin_profile() {
     throw CuptiBusyError("another kprof profile was ending as this one began; start it again",
                          "kprof (a profile on another thread)");
   }
-  t_is_profiling_thread = true;
+  t_regions.profiling_thread = true;
   published_top_.store(kNoRegion);
 }
 
@@ -234,8 +247,8 @@ void RegionTracker::end_profile() noexcept {
   range_hooks_ = {};
   // A run that failed may have left this thread's annotations open; they belong to the
   // aborted run, not to whatever the program does next.
-  std::erase_if(t_stack, [](const OpenRegion& r) { return is_region(r.id); });
-  t_is_profiling_thread = false;
+  std::erase_if(t_regions.stack, [](const OpenRegion& r) { return is_region(r.id); });
+  t_regions.profiling_thread = false;
   published_top_.store(kNoRegion);
   active_.store(false, std::memory_order_release);
 }

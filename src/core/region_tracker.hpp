@@ -42,7 +42,7 @@ class RegionTracker {
   RegionId open(std::string_view name);
   // Closes the innermost region of this thread; `failed` marks its run as failed.
   // Throws AnnotationError when `id` is not the innermost open region of this thread
-  // (check_closes, which close_annotation asks first: a refused close closes nothing).
+  // (check_closes), before anything closes: a refused close closes nothing.
   void close(RegionId id, bool failed);
   void check_closes(RegionId id) const;
 
