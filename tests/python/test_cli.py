@@ -7,7 +7,6 @@ without a driver (as CI), or carry the ``gpu`` marker.
 
 from __future__ import annotations
 
-import ctypes
 import json
 import os
 import shutil
@@ -17,6 +16,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from machine import has_driver
 
 ROOT = Path(__file__).resolve().parents[2]
 CLI_SOURCE = ROOT / "python" / "kprof" / "cli.py"
@@ -27,14 +27,6 @@ def run_cli(*args: str, cwd: Path | None = None, env: dict | None = None, comman
     return subprocess.run(
         [*cmd, *args], capture_output=True, text=True, timeout=300, cwd=cwd, env=env
     )
-
-
-def has_driver() -> bool:
-    try:
-        ctypes.CDLL("libcuda.so.1")
-    except OSError:
-        return False
-    return True
 
 
 def core_importable() -> bool:

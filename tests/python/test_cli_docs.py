@@ -17,7 +17,6 @@ repository's ``tests`` folder, so that files they write stay there.
 
 from __future__ import annotations
 
-import ctypes
 import re
 import shlex
 import subprocess
@@ -26,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from machine import has_driver
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "cli.md"
@@ -75,14 +75,6 @@ def examples() -> list[Example]:
                 )
         i = end + 1
     return found
-
-
-def has_driver() -> bool:
-    try:
-        ctypes.CDLL("libcuda.so.1")
-    except OSError:
-        return False
-    return True
 
 
 def run_kprof(args: list[str], cwd: Path) -> str:

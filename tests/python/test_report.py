@@ -11,8 +11,6 @@ from __future__ import annotations
 import base64
 import io
 import re
-import shutil
-import subprocess
 import sys
 from html.parser import HTMLParser
 
@@ -21,6 +19,7 @@ import numpy as np
 import pytest
 from conftest import DATA
 from kprof import report
+from machine import headless_chromium
 
 MATMUL = DATA / "h200-torch-matmul-sweep-2026-11-30.json"
 DEMO = DATA / "h200-python-demo-2026-11-30.json"
@@ -424,36 +423,14 @@ def test_report_help(capsys):
 # --- in a browser ---------------------------------------------------------------------------------
 
 
-def _chromium() -> str | None:
-    for name in ("chromium", "chromium-browser", "google-chrome", "chromium-headless-shell"):
-        path = shutil.which(name)
-        if path:
-            return path
-    return None
-
-
 def test_page_in_headless_chromium(tmp_path):
     """A browser renders the page: the screenshot has text, the green of the headings and the
     first series, and the plots (the page's images) are drawn, not broken-image icons."""
     pytest.importorskip("matplotlib")
-    browser = _chromium()
-    if browser is None:
-        pytest.skip("no chromium binary (Debian: apt-get install chromium)")
     page = tmp_path / "r.html"
     report.write_html(kprof.load(MATMUL), page, source=MATMUL.name)
     shot = tmp_path / "shot.png"
-    cmd = [
-        browser,
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--hide-scrollbars",
-        f"--user-data-dir={tmp_path / 'profile'}",
-        "--window-size=1280,2400",
-        f"--screenshot={shot}",
-        page.as_uri(),
-    ]
-    subprocess.run(cmd, check=True, capture_output=True, timeout=120)
+    headless_chromium(page, tmp_path, 1280, 2400, f"--screenshot={shot}")
     img = decode_png(shot.read_bytes())
     assert img.shape[:2] == (2400, 1280)
     assert ink(img) > 0.02

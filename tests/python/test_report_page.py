@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 
 import kprof
 import pytest
 from conftest import DATA
 from kprof import report
-from test_report import _chromium
+from machine import headless_chromium
 
 ANALYSIS = DATA / "h200-analysis-2026-12-03.json"
 FLOP = DATA / "h200-ncu-flop-2026-12-04.json"
@@ -38,29 +37,10 @@ addEventListener("load", () => {
 
 
 def layout_in_chromium(page: str, tmp_path) -> dict:
-    browser = _chromium()
-    if browser is None:
-        pytest.skip("no chromium binary (Debian: apt-get install chromium)")
     probe = tmp_path / "probe.html"
     probe.write_text(page.replace("</body>", _MEASURE + "</body>"), encoding="utf-8")
-    done = subprocess.run(
-        [
-            browser,
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--hide-scrollbars",
-            f"--user-data-dir={tmp_path / 'profile'}",
-            f"--window-size={WIDTH},{HEIGHT}",
-            "--dump-dom",
-            probe.as_uri(),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
-    found = re.search(r'<pre id="boxes">(.*?)</pre>', done.stdout, re.S)
+    dom = headless_chromium(probe, tmp_path, WIDTH, HEIGHT, "--dump-dom")
+    found = re.search(r'<pre id="boxes">(.*?)</pre>', dom, re.S)
     assert found, "the measuring script did not run"
     return json.loads(found.group(1).replace("&quot;", '"').replace("&amp;", "&"))
 
