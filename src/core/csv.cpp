@@ -1,5 +1,7 @@
 #include "core/csv.hpp"
 
+#include <locale.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -156,10 +158,20 @@ std::string format_double(double v) {
 }
 
 std::optional<double> parse_double(std::string_view text) {
-  double v = 0;
-  const char* end = text.data() + text.size();
-  const auto [ptr, ec] = std::from_chars(text.data(), end, v);
-  if (ec != std::errc() || ptr != end || text.empty()) return std::nullopt;
+  // strtod in the C locale, as libc++ before LLVM 20 has no floating-point std::from_chars
+  // (and a program's own locale may write its decimal point as a comma); what from_chars
+  // refuses (blanks, a leading '+', hexadecimal) is refused here too.
+  if (text.empty() || text.front() == '+' ||
+      text.find_first_of(" \t\n\r\f\vxX") != std::string_view::npos)
+    return std::nullopt;
+  static const locale_t c_locale = newlocale(LC_NUMERIC_MASK, "C", locale_t{});
+  const std::string copy(text);  // strtod reads to a NUL
+  char* end = nullptr;
+  errno = 0;
+  const double v = strtod_l(copy.c_str(), &end, c_locale);
+  if (end != copy.c_str() + copy.size()) return std::nullopt;
+  // Out of a double's range: from_chars refuses it, strtod gives HUGE_VAL or 0 and ERANGE.
+  if (errno == ERANGE && (std::isinf(v) || v == 0.0)) return std::nullopt;
   return v;
 }
 

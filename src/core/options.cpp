@@ -7,10 +7,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 
+#include "core/csv.hpp"
 #include "core/gpu_layer.hpp"
 #include "core/metric_catalog.hpp"
 #include "core/option_checks.hpp"
@@ -49,11 +52,15 @@ std::string enum_name(E value) {
 
 template <typename T>
 std::optional<T> number_of(std::string_view text) {
-  T v{};
-  const char* end = text.data() + text.size();
-  const auto [ptr, ec] = std::from_chars(text.data(), end, v);
-  if (ec != std::errc() || ptr != end) return std::nullopt;
-  return v;
+  if constexpr (std::is_floating_point_v<T>) {
+    return detail::parse_double(text);  // the core's one parser of a number's text
+  } else {
+    T v{};
+    const char* end = text.data() + text.size();
+    const auto [ptr, ec] = std::from_chars(text.data(), end, v);
+    if (ec != std::errc() || ptr != end) return std::nullopt;
+    return v;
+  }
 }
 
 // "a, b,c" -> {"a", "b", "c"}; blanks around names and empty items are dropped.

@@ -55,7 +55,6 @@ bool added_later(std::string_view where, std::string_view name) {
 Json encode(const std::string& s) { return s; }
 Json encode(const std::vector<std::string>& v) { return v; }
 Json encode(std::integral auto v) { return v; }
-Json encode(const std::optional<bool>& b) { return b ? Json(*b) : Json(nullptr); }
 Json encode(bool b) { return b; }
 
 // JSON has no NaN or infinity: NaN is null, the infinities are the strings "inf" and "-inf".

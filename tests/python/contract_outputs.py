@@ -27,10 +27,19 @@ def recordings() -> list[Path]:
     return sorted(DATA.glob("h200-*.json"))
 
 
+def _type(column) -> str:
+    """A column's dtype by name; text is "str" in every pandas (pandas before 3, which Python
+    3.10 gets, keeps text in object columns)."""
+    name = str(column.dtype)
+    if name == "object" and len(column) and all(isinstance(v, str) for v in column):
+        return "str"
+    return name
+
+
 def _frame(df) -> str:
     """A DataFrame as CSV, with its dtypes first: a column that changes type is a change."""
     buffer = io.StringIO()
-    buffer.write(",".join(f"{c}:{t}" for c, t in df.dtypes.astype(str).items()) + "\n")
+    buffer.write(",".join(f"{c}:{_type(df[c])}" for c in df.columns) + "\n")
     df.to_csv(buffer, index=False)
     return buffer.getvalue()
 
