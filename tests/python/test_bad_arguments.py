@@ -313,3 +313,15 @@ def test_an_empty_output_prefix_is_the_current_folder_as_in_nsight_python(tmp_pa
     monkeypatch.chdir(tmp_path)
     bench = kprof.analyze.kernel(output_prefix="", output_csv=True)(lambda: None)
     assert bench._kprof_profiler.settings.output_prefix == "./"
+
+
+def test_a_profile_begun_inside_an_open_annotation_is_refused_before_any_gpu_work():
+    """The annotation would prefix every region inside it and is no region itself: said when
+    the profile begins (an AnnotationError here, where there is no GPU, not a NoGpuError)."""
+    bench = kprof.analyze.kernel(configs=[(1,)], runs=1)(lambda n: None)
+    with kprof.annotate("experiment"):
+        with pytest.raises(errors.AnnotationError, match="'experiment' is still open"):
+            bench()
+    with pytest.raises(errors.KprofError) as info:  # closed: refused for something else
+        bench()
+    assert not isinstance(info.value, errors.AnnotationError)
