@@ -29,9 +29,10 @@ def recordings() -> list[Path]:
 
 def _type(column) -> str:
     """A column's dtype by name; text is "str" in every pandas (pandas before 3, which Python
-    3.10 gets, keeps text in object columns)."""
+    3.10 gets, keeps text in object columns, a missing one as None)."""
     name = str(column.dtype)
-    if name == "object" and len(column) and all(isinstance(v, str) for v in column):
+    values = column.dropna()
+    if name == "object" and len(values) and all(isinstance(v, str) for v in values):
         return "str"
     return name
 
