@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "core/backend_registry.hpp"
 #include "core/gpu_layer.hpp"
 #include "kprof/demo.hpp"
 #include "kprof/kprof.hpp"
@@ -114,8 +115,11 @@ void pieces() {
   };
   std::printf("profile()'s steps, each on its own (median of 30):\n");
   step("validate", [&] { o.validate(); });
-  step("make_gpu_backend", [&] { (void)make_gpu_backend(o); });
-  auto backend = make_gpu_backend(o);
+  kprof::Options resolved = o;  // as profile() gives it
+  resolved.replay_mode = chosen_replay_mode(o).mode;
+  step("chosen_replay_mode", [&] { (void)chosen_replay_mode(o); });
+  step("make_gpu_backend", [&] { (void)make_gpu_backend(resolved); });
+  auto backend = make_gpu_backend(resolved);
   step("describe", [&] { (void)backend->describe(); });
   step("make_device_services", [&] { (void)make_device_services(o); });
   DeviceServices services = make_device_services(o);

@@ -27,7 +27,7 @@ namespace {
 std::size_t analysis_metrics_lacking(const Results& results) {
   std::set<std::string> measured;
   for (const Row& row : results.rows()) measured.insert(row.metric);
-  const bool range = results.session().replay_mode == "range";
+  const bool range = whole_regions(results.session().replay_mode);
   std::size_t lacking = 0;
   for (const std::string& m : analysis_metrics())
     if (!measured.count(m) && !(range && metrics::is_launch_metric(m))) ++lacking;

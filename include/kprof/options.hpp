@@ -9,8 +9,10 @@
 // option").
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <functional>
+#include <iterator>
 #include <limits>
 #include <optional>
 #include <string>
@@ -43,7 +45,8 @@ inline constexpr Choice<ClockControl> kClockControlNames[] = {{ClockControl::non
 enum class ReplayMode {
   // kprof chooses, per profile, the mode whose every pass measures as Nsight Compute does:
   // application replay for a set of several passes with cache_control=all, kernel replay
-  // otherwise (detail::chosen_replay_mode). Results name the mode used.
+  // otherwise (detail::chosen_replay_mode, before any backend is made). Results name the mode
+  // used.
   automatic,
   kernel,  // each kernel replayed on its own (Nsight Compute's default)
   range,   // the benchmark function is called once per pass; one value per annotation
@@ -52,10 +55,48 @@ enum class ReplayMode {
   // an L2 flush, which CUPTI's kernel replay before 13.4 cannot give its later passes.
   application,
 };
-inline constexpr Choice<ReplayMode> kReplayModeNames[] = {{ReplayMode::automatic, "auto"},
-                                                          {ReplayMode::kernel, "kernel"},
-                                                          {ReplayMode::range, "range"},
-                                                          {ReplayMode::application, "application"}};
+
+// What a replay mode is, read wherever the mode's behaviour matters: a new mode is its enum
+// value, a row here, and its backend's source file (docs/architecture.md).
+struct ReplayModeTraits {
+  ReplayMode mode;
+  std::string_view name;      // as users write it, and as results name it
+  std::string_view ncu_name;  // Nsight Compute's --replay-mode for the same measurement
+  // One value per annotation: the region's kernels, and the gaps between them, as one range
+  // (so no kernel can be left out, and a launch statistic has no kernel to describe).
+  bool whole_region;
+  // Every (config, run) is called once per pass, pass after pass: the number of runs is fixed
+  // before the first pass, so a stopping rule cannot decide it.
+  bool fixed_runs;
+};
+inline constexpr ReplayModeTraits kReplayModes[] = {
+    // Resolved to kernel or application before measuring; Nsight Compute's default is kernel.
+    {ReplayMode::automatic, "auto", "kernel", false, false},
+    {ReplayMode::kernel, "kernel", "kernel", false, false},
+    {ReplayMode::range, "range", "range", true, true},
+    {ReplayMode::application, "application", "application", false, true},
+};
+// The names of the modes, for the option table.
+inline constexpr auto kReplayModeNames = [] {
+  std::array<Choice<ReplayMode>, std::size(kReplayModes)> names{};
+  for (std::size_t i = 0; i < names.size(); ++i)
+    names[i] = {kReplayModes[i].mode, kReplayModes[i].name};
+  return names;
+}();
+
+// The traits of `mode`.
+constexpr const ReplayModeTraits& traits_of(ReplayMode mode) {
+  for (const ReplayModeTraits& t : kReplayModes)
+    if (t.mode == mode) return t;
+  return kReplayModes[0];  // not reached: every mode has a row
+}
+// Whether results whose session names the replay mode `name` hold whole regions (false for a
+// name no mode has, as a file of another tool may give).
+constexpr bool whole_regions(std::string_view name) {
+  for (const ReplayModeTraits& t : kReplayModes)
+    if (t.name == name) return t.whole_region;
+  return false;
+}
 
 enum class ThermalMode { automatic, manual, off };
 inline constexpr Choice<ThermalMode> kThermalModeNames[] = {

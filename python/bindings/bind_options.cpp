@@ -481,6 +481,15 @@ void bind_options(nb::module_& m) {
   m.def("option_table", &option_table,
         "The option table: one dict per option (name, doc, valid, keyword: whether it is a "
         "keyword of analyze.kernel), in order.");
+  nb::dict modes;
+  for (const kprof::ReplayModeTraits& t : kprof::kReplayModes) {
+    nb::dict traits;
+    traits["ncu_name"] = std::string(t.ncu_name);
+    traits["whole_region"] = t.whole_region;
+    traits["fixed_runs"] = t.fixed_runs;
+    modes[std::string(t.name).c_str()] = traits;
+  }
+  m.attr("REPLAY_MODES") = modes;  // kprof::kReplayModes by name: what each mode is
   m.def("make_output_prefix", &kprof::make_output_prefix, nb::arg("options"),
         "The prefix output_csv writes with: output_prefix with its folder made, or a fresh "
         "temporary folder when it is empty.");

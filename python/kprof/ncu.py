@@ -62,8 +62,12 @@ __all__ = [
 CHILD_VARIABLE = "KPROF_NCU_CHILD"
 #: NVTX ranges of kprof's annotations, as ``ncu --nvtx-include`` names them.
 NVTX_INCLUDE = "regex:kprof@.+/"
-# kprof's replay modes in ncu's words; "auto" is kprof's engine's choice, ncu's default here.
-_REPLAY = {"auto": "kernel", "kernel": "kernel", "range": "range", "application": "application"}
+
+
+def _ncu_replay_mode(mode: str) -> str:
+    """kprof's replay mode in ncu's words (the core's table of modes); "auto", kprof's engine's
+    choice, is ncu's default here."""
+    return _core.REPLAY_MODES[mode]["ncu_name"]
 
 
 def find_ncu() -> str:
@@ -220,7 +224,7 @@ def ncu_command(
         "--clock-control",
         options.clock_control,
         "--replay-mode",
-        _REPLAY[options.replay_mode],
+        _ncu_replay_mode(options.replay_mode),
         "--nvtx",
         "--nvtx-include",
         NVTX_INCLUDE,
@@ -336,7 +340,7 @@ def _session(options: Any, kernels: Sequence[Kernel], runs: int) -> dict[str, An
         "compute_clock_khz": int(facts.get("compute_clock_khz", 0)),
         "memory_clock_khz": int(facts.get("memory_clock_khz", 0)),
         "backend": "nsight-compute",
-        "replay_mode": _REPLAY[options.replay_mode],
+        "replay_mode": _ncu_replay_mode(options.replay_mode),
         "cache_control": options.cache_control,
         "clock_control": options.clock_control,
         "runs": runs,

@@ -163,10 +163,11 @@ void require_one_kernel_per_region(std::span<const Record> records, const Option
 
 namespace {
 
-// A region's Kernel: its kernels' names, or "range" in range replay (nsight-python's name:
-// the range's counters cover the whole region, gaps included; the records keep the kernels).
+// A region's Kernel: its kernels' names, or "range" where a mode measures whole regions
+// (nsight-python's name: the range's counters cover the region, gaps included; the records
+// keep the kernels).
 std::string region_kernel_name(const Kernels& kernels, const Options& options) {
-  if (options.replay_mode == ReplayMode::range) return "range";
+  if (traits_of(options.replay_mode).whole_region) return "range";
   return join(unique_kernel_names(kernels), "|");
 }
 

@@ -82,8 +82,8 @@ struct FpPrecision {
   const char* name;
   detail::FlopClass add, mul, fma;
   double add_flop, fma_flop;  // an add or a multiply; an FMA (and the peak)
-  double RegionAnalysis::* tflops;
-  double RegionAnalysis::* peak_tflops;
+  double RegionAnalysis::*tflops;
+  double RegionAnalysis::*peak_tflops;
 };
 constexpr FpPrecision kFpPrecisions[] = {
     {"fp32", detail::FlopClass::fadd, detail::FlopClass::fmul, detail::FlopClass::ffma, 1, 2,
@@ -115,7 +115,7 @@ struct RegionValues {
   }
 };
 
-bool range_replay(const Results& r) { return r.session().replay_mode == "range"; }
+bool range_replay(const Results& r) { return whole_regions(r.session().replay_mode); }
 
 // Refuses results that lack `missing` of a set's `size` metrics, naming a few (a profile of
 // durations alone lacks nearly all of them).

@@ -39,15 +39,15 @@ bool no_counter_to_replay(const Options& options) {
 }  // namespace
 
 bool activity_records_measure(const Options& options) {
-  return (options.replay_mode == ReplayMode::kernel ||
-          options.replay_mode == ReplayMode::automatic) &&
-         no_counter_to_replay(options);
+  // With no counter to replay the passes are never asked: "auto" is kernel replay.
+  return no_counter_to_replay(options) &&
+         chosen_replay_mode(options, [] { return 1; }).mode == ReplayMode::kernel;
 }
 
 ReplayChoice chosen_replay_mode(const Options& options, const std::function<int()>& passes) {
   if (options.replay_mode != ReplayMode::automatic) return {options.replay_mode, ""};
   if (no_counter_to_replay(options)) return {ReplayMode::kernel, "no counter to replay"};
-  if (options.stopping)
+  if (options.stopping && traits_of(ReplayMode::application).fixed_runs)
     return {ReplayMode::kernel, "a stopping rule (runs='auto') decides the runs one by one"};
   if (options.cache_control != CacheControl::all)
     return {ReplayMode::kernel, "cache_control='none' (no pass needs a flushed L2)"};

@@ -124,7 +124,7 @@ void add_flop_records(const Options& options, const Sweep& sweep, const RunBody&
       "set:flop: counting FP instructions in one more call of each of the " +
           std::to_string(sweep.size()) + " config(s) (each kernel patched at its first launch)");
   std::vector<Record> counted = flop_pass_records(
-      *counter, sweep, body, records, options.replay_mode == ReplayMode::range, options.metrics,
+      *counter, sweep, body, records, traits_of(options.replay_mode).whole_region, options.metrics,
       poll,
       [&options](const std::string& why) { say(options, Verbosity::info, "warning: " + why); });
   records.insert(records.end(), counted.begin(), counted.end());

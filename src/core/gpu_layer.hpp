@@ -17,8 +17,9 @@ class InstructionCounter;  // core/flop_pass.hpp
 // and launch statistics); any counter takes the range profiler.
 bool activity_records_measure(const Options& options);
 
-// The backend that measures `options` on the current CUDA device. Throws NoGpuError when no
-// GPU or driver can be used, UnsupportedError for options this build cannot measure.
+// The backend that measures `options` on the current CUDA device, their replay mode resolved
+// (profile() resolves "auto": chosen_replay_mode). Throws NoGpuError when no GPU or driver can
+// be used, UnsupportedError for options this build cannot measure.
 std::unique_ptr<Backend> make_gpu_backend(const Options& options);
 
 // What the engine reads from and sets on the GPU besides the backend (SweepServices), for the

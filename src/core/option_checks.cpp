@@ -60,34 +60,35 @@ bool launch_set(const std::string& name) {
   return true;
 }
 
-// Range and application replay run every (config, run) once per pass, pass-major.
+// What a replay mode cannot measure (its traits, kReplayModes).
 void check_replay(const Options& o) {
+  const ReplayModeTraits& traits = traits_of(o.replay_mode);
+  const std::string mode = "replay_mode='" + to_string(o.replay_mode) + "'";
   // A range's counters include every kernel in it: none can be left out afterwards.
-  if (o.replay_mode == ReplayMode::range && !o.ignore_kernels.empty())
-    throw OptionError("ignore_kernel_list",
-                      "a list of " + std::to_string(o.ignore_kernels.size()) +
-                          " kernel name(s) with replay_mode='range'",
-                      "an empty list with replay_mode='range' (a range's counters include "
-                      "every kernel launched in it), or replay_mode='kernel'");
+  if (traits.whole_region && !o.ignore_kernels.empty())
+    throw OptionError(
+        "ignore_kernel_list",
+        "a list of " + std::to_string(o.ignore_kernels.size()) + " kernel name(s) with " + mode,
+        "an empty list with " + mode +
+            " (a range's counters include every kernel launched in it), or "
+            "replay_mode='kernel'");
   // Launch statistics belong to a kernel; a range is a region's kernels as one. Those a set
   // brings (set:analysis) are left out in range replay, so that the set works in every mode.
-  if (o.replay_mode == ReplayMode::range) {
+  if (traits.whole_region) {
     for (const std::string& m : o.metrics)
       if (metrics::is_launch_metric(m) || launch_set(m))
-        throw OptionError("metrics", "'" + m + "' with replay_mode='range'",
-                          "counters alone with replay_mode='range' (a launch statistic describes "
-                          "one kernel, a range all of a region's kernels together), or "
-                          "replay_mode='kernel' or 'application'");
+        throw OptionError("metrics", "'" + m + "' with " + mode,
+                          "counters alone with " + mode +
+                              " (a launch statistic describes one kernel, a range all of a "
+                              "region's kernels together), or replay_mode='kernel' or "
+                              "'application'");
   }
   // The number of runs must be known before the first pass.
-  if ((o.replay_mode == ReplayMode::range || o.replay_mode == ReplayMode::application) &&
-      o.stopping) {
-    const std::string mode = "replay_mode='" + to_string(o.replay_mode) + "'";
+  if (traits.fixed_runs && o.stopping)
     throw OptionError("runs", "'auto' (a stopping rule) with " + mode,
                       "a fixed number of runs with " + mode +
                           " (it runs every config and run once per pass, so the runs are fixed "
                           "before the first pass), or replay_mode='kernel'");
-  }
 }
 
 }  // namespace

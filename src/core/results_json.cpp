@@ -30,8 +30,6 @@ using namespace fields;
 using detail::kFormat;
 using detail::kVersion;
 
-
-
 Json encode(const std::string& s) { return s; }
 Json encode(const std::vector<std::string>& v) { return v; }
 Json encode(std::integral auto v) { return v; }

@@ -165,7 +165,6 @@ std::string where_parsing_stopped(const std::string& text, std::size_t byte) {
   return "unexpected text at " + place;
 }
 
-
 // The document's tables, each read into its sink as it streams by.
 struct Tables {
   TableSink<Record, decltype(record_fields)> records{record_fields};
@@ -214,7 +213,8 @@ class Reader {
 
   Json parse(const std::string& text, Tables& tables) const {
     try {
-      return detail::parse_streaming(text, [&tables](std::string_view key) { return tables.find(key); });
+      return detail::parse_streaming(text,
+                                     [&tables](std::string_view key) { return tables.find(key); });
     } catch (const Json::parse_error& e) {
       fail("not valid JSON: " + where_parsing_stopped(text, e.byte));
     } catch (const Json::out_of_range& e) {
@@ -226,7 +226,8 @@ class Reader {
 
   void check_format(const Json& doc) const {
     if (!doc.is_object() || !doc.contains("format") || doc["format"] != detail::kFormat)
-      fail(std::string("not a kprof results document (no \"format\": \"") + detail::kFormat + "\")");
+      fail(std::string("not a kprof results document (no \"format\": \"") + detail::kFormat +
+           "\")");
     const Json& version = member(doc, "version", "the document");
     if (version != detail::kVersion)
       fail("unsupported version " + version.dump() + "; this kprof reads version " +
@@ -319,8 +320,8 @@ class Reader {
         first = column.name;
         count = column.count;
       } else if (column.count != count) {
-        fail(key + "." + column.name + " has " + std::to_string(column.count) + " values, " +
-             key + "." + first + " has " + std::to_string(count));
+        fail(key + "." + column.name + " has " + std::to_string(column.count) + " values, " + key +
+             "." + first + " has " + std::to_string(count));
       }
     }
     if (const auto& e = table.error())

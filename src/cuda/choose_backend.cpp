@@ -5,6 +5,7 @@
 #include <cuda_runtime_api.h>
 
 #include <memory>
+#include <stdexcept>
 #include <string>
 
 #include "core/backend_registry.hpp"
@@ -25,12 +26,9 @@ void require_gpu() {
 }  // namespace
 
 std::unique_ptr<Backend> make_gpu_backend(const Options& options) {
+  if (options.replay_mode == ReplayMode::automatic)
+    throw std::logic_error("make_gpu_backend: replay_mode='auto' is resolved by profile() first");
   require_gpu();
-  if (options.replay_mode == ReplayMode::automatic) {  // profile() resolves it first
-    Options chosen = options;
-    chosen.replay_mode = chosen_replay_mode(options).mode;
-    return make_gpu_backend(chosen);
-  }
   if (activity_records_measure(options)) return std::make_unique<ActivityTiming>(options);
   return make_registered_backend(options);
 }

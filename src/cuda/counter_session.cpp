@@ -140,8 +140,9 @@ void CounterSession::start(const Options& options, const Setup& setup) {
       if (metrics_[i] == kClockMetric) clock_index_ = static_cast<int>(i);
     }
     // A range has no launch of its own: range replay leaves out the launch statistics of a set.
-    launch_wanted_ = options.replay_mode == ReplayMode::range ? std::vector<std::string>{}
-                                                              : metrics::launch_metrics_in(wanted);
+    launch_wanted_ = traits_of(options.replay_mode).whole_region
+                         ? std::vector<std::string>{}
+                         : metrics::launch_metrics_in(wanted);
     if (!launch_wanted_.empty()) start_launch_records();
     attribution_->log_launches(true);
   } catch (...) {

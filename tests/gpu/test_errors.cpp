@@ -17,9 +17,7 @@ TEST(Errors, RegionWithoutKernelIsAMeasurementError) {
         kprof::Annotation a("busy");
         kernels.scale(1024);
       }
-      {
-        kprof::Annotation a("empty");
-      }
+      { kprof::Annotation a("empty"); }
     });
     FAIL() << "expected MeasurementError";
   } catch (const kprof::MeasurementError& e) {
@@ -27,8 +25,15 @@ TEST(Errors, RegionWithoutKernelIsAMeasurementError) {
   }
 }
 
-TEST(Errors, DurationsAloneUseActivityRecordsAnythingElseTheRangeProfiler) {
+// The backend is made for a resolved replay mode (profile() resolves "auto").
+kprof::Options kernel_replay() {
   kprof::Options options;
+  options.replay_mode = kprof::ReplayMode::kernel;
+  return options;
+}
+
+TEST(Errors, DurationsAloneUseActivityRecordsAnythingElseTheRangeProfiler) {
+  kprof::Options options = kernel_replay();
   EXPECT_EQ(kprof::detail::make_gpu_backend(options)->describe().backend, "cupti-activity");
   options.metrics = {"dram__bytes_read.sum"};
   EXPECT_EQ(kprof::detail::make_gpu_backend(options)->describe().backend, "cupti-range-profiler");
@@ -37,13 +42,13 @@ TEST(Errors, DurationsAloneUseActivityRecordsAnythingElseTheRangeProfiler) {
   EXPECT_EQ(kprof::detail::make_gpu_backend(options)->describe().backend, "cupti-range-profiler");
   // clock_control="base" is the engine's (NVML), not the backend's: creating a backend never
   // touches clocks. (No test locks the clocks of the lent GPU: they are not ours to change.)
-  options = kprof::Options{};
+  options = kernel_replay();
   options.clock_control = kprof::ClockControl::base;
   EXPECT_NO_THROW(kprof::detail::make_gpu_backend(options));
 }
 
 TEST(Errors, BackendStopIsIdempotentAndStartable) {
-  auto backend = kprof::detail::make_gpu_backend(kprof::Options{});
+  auto backend = kprof::detail::make_gpu_backend(kernel_replay());
   backend->stop();  // before start: nothing to release
   backend->start(kprof::Options{});
   EXPECT_TRUE(backend->salvage().empty());  // no region open: nothing measured

@@ -63,6 +63,18 @@ def test_the_command_names_nsight_pythons_files_and_the_calls_options():
     assert cmd[-4:] == [sys.executable, "script.py", "--n", "4"]
 
 
+def test_every_replay_mode_has_ncus_name_for_it():
+    # The core's table of modes is the one list: a new mode reaches ncu without a KeyError.
+    for mode, traits in _core.REPLAY_MODES.items():
+        o = _core.Options(replay_mode=mode)
+        cmd = ncu.ncu_command("/opt/ncu", "r.ncu-rep", "r.log", o, ["s.py"])
+        assert cmd[cmd.index("--replay-mode") + 1] == traits["ncu_name"]
+    assert _core.REPLAY_MODES["range"]["ncu_name"] == "range"
+    assert _core.REPLAY_MODES["range"]["whole_region"] is True
+    with pytest.raises(kprof.errors.OptionError, match="replay_mode"):
+        _core.Options(replay_mode="sampling")
+
+
 def test_nsight_computes_sets_and_sections_are_its_options_and_the_tables_keep_the_duration():
     o = _core.Options(metrics=["set:full", "section:Occupancy", "set:memory"])
     assert _core.ncu_selections(o.metrics) == [("set", "full"), ("section", "Occupancy")]

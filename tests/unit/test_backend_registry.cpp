@@ -2,6 +2,7 @@
 // backend; a build without it has none and says so. Making a backend touches no GPU.
 #include <gtest/gtest.h>
 
+#include <iterator>
 #include <memory>
 #include <string>
 #include <vector>
@@ -9,6 +10,7 @@
 #include "core/backend_registry.hpp"
 #include "kprof/device.hpp"
 #include "kprof/errors.hpp"
+#include "kprof/options.hpp"
 
 using namespace kprof;
 
@@ -91,5 +93,42 @@ TEST(ReplayChoice, AModeAskedForIsKeptWithoutAWord) {
     const auto c = detail::chosen_replay_mode(o, [] { return 8; });
     EXPECT_EQ(c.mode, mode);
     EXPECT_TRUE(c.why.empty());
+  }
+}
+
+TEST(ReplayModes, EachModeHasOneRowAndItsNameComesFromIt) {
+  ASSERT_EQ(std::size(kReplayModes), std::size(kReplayModeNames));
+  for (const Choice<ReplayMode>& choice : kReplayModeNames) {
+    EXPECT_EQ(traits_of(choice.value).mode, choice.value);
+    EXPECT_EQ(traits_of(choice.value).name, choice.name);
+    EXPECT_EQ(to_string(choice.value), choice.name);
+  }
+  EXPECT_TRUE(whole_regions("range"));
+  for (const char* name : {"auto", "kernel", "application", "", "Range", "nsight-compute"})
+    EXPECT_FALSE(whole_regions(name)) << name;
+}
+
+TEST(ReplayModes, WhatAModeCannotMeasureIsReadFromItsTraits) {
+  for (const ReplayModeTraits& traits : kReplayModes) {
+    Options ignoring;
+    ignoring.replay_mode = traits.mode;
+    ignoring.ignore_kernels = {"warm_up"};
+    Options launch = ignoring;
+    launch.ignore_kernels.clear();
+    launch.metrics = {"launch__grid_size"};
+    Options stopping = launch;
+    stopping.metrics = {std::string(kDurationMetric)};
+    stopping.stopping = StoppingRule{};
+    if (traits.whole_region) {
+      EXPECT_THROW(ignoring.validate(), OptionError) << traits.name;
+      EXPECT_THROW(launch.validate(), OptionError) << traits.name;
+    } else {
+      EXPECT_NO_THROW(ignoring.validate()) << traits.name;
+      EXPECT_NO_THROW(launch.validate()) << traits.name;
+    }
+    if (traits.fixed_runs)
+      EXPECT_THROW(stopping.validate(), OptionError) << traits.name;
+    else
+      EXPECT_NO_THROW(stopping.validate()) << traits.name;
   }
 }

@@ -105,9 +105,9 @@ TEST(ResultsJsonStream, TablesAndColumnsOfTheWrongKindSayWhich) {
 TEST(ResultsJsonStream, TheFirstBadValueIsNamedByItemThenColumn) {
   const std::string doc = two_records().to_json();
   // Item 0's unit comes before item 1's value, as the items are read.
-  const std::string both = replace_once(
-      replace_once(doc, "\"value\":[1.5,2.5]", "\"value\":[1.5,\"x\"]"), "\"unit\":[\"ns\",\"ns\"]",
-      "\"unit\":[5,\"ns\"]");
+  const std::string both =
+      replace_once(replace_once(doc, "\"value\":[1.5,2.5]", "\"value\":[1.5,\"x\"]"),
+                   "\"unit\":[\"ns\",\"ns\"]", "\"unit\":[5,\"ns\"]");
   expect_error(both, {"records.unit[0]: expected a string, found 5"});
   EXPECT_EQ(error_of(both).find("records.value"), std::string::npos) << error_of(both);
   // A bad value inside a list within a column.
