@@ -1,8 +1,8 @@
 // The stopping rule: when a config has run often enough (docs/conditions.md).
 //
 // Durations arrive only when the backend collects (a device synchronize and one CUPTI
-// activity flush, ~0.6 ms on the H200), so the rule cannot look after every run: flushing per
-// run would cost more than many kernels it measures, and synchronizing after every run changes
+// activity flush; its cost: docs/validation.md), so the rule cannot look after every run: flushing
+// per run would cost more than many kernels it measures, and synchronizing after every run changes
 // how the runs overlap with the host. The engine therefore runs a batch, collects once, and
 // evaluates: first after min_runs runs, then at checkpoints that grow geometrically (at least
 // +25%, at most doubling, aimed at the run count the current interval predicts), so that a

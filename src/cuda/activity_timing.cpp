@@ -57,7 +57,7 @@ void ActivityTiming::start(const Options& options) {
 
 // Without a stopping rule, the records are collected after a config only once the configs
 // since the last collection took 100 times what a collection costs (a synchronize and an
-// activity flush, ~0.1 ms on the H200): a sweep of short configs pays ~1% for it, and a region
+// activity flush; docs/validation.md): a sweep of short configs pays ~1% for it, and a region
 // that measured nothing is still reported within a fraction of a second.
 void ActivityTiming::measure(SweepRuns& runs) {
   const SweepRuns::Collect collect_values = [this] { return collect(); };
@@ -102,8 +102,7 @@ std::vector<Measurement> ActivityTiming::collect_completed() {
   // FlushAll delivers what is complete but does not wait for the GPU: synchronize first, or
   // the last kernels come back without end timestamps.
   check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-  // ~0.09 ms per call on the H200, 10x the cost of tracing one kernel: once per collect(),
-  // never per kernel.
+  // It costs about ten times the tracing of one kernel: once per collect(), never per kernel.
   check_cupti(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED),
               "cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED)");
   attribution_->rethrow_problem();

@@ -1,8 +1,8 @@
 // Kernel durations from the CUPTI Activity API (CONCURRENT_KERNEL records), one execution per
 // launch, attributed to regions through launch callbacks and correlation ids: the default
 // backend (kernel replay, the duration and launch statistics alone: no counter). Each config's runs
-// run in order; the records are flushed at most once per config, never per run (the flush costs
-// ~0.6 ms on the H200).
+// run in order; the records are collected at most once per config, never per run: a collection
+// waits for the GPU and flushes CUPTI's buffers (its cost on the H200: docs/validation.md).
 #pragma once
 
 #include <memory>

@@ -60,7 +60,7 @@ L2Flush::Outcome L2Flush::before_launch(CUcontext launch_context, CUstream strea
                                         ProfilerPause* pause) noexcept {
   if (buffer_ == 0) return Outcome::failed;
   if (launch_context != nullptr && launch_context != context_) return Outcome::other_context;
-  // A launch into a capturing stream runs later, as part of a graph; a memset enqueued now
+  // A launch into a capturing stream runs later, as part of a graph; a flush enqueued now
   // would become a node of the user's graph. The graph launch gets its own flush instead.
   CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
   CUresult result = driver_->stream_is_capturing(stream, &capture);

@@ -8,24 +8,19 @@
 // parameters always name the real stream, including launches that bypass the runtime
 // (cuLaunchKernel from Triton, CuPy or JAX).
 //
-// Why reading and not a memset (what NVBench and kprof's first version did): a memset leaves
-// the L2 full of dirty lines, which the measured kernel then writes back to DRAM. On the H200
-// that added ~17 MB of DRAM writes to every kernel and made a 20 us softmax 12% slower than
-// under Nsight Compute, whose flush leaves the L2 clean (docs/validation.md). A read leaves
-// only clean lines: the user's dirty lines are written back during the flush.
+// Why reading and not a memset (what NVBench does): a memset leaves the L2 full of dirty lines,
+// which the measured kernel then writes back to DRAM, so it measures slower than under Nsight
+// Compute, whose flush leaves the L2 clean. A read leaves only clean lines: the user's dirty
+// lines are written back during the flush.
 //
-// Under the range profiler's kernel replay every kernel is a range, the flush too. Replayed like
-// the kernel it precedes, it cost as much as the kernel's own range (~12 ms at one pass, ~70 ms
-// at more on the H200) and doubled kernel replay's cost. Now a 1-pass set runs its auto ranges
-// without kernel replay (nothing to replay), where a range costs microseconds, and with more
-// passes the flush runs between a Stop and a Start of the range profiler, issued from the launch
-// callback (PassPause, src/core/pass_pause.hpp), so it is no range at all. Three ways to keep the
-// flush out of the profiled ranges failed before that: running it in a context of its own, which
-// the profiler does not see, added ~1.1 MB of DRAM writes and ~1.5% of duration to every measured
-// kernel (the switch back to the measured context; docs/validation.md, 2026-11-30); a
-// copy-engine read of the buffer into pinned host memory is no kernel, but it does not evict the
-// L2 (the measured kernel wrote back more stale lines than with no flush at all); and green
-// contexts are not supported on the H200 VM (cuGreenCtxCreate: CUDA_ERROR_NOT_SUPPORTED).
+// Under the range profiler's kernel replay every kernel is a range, the flush too, and replayed
+// like the kernel it precedes it would cost as much as the kernel's own range. So a 1-pass set
+// runs its auto ranges without kernel replay (nothing to replay), and with more passes the flush
+// runs between a Stop and a Start of the range profiler, issued from the launch callback
+// (PassPause, src/core/pass_pause.hpp), so it is no range at all. The figures, and the designs
+// that failed before this one, are in docs/validation.md: "The L2 flush: read, not memset", "The
+// flush in a context of its own", "Two more ways to keep the flush out of kernel replay" (a
+// copy-engine read, green contexts) and "The flush between a Stop and a Start".
 #pragma once
 
 #include <cuda.h>
