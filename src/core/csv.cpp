@@ -95,18 +95,25 @@ class Parser {
 
   bool next_is(char c) const { return pos_ + 1 < text_.size() && text_[pos_ + 1] == c; }
 
+  // The row's strings are kept from line to line, their buffers swapped with the field's, so
+  // that a file of millions of fields is not as many allocations.
   void end_field() {
-    row_.push_back(std::move(field_));
+    if (fields_ < row_.size())
+      row_[fields_].swap(field_);
+    else
+      row_.push_back(std::move(field_));
+    ++fields_;
     field_.clear();
     was_quoted_ = false;
   }
 
   void end_line() {
-    const bool blank = row_.empty() && field_.empty() && !was_quoted_;
+    const bool blank = fields_ == 0 && field_.empty() && !was_quoted_;
     if (!blank) {
       end_field();
+      row_.resize(fields_);
       (*row_callback_)(row_);
-      row_.clear();
+      fields_ = 0;
     }
     ++line_;
   }
@@ -124,6 +131,7 @@ class Parser {
   bool was_quoted_ = false;
   std::string field_;
   Row row_;
+  std::size_t fields_ = 0;  // of row_, read on this line
   const std::function<void(const Row&)>* row_callback_ = nullptr;
 };
 
@@ -165,11 +173,22 @@ std::optional<double> parse_double(std::string_view text) {
       text.find_first_of(" \t\n\r\f\vxX") != std::string_view::npos)
     return std::nullopt;
   static const locale_t c_locale = newlocale(LC_NUMERIC_MASK, "C", locale_t{});
-  const std::string copy(text);  // strtod reads to a NUL
+  // strtod reads to a NUL: a copy, on the stack for the usual short number (a file holds
+  // millions of them).
+  char small[64];
+  std::string large;
+  const char* begin = small;
+  if (text.size() < sizeof small) {
+    std::memcpy(small, text.data(), text.size());
+    small[text.size()] = '\0';
+  } else {
+    large.assign(text);
+    begin = large.c_str();
+  }
   char* end = nullptr;
   errno = 0;
-  const double v = strtod_l(copy.c_str(), &end, c_locale);
-  if (end != copy.c_str() + copy.size()) return std::nullopt;
+  const double v = strtod_l(begin, &end, c_locale);
+  if (end != begin + text.size()) return std::nullopt;
   // Out of a double's range: from_chars refuses it, strtod gives HUGE_VAL or 0 and ERANGE.
   if (errno == ERANGE && (std::isinf(v) || v == 0.0)) return std::nullopt;
   return v;
@@ -189,10 +208,23 @@ std::string read_text_file(const std::string& path) {
     throw FormatError(path + ": is a folder, not a file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw FormatError(path + ": cannot open: " + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
+  // Read at its size in one go: a stream copied through a growing buffer moves a large file
+  // several times over. A file whose size cannot be told (a pipe) is read to its end instead.
+  std::string text;
+  const std::streamoff size = in.seekg(0, std::ios::end) ? std::streamoff(in.tellg()) : -1;
+  in.clear();
+  if (size > 0 && in.seekg(0)) {
+    text.resize(static_cast<std::size_t>(size));
+    in.read(text.data(), size);
+    text.resize(static_cast<std::size_t>(in.gcount()));
+  }
   if (in.bad()) throw FormatError(path + ": cannot read: " + std::strerror(errno));
-  return std::move(text).str();
+  in.clear();
+  std::ostringstream rest;  // what follows, when the file grew or has no size
+  rest << in.rdbuf();
+  if (in.bad()) throw FormatError(path + ": cannot read: " + std::strerror(errno));
+  text += std::move(rest).str();
+  return text;
 }
 
 std::string file_name_part(std::string tag) {

@@ -23,6 +23,9 @@ TEST(NumberText, WhatFromCharsReadsAndRefuses) {
   EXPECT_EQ(parse_double("inf"), std::numeric_limits<double>::infinity());
   EXPECT_EQ(parse_double("-inf"), -std::numeric_limits<double>::infinity());
   EXPECT_TRUE(std::isnan(*parse_double("nan")));
+  // A text longer than a number usually is reads the same.
+  EXPECT_EQ(parse_double("0." + std::string(80, '0') + "15e+81"), 1.5);
+  EXPECT_EQ(parse_double(std::string(70, '0') + "1x"), std::nullopt);
   for (const char* refused :
        {"", " 1", "1 ", "+1", "0x10", "1,5", "1.5x", "abc", "1e400", "-1e400", "1e-400"})
     EXPECT_EQ(parse_double(refused), std::nullopt) << refused;
