@@ -37,7 +37,7 @@ std::string strip_no_gpu_prefix(const std::string& message) {
 }
 
 std::string no_gpu_reason(const SystemInfo& sys, const EnvFn& env) {
-  if (!sys.built_with_cuda) return "kprof was built without CUDA";
+  if (!sys.built_with_cuda) return std::string(kBuiltWithoutCuda);
   if (!sys.driver_loaded) return driver_problem(sys);
   if (sys.devices.empty()) {
     const auto visible = env("CUDA_VISIBLE_DEVICES");
@@ -54,9 +54,10 @@ void print_system(const SystemInfo& sys, std::ostream& out) {
   facts.push_back({"driver", sys.driver_loaded
                                  ? "supports CUDA " + cuda_version_string(sys.driver_version)
                                  : "none: " + driver_problem(sys)});
-  facts.push_back({"CUDA runtime", sys.built_with_cuda ? cuda_version_string(sys.runtime_version) +
-                                                             " (kprof was built with it)"
-                                                       : "none: kprof was built without CUDA"});
+  facts.push_back(
+      {"CUDA runtime", sys.built_with_cuda
+                           ? cuda_version_string(sys.runtime_version) + " (kprof was built with it)"
+                           : "none: " + std::string(kBuiltWithoutCuda)});
   std::string cupti =
       sys.cupti_version > 0 ? format_cupti_version(sys.cupti_version) : "not loadable";
   if (sys.cupti_version > 0 && !sys.cupti_path.empty()) cupti += " (" + sys.cupti_path + ")";

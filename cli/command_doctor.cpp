@@ -1,6 +1,7 @@
 // `kprof doctor`: what works on this machine, and why not.
 #include <cmath>
 #include <ostream>
+#include <string>
 
 #include "cli/commands.hpp"
 #include "kprof/annotate.hpp"
@@ -221,8 +222,8 @@ std::vector<Check> doctor_checks(const SystemInfo& sys, const std::function<Timi
         "CUDA runtime " + cuda_version_string(sys.runtime_version));
   } else {
     add(CheckStatus::fail, "built with CUDA",
-        "kprof was built without CUDA (KPROF_CUDA=OFF or no CUDA toolkit with CUPTI found): "
-        "rebuild it with the CUDA toolkit");
+        std::string(kBuiltWithoutCuda) + " (KPROF_CUDA=OFF or no CUDA toolkit with CUPTI found): " +
+            std::string(kRebuildWithCuda));
   }
 
   if (sys.driver_loaded) {

@@ -82,6 +82,10 @@ class UserFunctionError : public Error {
 // No GPU available: no driver, no device, or kprof built without CUDA. Its message is
 // kNoGpuAvailable and the reason, the one wording of the library, the command and the docs.
 inline constexpr std::string_view kNoGpuAvailable = "no GPU available: ";
+// The reason in a build without CUDA, written once for the library and the command; where the
+// reader can act on it, kRebuildWithCuda follows.
+inline constexpr std::string_view kBuiltWithoutCuda = "kprof was built without CUDA";
+inline constexpr std::string_view kRebuildWithCuda = "rebuild it with the CUDA toolkit";
 
 class NoGpuError : public Error {
  public:

@@ -2,14 +2,13 @@
 // call says kprof was built without CUDA. Metric sets and their expansion still work (core).
 #include "core/metric_catalog.hpp"
 #include "kprof/errors.hpp"
+#include "nocuda/no_gpu.hpp"
 
 namespace kprof::metrics::detail {
 namespace {
 
 NoGpuError no_catalog() {
-  return NoGpuError(
-      "kprof was built without CUDA support, and the metric catalog needs CUPTI's Profiler Host "
-      "API; rebuild with the CUDA toolkit");
+  return kprof::detail::built_without_cuda("the metric catalog needs CUPTI's Profiler Host API");
 }
 
 }  // namespace
