@@ -19,8 +19,8 @@
 #include <string>
 #include <vector>
 
-#include "core/backend_registry.hpp"
-#include "core/gpu_layer.hpp"
+#include "core/measure/backend_registry.hpp"
+#include "core/measure/gpu_layer.hpp"
 #include "kprof/demo.hpp"
 #include "kprof/kprof.hpp"
 

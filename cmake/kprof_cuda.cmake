@@ -205,8 +205,8 @@ message(STATUS "kprof: GPU backend ${KPROF_HAS_CUDA}")
 
 function(kprof_add_gpu_backend target)
   if(KPROF_HAS_CUDA)
-    file(GLOB srcs CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/cuda/*.cpp
-                                     ${PROJECT_SOURCE_DIR}/src/cuda/*.cu)
+    file(GLOB srcs CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/cuda/*/*.cpp
+                                     ${PROJECT_SOURCE_DIR}/src/cuda/*/*.cu)
     target_sources(${target} PRIVATE ${srcs})
     target_compile_definitions(${target} PRIVATE KPROF_HAS_CUDA=1)
     target_link_libraries(${target} PRIVATE CUDA::cudart_static CUDA::cupti ${CMAKE_DL_LIBS})

@@ -44,7 +44,7 @@ const char* to_string(Verdict v);  // "same", "faster", ..., "not enough runs"
 
 inline constexpr std::size_t kMinCompareRuns = 3;
 
-// How the p-value was computed (see mann_whitney_u in src/core/compare.hpp).
+// How the p-value was computed (see mann_whitney_u in src/core/results/compare.hpp).
 enum class TestMethod {
   exact,   // exact permutation distribution of U given the ranks, ties included
   normal,  // normal approximation, tie and continuity corrected

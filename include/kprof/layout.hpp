@@ -2,7 +2,7 @@
 // DataFrames and the CSV files), with its kind, unit and the field its value comes from, and the
 // rows that say where and how a profile ran. The CSV writer and reader, the Python DataFrames,
 // `kprof report` and the HTML report iterate these lists, so a new column is one line in
-// src/core/layout.cpp.
+// src/core/results/layout.cpp.
 #pragma once
 
 #include <array>
@@ -70,7 +70,7 @@ struct ResultColumn {
   std::string_view name;  // "AvgValue"
   ColumnKind kind;
   ColumnSource source;
-  // The field the value comes from, named as in the JSON document (src/core/result_fields.hpp):
+  // The field the value comes from, named as in the JSON document (kprof/detail/result_fields.hpp):
   // "mean" of a Row, "gpu" of the session; "config" for the parameter columns.
   std::string_view field;
   // The unit of the values: "" (none), "Unit" (the unit in the line's Unit column), or the

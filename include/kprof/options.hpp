@@ -21,7 +21,7 @@
 #include <variant>
 #include <vector>
 
-#include "kprof/option_table.hpp"
+#include "kprof/detail/option_table.hpp"
 
 namespace kprof {
 

@@ -13,10 +13,10 @@
 
 #include "common.hpp"
 #include "kprof/analysis.hpp"
+#include "kprof/detail/result_fields.hpp"
 #include "kprof/export.hpp"
 #include "kprof/merge.hpp"
 #include "kprof/options.hpp"
-#include "kprof/result_fields.hpp"
 #include "kprof/results.hpp"
 
 namespace kprof::py {

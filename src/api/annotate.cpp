@@ -1,7 +1,7 @@
 #include "kprof/annotate.hpp"
 
-#include "core/gpu_layer.hpp"
-#include "core/region_tracker.hpp"
+#include "core/measure/gpu_layer.hpp"
+#include "core/measure/region_tracker.hpp"
 #include "kprof/errors.hpp"
 
 namespace kprof {

@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/csv.hpp"
+#include "core/results/csv.hpp"
 #include "kprof/profile.hpp"
 
 namespace kprof {

@@ -6,13 +6,13 @@
 #include <string>
 #include <vector>
 
-#include "core/backend_registry.hpp"
-#include "core/engine.hpp"
-#include "core/flop_pass.hpp"
-#include "core/gpu_layer.hpp"
-#include "core/interrupt_watch.hpp"
-#include "core/region_tracker.hpp"
-#include "core/run_conditions.hpp"
+#include "core/measure/backend_registry.hpp"
+#include "core/measure/engine.hpp"
+#include "core/measure/flop_pass.hpp"
+#include "core/measure/gpu_layer.hpp"
+#include "core/measure/interrupt_watch.hpp"
+#include "core/measure/region_tracker.hpp"
+#include "core/measure/run_conditions.hpp"
 #include "core/say.hpp"
 #include "kprof/errors.hpp"
 #include "kprof/log.hpp"

@@ -9,7 +9,7 @@
 #include <utility>
 #include <variant>
 
-#include "core/metric_catalog.hpp"
+#include "core/metrics/metric_catalog.hpp"
 #include "kprof/errors.hpp"
 #include "kprof/layout.hpp"
 #include "kprof/metrics.hpp"

@@ -13,10 +13,10 @@
 #include <type_traits>
 #include <utility>
 
-#include "core/csv.hpp"
-#include "core/gpu_layer.hpp"
-#include "core/metric_catalog.hpp"
+#include "core/measure/gpu_layer.hpp"
+#include "core/metrics/metric_catalog.hpp"
 #include "core/option_checks.hpp"
+#include "core/results/csv.hpp"
 #include "kprof/errors.hpp"
 #include "kprof/metrics.hpp"
 
@@ -219,7 +219,7 @@ void Options::validate_settings() const {
 void Options::validate() const {
   validate_settings();
   // Sets expanded, names checked against the current GPU's catalog
-  // (src/core/metric_catalog.cpp).
+  // (src/core/metrics/metric_catalog.cpp).
   detail::check_metrics(
       metrics, [] { return metrics::current_chip(); }, detail::flop_counting_unavailable);
 }

@@ -1,6 +1,6 @@
 // make_device_services in a build without CUDA: nothing to read or set. Never reached by a
 // profile (make_gpu_backend throws first); defined so the library links.
-#include "core/gpu_layer.hpp"
+#include "core/measure/gpu_layer.hpp"
 #include "kprof/errors.hpp"
 
 namespace kprof::detail {

@@ -1,7 +1,7 @@
 // A build without CUDA: GPU work fails with one clear error, annotations skip NVTX.
-#include "core/gpu_layer.hpp"
+#include "core/measure/gpu_layer.hpp"
 
-#include "core/flop_pass.hpp"
+#include "core/measure/flop_pass.hpp"
 #include "nocuda/no_gpu.hpp"
 
 namespace kprof::detail {

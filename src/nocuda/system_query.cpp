@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "core/gpu_layer.hpp"
+#include "core/measure/gpu_layer.hpp"
 #include "kprof/device.hpp"
 #include "kprof/errors.hpp"
 #include "nocuda/no_gpu.hpp"

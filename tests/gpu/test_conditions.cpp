@@ -9,9 +9,9 @@
 #include <cmath>
 #include <cstdio>
 
-#include "core/gpu_layer.hpp"
-#include "cuda/clock_probe.hpp"
-#include "cuda/nvml.hpp"
+#include "core/measure/gpu_layer.hpp"
+#include "cuda/device/clock_probe.hpp"
+#include "cuda/device/nvml.hpp"
 #include "gpu_test_support.hpp"
 #include "kprof/demo.hpp"
 #include "test_kernels.hpp"

@@ -1,7 +1,7 @@
 // Failures a user can cause: a region without kernels, options this build cannot measure.
 #include <gtest/gtest.h>
 
-#include "core/gpu_layer.hpp"
+#include "core/measure/gpu_layer.hpp"
 #include "gpu_test_support.hpp"
 #include "kprof/demo.hpp"
 

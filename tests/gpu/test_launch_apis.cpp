@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "cuda/launch_apis.hpp"
+#include "cuda/cupti/launch_apis.hpp"
 #include "gpu_test_support.hpp"
 #include "test_kernels.hpp"
 

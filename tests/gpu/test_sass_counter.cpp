@@ -1,5 +1,5 @@
-// CUPTI's SASS metrics API with nvdisasm's opcodes (cuda/sass_counter.hpp) on kernels of known
-// counts: each FP class reads threads x iterations, as Nsight Compute's
+// CUPTI's SASS metrics API with nvdisasm's opcodes (cuda/cupti/sass_counter.hpp) on kernels of
+// known counts: each FP class reads threads x iterations, as Nsight Compute's
 // smsp__sass_thread_inst_executed_op_<class>_pred_on.sum does.
 #include <cupti.h>
 #include <gtest/gtest.h>
@@ -9,13 +9,13 @@
 #include <string>
 #include <vector>
 
-#include "core/flop_pass.hpp"
-#include "core/gpu_layer.hpp"
-#include "core/region_tracker.hpp"
-#include "core/sass_opcodes.hpp"
-#include "cuda/driver_api.hpp"
-#include "cuda/sass_counter.hpp"
-#include "cuda/sass_instruction_counter.hpp"
+#include "core/measure/flop_pass.hpp"
+#include "core/measure/gpu_layer.hpp"
+#include "core/measure/region_tracker.hpp"
+#include "core/metrics/sass_opcodes.hpp"
+#include "cuda/cupti/sass_counter.hpp"
+#include "cuda/cupti/sass_instruction_counter.hpp"
+#include "cuda/device/driver_api.hpp"
 #include "gpu_test_support.hpp"
 #include "kprof/kprof.hpp"
 #include "sass_kernels.hpp"
@@ -174,8 +174,8 @@ TEST_F(SassCounterBesideAProfile, LeavesTheKernelsAsFastOnceDisabled) {
   EXPECT_LT(after / before, 1.25);
 }
 
-// set:flop's counted call (core/flop_pass.hpp) on the GPU: each region reads its own kernel's
-// instructions, exactly.
+// set:flop's counted call (core/measure/flop_pass.hpp) on the GPU: each region reads its own
+// kernel's instructions, exactly.
 TEST_F(SassCounterBesideAProfile, CountsEachRegionOfACountedCall) {
   kprof::detail::SassInstructionCounter counter;
   auto& tracker = kprof::detail::RegionTracker::instance();

@@ -3,7 +3,7 @@
 
 #include <cstdio>
 
-#include "core/gpu_layer.hpp"
+#include "core/measure/gpu_layer.hpp"
 #include "gpu_test_support.hpp"
 #include "kprof/demo.hpp"
 #include "kprof/errors.hpp"

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "core/engine.hpp"
+#include "core/measure/engine.hpp"
 #include "kprof/annotate.hpp"
 #include "kprof/log.hpp"
 #include "scripted_backend.hpp"

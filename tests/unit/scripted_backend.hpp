@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "core/backend.hpp"
-#include "core/region_tracker.hpp"
-#include "core/sweep_runs.hpp"
-#include "core/unmeasured_calls.hpp"
+#include "core/measure/backend.hpp"
+#include "core/measure/region_tracker.hpp"
+#include "core/measure/sweep_runs.hpp"
+#include "core/measure/unmeasured_calls.hpp"
 
 namespace kprof::testing {
 

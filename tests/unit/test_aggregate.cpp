@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/aggregate.hpp"
+#include "core/results/aggregate.hpp"
 #include "kprof/errors.hpp"
 
 using namespace kprof;

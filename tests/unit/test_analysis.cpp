@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "core/sass_opcodes.hpp"
+#include "core/metrics/sass_opcodes.hpp"
 #include "kprof/analysis.hpp"
 #include "kprof/errors.hpp"
 #include "kprof/metrics.hpp"

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "core/engine.hpp"
+#include "core/measure/engine.hpp"
 #include "kprof/annotate.hpp"
 #include "kprof/errors.hpp"
 #include "kprof/profile.hpp"

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/backend_registry.hpp"
+#include "core/measure/backend_registry.hpp"
 #include "kprof/device.hpp"
 #include "kprof/errors.hpp"
 #include "kprof/options.hpp"

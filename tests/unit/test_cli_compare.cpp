@@ -10,7 +10,7 @@
 #include "cli/cli.hpp"
 #include "cli/commands.hpp"
 #include "cli_runner.hpp"
-#include "core/aggregate.hpp"
+#include "core/results/aggregate.hpp"
 
 using namespace kprof;
 

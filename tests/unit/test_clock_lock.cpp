@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "core/clock_lock.hpp"
-#include "core/engine.hpp"
+#include "core/measure/clock_lock.hpp"
+#include "core/measure/engine.hpp"
 #include "kprof/annotate.hpp"
 #include "kprof/errors.hpp"
 #include "kprof/log.hpp"
@@ -55,7 +55,7 @@ void record_signal(int signal) { g_chained.push_back(signal); }
 class HandlerScope {
  public:
   HandlerScope(int signal, void (*handler)(int)) : signal_(signal) {
-    struct sigaction a{};
+    struct sigaction a {};
     a.sa_handler = handler;
     sigemptyset(&a.sa_mask);
     sigaction(signal, &a, &previous_);
@@ -64,11 +64,11 @@ class HandlerScope {
 
  private:
   int signal_;
-  struct sigaction previous_{};
+  struct sigaction previous_ {};
 };
 
 void (*current_handler(int signal))(int) {
-  struct sigaction a{};
+  struct sigaction a {};
   sigaction(signal, nullptr, &a);
   return (a.sa_flags & SA_SIGINFO) ? nullptr : a.sa_handler;
 }
@@ -102,9 +102,7 @@ TEST(ClockLock, ARestoreThatFailsIsReportedWithTheFix) {
   setter.reset_error = "GPU is lost";
   std::vector<std::string> lines;
   set_log_sink([&](std::string_view l) { lines.emplace_back(l); });
-  {
-    detail::ClockLock lock(setter);
-  }
+  { detail::ClockLock lock(setter); }
   set_log_sink(nullptr);
   ASSERT_EQ(lines.size(), 1u);
   EXPECT_NE(lines[0].find("GPU is lost"), std::string::npos) << lines[0];
@@ -216,7 +214,8 @@ TEST(ClockLockEngine, WithoutNvmlBaseIsAClockControlErrorSayingWhy) {
   detail::SweepServices services;
   services.clocks_unavailable = "libnvidia-ml.so.1 could not be loaded";
   try {
-    detail::run_sweep(gpu, base_clocks(), Sweep(), [&](std::size_t, int) {}, {}, services);
+    detail::run_sweep(
+        gpu, base_clocks(), Sweep(), [&](std::size_t, int) {}, {}, services);
     FAIL() << "no error";
   } catch (const ClockControlError& e) {
     EXPECT_NE(std::string(e.what()).find("libnvidia-ml.so.1"), std::string::npos) << e.what();

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "core/aggregate.hpp"
-#include "core/compare.hpp"
+#include "core/results/aggregate.hpp"
+#include "core/results/compare.hpp"
 #include "kprof/compare.hpp"
 #include "kprof/errors.hpp"
 

@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "conditions_support.hpp"
-#include "core/aggregate.hpp"
-#include "core/engine.hpp"
-#include "core/paced_reading.hpp"
+#include "core/measure/engine.hpp"
+#include "core/measure/paced_reading.hpp"
+#include "core/results/aggregate.hpp"
 #include "kprof/annotate.hpp"
 #include "kprof/errors.hpp"
 #include "kprof/log.hpp"

@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "core/engine.hpp"
+#include "core/measure/engine.hpp"
 #include "kprof/annotate.hpp"
 #include "kprof/errors.hpp"
 #include "scripted_backend.hpp"

@@ -1,5 +1,5 @@
-// CountersBusyError and the wait for a GPU's counters (core/counter_wait.hpp), on a scripted
-// "try to take the counters" and a fake clock; and the option wait_for_counters.
+// CountersBusyError and the wait for a GPU's counters (core/measure/counter_wait.hpp), on a
+// scripted "try to take the counters" and a fake clock; and the option wait_for_counters.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "core/counter_wait.hpp"
+#include "core/measure/counter_wait.hpp"
 #include "kprof/errors.hpp"
 #include "kprof/options.hpp"
 

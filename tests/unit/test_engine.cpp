@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "core/engine.hpp"
+#include "core/measure/engine.hpp"
 #include "kprof/annotate.hpp"
 #include "kprof/errors.hpp"
 #include "kprof/profile.hpp"

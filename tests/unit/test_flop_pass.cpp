@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "conditions_support.hpp"
-#include "core/engine.hpp"
-#include "core/flop_pass.hpp"
-#include "core/region_tracker.hpp"
+#include "core/measure/engine.hpp"
+#include "core/measure/flop_pass.hpp"
+#include "core/measure/region_tracker.hpp"
 #include "kprof/annotate.hpp"
 #include "kprof/errors.hpp"
 #include "scripted_backend.hpp"
@@ -131,9 +131,7 @@ TEST(FlopPass, ACallThatRaisesNamesItsConfigAndTheCounterStops) {
   // The tracker's hooks are handed back: an annotation after the pass takes no count.
   const int takes = counter.takes, discards = counter.discards;
   kprof::detail::RegionTracker::instance().begin_run(0, 0);
-  {
-    Annotation after("after");
-  }
+  { Annotation after("after"); }
   (void)kprof::detail::RegionTracker::instance().end_run();
   EXPECT_EQ(counter.takes, takes);
   EXPECT_EQ(counter.discards, discards);

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "core/flop_records.hpp"
-#include "core/sass_opcodes.hpp"
+#include "core/metrics/flop_records.hpp"
+#include "core/metrics/sass_opcodes.hpp"
 
 namespace {
 

@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <string>
 
-#include "core/engine.hpp"
-#include "core/interrupt_watch.hpp"
+#include "core/measure/engine.hpp"
+#include "core/measure/interrupt_watch.hpp"
 #include "kprof/annotate.hpp"
 #include "kprof/errors.hpp"
 #include "kprof/profile.hpp"
@@ -21,7 +21,7 @@ namespace fs = std::filesystem;
 namespace {
 
 void (*sigint_handler())(int) {
-  struct sigaction now{};
+  struct sigaction now {};
   sigaction(SIGINT, nullptr, &now);
   return now.sa_handler;
 }
@@ -30,7 +30,7 @@ void (*sigint_handler())(int) {
 class SigintAction {
  public:
   explicit SigintAction(void (*handler)(int)) {
-    struct sigaction set{};
+    struct sigaction set {};
     set.sa_handler = handler;
     sigemptyset(&set.sa_mask);
     sigaction(SIGINT, &set, &saved_);
@@ -38,7 +38,7 @@ class SigintAction {
   ~SigintAction() { sigaction(SIGINT, &saved_, nullptr); }
 
  private:
-  struct sigaction saved_{};
+  struct sigaction saved_ {};
 };
 
 // Config 0 runs twice, config 1 is interrupted in its second run.
@@ -83,9 +83,7 @@ TEST(InterruptWatch, LeavesAProgramsOwnHandlerAlone) {
 
 TEST(InterruptWatch, PutsTheDefaultActionBackWhenNoSignalCame) {
   SigintAction plain(SIG_DFL);
-  {
-    detail::InterruptWatch watch;
-  }
+  { detail::InterruptWatch watch; }
   EXPECT_EQ(sigint_handler(), SIG_DFL);
 }
 

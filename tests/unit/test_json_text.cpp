@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "core/json_text.hpp"
+#include "core/results/json_text.hpp"
 
 using kprof::detail::append_json;
 

@@ -8,12 +8,12 @@
 #include <string>
 #include <vector>
 
-#include "core/gpu_layer.hpp"
+#include "core/measure/gpu_layer.hpp"
 #include "kprof/errors.hpp"
 #include "kprof/metrics.hpp"
 #include "kprof/options.hpp"
 #ifdef KPROF_HAS_CUDA
-#include "cuda/launch_statistics.hpp"
+#include "cuda/cupti/launch_statistics.hpp"
 #endif
 
 using namespace kprof;

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "kprof/detail/result_fields.hpp"
 #include "kprof/layout.hpp"
 #include "kprof/options.hpp"
-#include "kprof/result_fields.hpp"
 
 using namespace kprof;
 

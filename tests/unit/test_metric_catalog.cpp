@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "core/metric_catalog.hpp"
+#include "core/metrics/metric_catalog.hpp"
 #include "kprof/device.hpp"
 #include "kprof/errors.hpp"
 #include "kprof/metrics.hpp"

@@ -9,7 +9,7 @@
 #include <optional>
 #include <string>
 
-#include "core/csv.hpp"
+#include "core/results/csv.hpp"
 
 using kprof::detail::format_double;
 using kprof::detail::parse_double;

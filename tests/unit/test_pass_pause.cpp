@@ -1,4 +1,5 @@
-// The pause around kernel replay's L2 flush (src/core/pass_pause.hpp), against a scripted pass.
+// The pause around kernel replay's L2 flush (src/core/measure/pass_pause.hpp), against a scripted
+// pass.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -9,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-#include "core/pass_pause.hpp"
+#include "core/measure/pass_pause.hpp"
 
 using kprof::detail::PassControl;
 using kprof::detail::PassPause;

@@ -1,10 +1,10 @@
-// The range profiler's session bookkeeping, without a GPU (src/core/range_passes.hpp).
+// The range profiler's session bookkeeping, without a GPU (src/core/measure/range_passes.hpp).
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "core/range_passes.hpp"
+#include "core/measure/range_passes.hpp"
 
 using kprof::detail::first_changed_range;
 using kprof::detail::graph_launch_with_auto_ranges;

@@ -10,9 +10,9 @@
 #include <tuple>
 #include <vector>
 
-#include "core/engine.hpp"
-#include "core/pass_loop.hpp"
-#include "core/region_tracker.hpp"
+#include "core/measure/engine.hpp"
+#include "core/measure/pass_loop.hpp"
+#include "core/measure/region_tracker.hpp"
 #include "kprof/annotate.hpp"
 #include "kprof/errors.hpp"
 #include "kprof/log.hpp"

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "core/csv.hpp"
+#include "core/results/csv.hpp"
 #include "kprof/errors.hpp"
 #include "kprof/results.hpp"
 #include "results_io_support.hpp"

@@ -1,6 +1,7 @@
 // The opcode of each PC from nvdisasm's text, Nsight Compute's FP32/FP64/FP16 instruction
 // classes and their metric names, and nvdisasm found and run (a stand-in script here): the
-// GPU-free half of counting FLOP from CUPTI's per-PC SASS counts (src/core/sass_opcodes.hpp).
+// GPU-free half of counting FLOP from CUPTI's per-PC SASS counts
+// (src/core/metrics/sass_opcodes.hpp).
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -11,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "core/csv.hpp"
-#include "core/sass_opcodes.hpp"
+#include "core/metrics/sass_opcodes.hpp"
+#include "core/results/csv.hpp"
 #include "kprof/errors.hpp"
 
 using namespace kprof;

@@ -6,8 +6,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include "core/engine.hpp"
-#include "core/stopping.hpp"
+#include "core/measure/engine.hpp"
+#include "core/measure/stopping.hpp"
 #include "kprof/annotate.hpp"
 #include "kprof/errors.hpp"
 #include "scripted_backend.hpp"

@@ -9,7 +9,7 @@
 #include <string>
 #include <thread>
 
-#include "core/csv.hpp"
+#include "core/results/csv.hpp"
 #include "kprof/errors.hpp"
 
 namespace {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "core/thermal_guard.hpp"
+#include "core/measure/thermal_guard.hpp"
 #include "kprof/errors.hpp"
 
 using namespace kprof;

@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "conditions_support.hpp"
-#include "core/aggregate.hpp"
-#include "core/engine.hpp"
-#include "core/paced_reading.hpp"
+#include "core/measure/engine.hpp"
+#include "core/measure/paced_reading.hpp"
+#include "core/results/aggregate.hpp"
 #include "kprof/annotate.hpp"
 #include "kprof/errors.hpp"
 #include "kprof/log.hpp"
@@ -95,8 +95,9 @@ TEST(ThermalInEngine, AnInterruptStopsALongPause) {
   };
   Options o = quiet(2);
   o.thermal_mode = ThermalMode::automatic;
-  EXPECT_THROW(
-      detail::run_sweep(gpu, o, Sweep(), [&](std::size_t, int) {}, hooks, services), Error);
+  EXPECT_THROW(detail::run_sweep(
+                   gpu, o, Sweep(), [&](std::size_t, int) {}, hooks, services),
+               Error);
   EXPECT_EQ(polls, 4);
   EXPECT_DOUBLE_EQ(now, 2.0);
   EXPECT_EQ(gpu.stops, 1);

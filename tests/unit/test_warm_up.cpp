@@ -9,11 +9,11 @@
 #include <utility>
 #include <vector>
 
-#include "core/aggregate.hpp"
-#include "core/device_probe.hpp"
-#include "core/engine.hpp"
+#include "core/measure/device_probe.hpp"
+#include "core/measure/engine.hpp"
+#include "core/measure/warm_up.hpp"
+#include "core/results/aggregate.hpp"
 #include "core/say.hpp"
-#include "core/warm_up.hpp"
 #include "kprof/annotate.hpp"
 #include "kprof/errors.hpp"
 #include "kprof/layout.hpp"

@@ -1,0 +1,68 @@
+// What the library needs from the GPU layer: implemented by src/cuda (built with CUDA) or by
+// src/nocuda (built without: every GPU call throws NoGpuError, annotations skip NVTX).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "core/measure/backend.hpp"
+#include "core/measure/device_probe.hpp"
+#include "kprof/options.hpp"
+
+namespace kprof::detail {
+
+class InstructionCounter;  // core/measure/flop_pass.hpp
+
+// Whether CUPTI's activity records measure `options` (kernel replay, no metric but the duration
+// and launch statistics); any counter takes the range profiler.
+bool activity_records_measure(const Options& options);
+
+// The backend that measures `options` on the current CUDA device, their replay mode resolved
+// (profile() resolves "auto": chosen_replay_mode). Throws NoGpuError when no GPU or driver can
+// be used, UnsupportedError for options this build cannot measure.
+std::unique_ptr<Backend> make_gpu_backend(const Options& options);
+
+// What the engine reads from and sets on the GPU besides the backend (SweepServices), for the
+// current CUDA device: NVML's probe of it, the probe the thermal guard watches (thermal_device,
+// or the profiled device), and, for clock_control="base", its clock setter. A part that cannot
+// be had is null, with the reason. Throws OptionError when thermal_device is not a CUDA device.
+struct DeviceServices {
+  std::unique_ptr<DeviceProbe> device;
+  std::unique_ptr<DeviceProbe> thermal;  // null: the thermal guard watches `device`
+  std::unique_ptr<ClockSetter> clocks;
+  std::string device_unavailable;
+  std::string thermal_unavailable;
+  std::string clocks_unavailable;
+};
+DeviceServices make_device_services(const Options& options);
+
+// The sticky error of the current device's context ("cudaErrorIllegalAddress: an illegal
+// memory access was encountered"), "" when the context is usable. Waits for the device.
+std::string gpu_fault() noexcept;
+
+// Waits for the current device's queued work (cudaDeviceSynchronize). An error it returns is
+// left to the CUDA call that follows, or to gpu_fault().
+void wait_for_gpu() noexcept;
+
+// set:flop counted in the process (core/measure/flop_pass.hpp): "" where it can be, else why not,
+// with what to do (a CUPTI before 13.5, which counts only the first kernel of a collection; no
+// nvdisasm; a build without CUDA). Touches no GPU.
+std::string flop_counting_unavailable();
+
+// From now on and for the process, keeps the code of every CUDA module loaded, which set:flop
+// needs of each kernel it counts (CUDA gives no module's code back after its load): kprof's
+// CUPTI subscription, held from now on and borrowed by each profile. While it is held, another
+// CUPTI client (torch.profiler's Kineto, Nsight Systems) is refused. Does nothing once it
+// succeeded; throws CuptiBusyError when another client (or a running profile) holds CUPTI,
+// CudaError when CUPTI refuses the module callback, NoGpuError in a build without CUDA.
+void watch_module_loads();
+
+// The instruction counter of set:flop's pass on the current device. Throws UnsupportedError
+// where flop_counting_unavailable() says why.
+std::unique_ptr<InstructionCounter> make_instruction_counter();
+
+// NVTX range in the domain "kprof" around an annotation (push/pop on the calling thread).
+void nvtx_push(const std::string& name) noexcept;
+void nvtx_pop() noexcept;
+
+}  // namespace kprof::detail
