@@ -15,8 +15,8 @@
 
 #include "core/measure/gpu_layer.hpp"
 #include "core/metrics/metric_catalog.hpp"
+#include "core/number_text.hpp"
 #include "core/option_checks.hpp"
-#include "core/results/csv.hpp"
 #include "kprof/errors.hpp"
 #include "kprof/metrics.hpp"
 

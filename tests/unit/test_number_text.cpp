@@ -9,7 +9,7 @@
 #include <optional>
 #include <string>
 
-#include "core/results/csv.hpp"
+#include "core/number_text.hpp"
 
 using kprof::detail::format_double;
 using kprof::detail::parse_double;

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "core/number_text.hpp"
 #include "core/results/csv.hpp"
 #include "kprof/errors.hpp"
 #include "kprof/results.hpp"

@@ -1,10 +1,8 @@
-// A small RFC 4180 CSV writer and reader, the number text of CSV cells, and the file helpers
-// the results writers share (atomic write, whole-file read).
+// A small RFC 4180 CSV writer and reader, and the file helpers the results writers share
+// (atomic write, whole-file read). A cell's number text is core/number_text.hpp's.
 #pragma once
 
-#include <cstdint>
 #include <functional>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,12 +27,6 @@ void for_each_row(std::string_view text, const std::string& source,
                   const std::function<void(const Row&)>& row);
 
 }  // namespace csv
-
-// The shortest text that reads back as the same double (std::to_chars); "nan", "inf", "-inf".
-std::string format_double(double v);
-// The whole of `text` as a number; empty when any of it is not.
-std::optional<double> parse_double(std::string_view text);
-std::optional<std::int64_t> parse_int(std::string_view text);
 
 // The whole file; FormatError naming the file when it cannot be read.
 std::string read_text_file(const std::string& path);

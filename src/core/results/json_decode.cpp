@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "core/results/csv.hpp"
+#include "core/number_text.hpp"
 #include "kprof/detail/result_fields.hpp"
 
 namespace kprof::detail {

@@ -27,6 +27,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/number_text.hpp"
 #include "core/results/csv.hpp"
 #include "core/results/results_csv_layout.hpp"
 #include "kprof/detail/result_fields.hpp"

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/number_text.hpp"
 #include "core/results/aggregate.hpp"
 #include "core/results/csv.hpp"
 #include "core/results/results_checks.hpp"

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/number_text.hpp"
 #include "core/results/csv.hpp"
 #include "core/results/json_text.hpp"
 #include "core/results/results_json_format.hpp"
