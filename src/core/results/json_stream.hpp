@@ -21,7 +21,10 @@ namespace kprof::detail {
 // Where one table's columns go: the stream names a column, then hands its values in order.
 class ColumnSink {
  public:
+  explicit ColumnSink(const char* name) : name_(name) {}
   virtual ~ColumnSink() = default;
+  // The table's key in the document ("records").
+  const char* name() const { return name_; }
   // The index of the column named `name`, or -1 for a member the table does not have.
   virtual int column(std::string_view name) const = 0;
   virtual void begin(int column) = 0;       // a list of values follows, from index 0
@@ -35,6 +38,7 @@ class ColumnSink {
   void mark_seen() { seen_ = true; }
 
  private:
+  const char* name_;
   bool seen_ = false;
 };
 
@@ -58,7 +62,7 @@ class TableSink final : public ColumnSink {
     std::string what;
   };
 
-  explicit TableSink(Fields fields) : fields_(fields) {
+  TableSink(const char* name, Fields fields) : ColumnSink(name), fields_(fields) {
     const T probe{};
     fields_(probe, [&](const char* name, const auto&) { columns_.push_back({name}); });
   }

@@ -167,20 +167,17 @@ std::string where_parsing_stopped(const std::string& text, std::size_t byte) {
 
 // The document's tables, each read into its sink as it streams by.
 struct Tables {
-  TableSink<Record, decltype(record_fields)> records{record_fields};
-  TableSink<Sample, decltype(sample_fields)> samples{sample_fields};
-  TableSink<Row, decltype(row_fields)> rows{row_fields};
-  TableSink<ConfigInfo, decltype(config_fields)> configs{config_fields};
-  TableSink<RunInfo, decltype(run_fields)> runs{run_fields};
-  TableSink<InfoValue, decltype(info_fields)> info{info_fields};
+  TableSink<Record, decltype(record_fields)> records{"records", record_fields};
+  TableSink<Sample, decltype(sample_fields)> samples{"samples", sample_fields};
+  TableSink<Row, decltype(row_fields)> rows{"rows", row_fields};
+  TableSink<ConfigInfo, decltype(config_fields)> configs{"configs", config_fields};
+  TableSink<RunInfo, decltype(run_fields)> runs{"runs", run_fields};
+  TableSink<InfoValue, decltype(info_fields)> info{"info", info_fields};
 
   detail::ColumnSink* find(std::string_view key) {
-    if (key == "records") return &records;
-    if (key == "samples") return &samples;
-    if (key == "rows") return &rows;
-    if (key == "configs") return &configs;
-    if (key == "runs") return &runs;
-    if (key == "info") return &info;
+    for (detail::ColumnSink* table : std::initializer_list<detail::ColumnSink*>{
+             &records, &samples, &rows, &configs, &runs, &info})
+      if (key == table->name()) return table;
     return nullptr;
   }
 };
@@ -195,10 +192,9 @@ class Reader {
     const Json doc = parse(text, tables);
     check_format(doc);
     Results results(session(member(doc, "session", "the document")), sweep(doc),
-                    columns(tables.records, doc, "records"),
-                    columns(tables.samples, doc, "samples"), columns(tables.rows, doc, "rows"),
-                    columns(tables.configs, doc, "configs"), columns(tables.runs, doc, "runs"),
-                    columns(tables.info, doc, "info"), parts(doc));
+                    columns(tables.records, doc), columns(tables.samples, doc),
+                    columns(tables.rows, doc), columns(tables.configs, doc),
+                    columns(tables.runs, doc), columns(tables.info, doc), parts(doc));
     detail::check_read_results(
         results, source_, [](std::string_view table, std::string_view field, std::size_t i) {
           return std::string(table) + "." + std::string(field) + "[" + std::to_string(i) + "]";
@@ -301,8 +297,8 @@ class Reader {
   // Every column the struct has must be there and all must be of one length; then the first
   // value of the wrong kind, by item.
   template <class T, class Fields>
-  std::vector<T> columns(TableSink<T, Fields>& table, const Json& doc,
-                         const std::string& key) const {
+  std::vector<T> columns(TableSink<T, Fields>& table, const Json& doc) const {
+    const std::string key = table.name();
     if (doc.contains(key)) fail(key + " is not a JSON object");  // an object streams
     if (!table.seen()) {
       if (added_later("document", key)) return {};
