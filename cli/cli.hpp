@@ -25,6 +25,22 @@ int main(int argc, char** argv);
 // The same with the arguments after the program name and explicit output streams.
 int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
+// One option of a command, as `kprof help <command>` lists it and parse_args reads it.
+struct OptionSpec {
+  std::string name;        // "--runs"
+  std::string value_name;  // "N"; empty for a flag
+  std::string help;
+  bool required = false;  // the synopsis shows it without brackets; parse_args insists on it
+  // Handled by the Python package (kprof.report draws plots and HTML): this executable refuses
+  // it, and kprof.cli hands a command line holding it to Python.
+  bool python_only = false;
+};
+
+// The options of `command` ("report") and its synopsis, from the one table the command line
+// reads; kprof.report builds its parser from them. Empty for an unknown command.
+std::vector<OptionSpec> command_options(const std::string& command);
+std::string command_synopsis(const std::string& command);
+
 // The endings of the Parquet results files the Python package writes (with pyarrow), in lower
 // case; kprof._parquet reads them from here.
 inline const std::vector<std::string> kParquetEndings = {".parquet", ".pq"};

@@ -51,13 +51,6 @@ std::string explanation(const std::string& flag, const Results& results) {
 }
 
 int command_report(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
-  // Plots and HTML are drawn by the Python package (kprof.report), which intercepts these
-  // options before the command reaches C++; this executable has no plotting library.
-  if (args.has("--plot") || args.has("--html") || args.has("--roofline") || args.has("--metric")) {
-    err << "kprof report: --plot/--html/--roofline/--metric need the Python package: run "
-           "`python3 -m kprof.cli report ...`\n";
-    return kExitUsage;
-  }
   const std::string& path = args.positionals().at(0);
   const Results results = read_results_arg("FILE", path);
   // Checked before anything is printed: a file without set:analysis is a wrong command line.

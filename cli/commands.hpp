@@ -32,13 +32,6 @@ class UsageError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-struct OptionSpec {
-  std::string name;        // "--runs"
-  std::string value_name;  // "N"; empty for a flag
-  std::string help;
-  bool required = false;  // the synopsis shows it without brackets; parse_args insists on it
-};
-
 // Options given on the command line, by name ("--runs" -> "5"; flags map to "").
 class ParsedArgs {
  public:

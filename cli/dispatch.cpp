@@ -100,16 +100,15 @@ std::vector<Command> results_commands() {
        "backend, cache and clock control, runs, versions), then the results table with values\n"
        "scaled to readable units. --explain adds what limits each region (Nsight Compute's\n"
        "Speed-of-Light verdict, occupancy, the roofline and advice) for results that measured\n"
-       "set:analysis. --plot, --html, --roofline and --metric need the Python package:\n"
+       "set:analysis. --plot, --html, --roofline and --metric are the Python package's:\n"
        "`python3 -m kprof.cli report FILE --plot out.png`.\n"
        "Exit code 0 when the file was read, 2 when it cannot be read, lacks what --explain\n"
        "needs, or the command line is wrong.",
        {{"--explain", "", "say what limits each region (results of set:analysis)"},
-        {"--plot", "PATH", "draw the results to an image (Python package only)"},
-        {"--html", "PATH", "write an HTML report (Python package only)"},
-        {"--roofline", "PATH", "draw the roofline of set:analysis results (Python package only)"},
-        {"--metric", "NAME[,NAME...]",
-         "only these metrics in --plot and --html (Python package only)"},
+        {"--plot", "PATH", "draw the results to an image (png, svg, pdf)", false, true},
+        {"--html", "PATH", "write a self-contained HTML report", false, true},
+        {"--roofline", "PATH", "draw the roofline of set:analysis results", false, true},
+        {"--metric", "NAME[,NAME...]", "only these metrics in --plot and --html", false, true},
         {"--force", "", "let --plot, --html and --roofline replace a file that exists"}},
        command_report,
        {"FILE"}},
@@ -216,7 +215,8 @@ void print_command_help(const Command& c, std::ostream& out) {
   out << "usage: " << synopsis(c) << "\n\n" << c.description << "\n\noptions:\n";
   std::vector<std::vector<std::string>> rows;
   for (const OptionSpec& o : c.options)
-    rows.push_back({o.name + (o.value_name.empty() ? "" : " " + o.value_name), o.help});
+    rows.push_back({o.name + (o.value_name.empty() ? "" : " " + o.value_name),
+                    o.help + (o.python_only ? " (Python package only)" : "")});
   rows.push_back({"-h, --help", "show this text"});
   print_columns(out, rows, "  ");
 }
@@ -252,6 +252,18 @@ int run_command(const Command& c, const std::vector<std::string>& args, std::ost
       print_command_help(c, out);
       return kExitOk;
     }
+    // kprof.cli hands these to Python before they reach C++: this is the executable alone.
+    std::vector<std::string> python_only;
+    for (const OptionSpec& o : c.options)
+      if (o.python_only && parsed.has(o.name)) python_only.push_back(o.name);
+    if (!python_only.empty()) {
+      std::string names;
+      for (std::size_t i = 0; i < python_only.size(); ++i)
+        names += (i == 0 ? "" : i + 1 == python_only.size() ? " and " : ", ") + python_only[i];
+      err << prefix << names << (python_only.size() == 1 ? " needs" : " need")
+          << " the Python package: run `python3 -m kprof.cli " << c.name << " ...`\n";
+      return kExitUsage;
+    }
     return c.run(parsed, out, err);
   } catch (const UsageError& e) {
     err << prefix << one_line(e.what()) << "\n"
@@ -276,6 +288,16 @@ int run_command(const Command& c, const std::vector<std::string>& args, std::ost
 }
 
 }  // namespace
+
+std::vector<OptionSpec> command_options(const std::string& command) {
+  const Command* c = find_command(command);
+  return c == nullptr ? std::vector<OptionSpec>{} : c->options;
+}
+
+std::string command_synopsis(const std::string& command) {
+  const Command* c = find_command(command);
+  return c == nullptr ? std::string() : synopsis(*c);
+}
 
 int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   if (args.empty()) {

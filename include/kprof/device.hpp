@@ -48,10 +48,8 @@ SystemInfo query_system();
 // that ordinal, CudaError for other failures.
 void use_device(int ordinal);
 
-// "13.0" for 13000.
-std::string cuda_version_string(int version);
-
 // How kprof's reports and command line spell a device's quantities (src/core/device_text.cpp).
+std::string cuda_version_string(int version);  // "13.0" for 13000; "" for 0 or less
 std::string format_bytes(std::int64_t bytes);  // "139.8 GiB", "60 MiB", "512 B"
 std::string format_clock(std::int64_t khz);    // "1980 MHz", "1410.5 MHz"; "-" for 0 or less
 // CUPTI's version number: "13.0.1" for 130001 (CUDA 13 on), "v28" before; "none" for 0 or less.

@@ -17,6 +17,9 @@ using BenchmarkFn = std::function<void(const Config&)>;
 // What a front end hears of a running profile, and how it stops one; each may be empty. Both
 // are called on the thread that called profile().
 struct ProfileHooks {
+  // Once the options are checked, before anything touches CUDA or CUPTI: a front end's state
+  // that only a valid profile may change (Python's active tool).
+  std::function<void()> checked;
   // After each measured run of a config (not after the unmeasured calls that counters make, nor
   // after the later passes of range and application replay): a progress bar's tick.
   std::function<void(std::size_t config, int run)> run_done;
@@ -62,6 +65,12 @@ std::vector<std::string> save_partial_results(const Results& partial, const std:
 // The line a front end prints when a profile failed with partial results: how many runs of how
 // many configs were measured and where they were saved (`saved`, may be empty).
 std::string partial_results_note(const Results& partial, const std::vector<std::string>& saved);
+
+// Writes the fields of `session` that say which options a profile ran with: replay_mode,
+// cache_control, clock_control, runs (0 under a stopping rule), metrics, thermal_mode,
+// throttle_threshold and the stopping rule's. The one writer of those fields, for the engine and
+// for front ends that measure otherwise (Nsight Compute's results in Python).
+void describe_options(SessionInfo& session, const Options& options);
 
 // The same for a benchmark without parameters (one config).
 Results profile(const Options& options, const std::function<void()>& fn);

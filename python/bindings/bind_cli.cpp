@@ -88,6 +88,19 @@ void bind_cli(nb::module_& m) {
   for (const std::string& ending : kprof::cli::kParquetEndings)
     endings.append(nb::str(ending.c_str(), ending.size()));
   m.attr("PARQUET_ENDINGS") = nb::module_::import_("builtins").attr("tuple")(endings);
+  m.def(
+      "command_options",
+      [](const std::string& command) {
+        nb::list out;
+        for (const kprof::cli::OptionSpec& o : kprof::cli::command_options(command))
+          out.append(nb::make_tuple(o.name, o.value_name, o.help, o.python_only));
+        return out;
+      },
+      nb::arg("command"),
+      "The options of a `kprof` command as its help lists them: (name, value name or '', "
+      "help, handled by the Python package); [] for an unknown command.");
+  m.def("command_synopsis", &kprof::cli::command_synopsis, nb::arg("command"),
+        "The command's usage line: 'kprof report FILE [--explain] ...'.");
 #endif
   m.def("cli_main", &cli_main, nb::arg("argv"),
         "Runs the kprof command with argv (argv[0] is the program name; each argument str or "

@@ -15,7 +15,7 @@ namespace kprof::py {
 namespace {
 
 nb::object run_profile(const kprof::Options& options, const std::vector<std::string>& names,
-                       const nb::list& points, nb::callable fn) {
+                       const nb::list& points, nb::callable fn, nb::object on_checked) {
   kprof::Sweep sweep = sweep_from_python(names, points);
   PyErrorStash stash;
   StashScope scope(&stash);
@@ -24,6 +24,16 @@ nb::object run_profile(const kprof::Options& options, const std::vector<std::str
   kprof::ProfileHooks hooks;
   hooks.run_done = progress.run_done();
   hooks.interrupt_poll = poll_python_interrupt;  // Ctrl-C between calls, in thermal pauses
+  if (!on_checked.is_none()) {
+    hooks.checked = [checked = nb::handle(on_checked)] {  // kept alive by the caller
+      nb::gil_scoped_acquire gil;
+      try {
+        checked();
+      } catch (nb::python_error& e) {
+        stash_and_throw(e, "on_checked");
+      }
+    };
+  }
 
   kprof::BenchmarkFn body = [callable](const kprof::Config& config) {
     nb::gil_scoped_acquire gil;
@@ -56,11 +66,12 @@ nb::object run_profile(const kprof::Options& options, const std::vector<std::str
 
 void bind_profile(nb::module_& m) {
   m.def("profile", &run_profile, nb::arg("options"), nb::arg("names"), nb::arg("points"),
-        nb::arg("fn"),
+        nb::arg("fn"), nb::arg("on_checked").none() = nb::none(),
         "Runs kprof::profile(options, Sweep::list(names, points), fn): fn(config_index) is "
         "called options.runs times per config with the GIL held; the core runs with the GIL "
-        "released. Returns _core.Results; raises the kprof.errors class of any core error, "
-        "with partial_results.");
+        "released. on_checked() (if given) is called once the core has checked the options, "
+        "before any GPU work. Returns _core.Results; raises the kprof.errors class of any core "
+        "error, with partial_results.");
   m.def("prepare_profile", &kprof::prepare_profile, nb::arg("options"),
         "kprof::prepare_profile: for set:flop, keeps the code of the CUDA modules loaded from "
         "now on; does nothing otherwise, never raises.");

@@ -17,6 +17,7 @@
 #include "kprof/export.hpp"
 #include "kprof/merge.hpp"
 #include "kprof/options.hpp"
+#include "kprof/profile.hpp"
 #include "kprof/results.hpp"
 
 namespace kprof::py {
@@ -274,15 +275,24 @@ namespace {
 // _core._aggregate: the core's aggregation of made-up or saved records, without a GPU.
 void bind_aggregate(nb::module_& m) {
   m.def(
+      "describe_options",
+      [](const kprof::Options& options) {
+        kprof::SessionInfo s;
+        kprof::describe_options(s, options);
+        return session_dict(s);
+      },
+      nb::arg("options"),
+      "A session (as Results.session) whose option fields (replay_mode, cache_control, "
+      "clock_control, runs, metrics, thermal_mode, throttle_threshold, the stopping rule) say "
+      "`options`, written by the core (kprof::describe_options); the other fields are defaults.");
+  m.def(
       "_aggregate",
       [](const nb::dict& session, const std::vector<std::string>& names, const nb::list& points,
          const nb::dict& records, const kprof::Options& options, const nb::object& configs,
          const nb::object& runs, const nb::object& info) {
-        // A missing option keeps kprof's default.
+        // A missing option field is the options' own (the core writes them).
         kprof::SessionInfo defaults;
-        defaults.replay_mode = "kernel";
-        defaults.cache_control = "all";
-        defaults.clock_control = "none";
+        kprof::describe_options(defaults, options);
         kprof::SessionInfo s = session_from_dict(session, std::move(defaults));
         kprof::Sweep sweep = make_sweep(names, points);
         std::vector<kprof::Record> recs = records_from_columns(records);

@@ -219,9 +219,6 @@ class _KernelProfiler:
         options = self.settings.core_options(
             self._derive_wrapper(bound), collected.core_collectors()
         )
-        # Checked before this process takes kprof's engine as its tool: a refusal that says to
-        # use Tool.NCU (Nsight Compute's sets, SASS counters) can then be followed.
-        options.validate()
         progress = CallProgress(self.settings, options)
         func = self.func
         calls = bound.calls
@@ -233,9 +230,13 @@ class _KernelProfiler:
                 returned.append(type(func).__name__)
 
         progress.start(self.params.name, bound)
-        tools._profile_starts()
         try:
-            core = _core.profile(options, bound.columns, bound.core_points(), run)
+            # The core checks the options once, then this process takes kprof's engine as its
+            # tool: a refusal that says to use Tool.NCU (Nsight Compute's sets, SASS counters)
+            # can still be followed.
+            core = _core.profile(
+                options, bound.columns, bound.core_points(), run, tools._profile_starts
+            )
         except UserFunctionError as e:
             if e.__cause__ is None:
                 self._keep(e, bound, collected, progress, share)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+from typing import Any
 
 from kprof import _native
 
@@ -24,22 +25,22 @@ EXIT_INTERRUPTED = 130
 # Exit code of a command line this installation cannot run (the C++ command's usage code).
 EXIT_USAGE = 2
 
-# The options of `kprof report` that Python draws (kprof.report), and --metric, which picks what
-# they draw; the C++ command rejects them.
-_PYTHON_REPORT_OPTIONS = ("--plot", "--html", "--roofline", "--metric")
-
 
 def _one_line(error: BaseException) -> str:
     text = " ".join(str(error).split())
     return text or type(error).__name__
 
 
-def _is_python_report(argv: list[str]) -> bool:
-    """``kprof report ... --plot PATH``, ``--html PATH``, ``--roofline PATH`` or ``--metric
-    NAMES`` (also ``--plot=PATH``)."""
+def _is_python_report(argv: list[str], core: Any) -> bool:
+    """``kprof report`` with an option the command line's table marks as Python's
+    (``--plot PATH``, ``--html PATH``, ``--roofline PATH``, ``--metric NAMES``; also
+    ``--plot=PATH``)."""
     if len(argv) < 2 or argv[1] != "report":
         return False
-    return any(arg.split("=", 1)[0] in _PYTHON_REPORT_OPTIONS for arg in argv[2:])
+    listed = getattr(core, "command_options", None)  # an older extension: C++ answers
+    options = listed("report") if listed is not None else []
+    python = {name for name, _value, _help, python in options if python}
+    return any(arg.split("=", 1)[0] in python for arg in argv[2:])
 
 
 def _python_report(args: list[str]) -> int:
@@ -61,15 +62,6 @@ def _python_report(args: list[str]) -> int:
 
 def main() -> int:
     """Runs ``kprof`` with the arguments in ``sys.argv``; returns the exit code."""
-    if _is_python_report(sys.argv):
-        try:
-            return _python_report(sys.argv[2:])
-        except KeyboardInterrupt:
-            print("kprof: interrupted", file=sys.stderr)
-            return EXIT_INTERRUPTED
-        except Exception as error:  # an unreadable file, a missing plotting library...
-            print(f"kprof report: {_one_line(error)}", file=sys.stderr)
-            return EXIT_BROKEN_INSTALL
     try:
         _core = _native._import_extension()  # CUPTI's wheel found on sys.path too
     except ImportError as error:  # also a missing libkprof or libcupti the extension needs
@@ -78,6 +70,15 @@ def main() -> int:
             file=sys.stderr,
         )
         return EXIT_BROKEN_INSTALL
+    if _is_python_report(sys.argv, _core):
+        try:
+            return _python_report(sys.argv[2:])
+        except KeyboardInterrupt:
+            print("kprof: interrupted", file=sys.stderr)
+            return EXIT_INTERRUPTED
+        except Exception as error:  # an unreadable file, a missing plotting library...
+            print(f"kprof report: {_one_line(error)}", file=sys.stderr)
+            return EXIT_BROKEN_INSTALL
     cli_main = getattr(_core, "cli_main", None)
     if cli_main is None:
         print(

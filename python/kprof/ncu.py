@@ -333,23 +333,27 @@ def options_for_records(options: Any) -> Any:
 
 
 def _session(options: Any, kernels: Sequence[Kernel], runs: int) -> dict[str, Any]:
+    """The session of Nsight Compute's results: the options as ncu ran them, written by the core
+    (``describe_options``), and the facts of the device the report names."""
+    ran = options.for_call(None, None)
+    ran.replay_mode = _ncu_replay_mode(options.replay_mode)  # "auto" is ncu's default
+    ran.runs = runs
+    # What the tables hold, then what only the report does (set:full, section:NAME).
+    ran.metrics = list(options.measured_metrics) + [
+        f"{kind}:{name}" for kind, name in _core.ncu_selections(list(options.metrics))
+    ]
     facts = kernels[0].facts if kernels else {}
-    return {
-        "gpu": str(facts.get("gpu", "")),
-        "host": socket.gethostname(),
-        "compute_clock_khz": int(facts.get("compute_clock_khz", 0)),
-        "memory_clock_khz": int(facts.get("memory_clock_khz", 0)),
-        "backend": "nsight-compute",
-        "replay_mode": _ncu_replay_mode(options.replay_mode),
-        "cache_control": options.cache_control,
-        "clock_control": options.clock_control,
-        "runs": runs,
-        # What the tables hold, then what only the report does (set:full, section:NAME).
-        "metrics": list(options.measured_metrics)
-        + [f"{kind}:{name}" for kind, name in _core.ncu_selections(list(options.metrics))],
-        "kprof_version": _version.version(),
-        "started_at": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-    }
+    session = dict(_core.describe_options(ran))
+    session.update(
+        gpu=str(facts.get("gpu", "")),
+        host=socket.gethostname(),
+        compute_clock_khz=int(facts.get("compute_clock_khz", 0)),
+        memory_clock_khz=int(facts.get("memory_clock_khz", 0)),
+        backend="nsight-compute",
+        kprof_version=_version.version(),
+        started_at=datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+    )
+    return session
 
 
 def script_argv() -> list[str]:

@@ -47,12 +47,22 @@ from kprof.visualization import (
     require_matplotlib,
 )
 
-__all__ = ["main", "write_html", "results_html", "context_rows", "USAGE"]
+# USAGE, the usage line, is read from the extension when asked for (__getattr__).
+__all__ = ["main", "write_html", "results_html", "context_rows"]
 
-USAGE = (
-    "usage: kprof report FILE [--explain] [--plot PATH] [--html PATH] [--roofline PATH] "
-    "[--metric NAME[,NAME...]] [--force]"
-)
+
+def _usage() -> str:
+    """The usage line, from the command line's one table of options (cli/dispatch.cpp), read
+    when needed: importing kprof loads no extension."""
+    return "usage: " + _core.command_synopsis("report")
+
+
+def __getattr__(name: str) -> Any:
+    if name == "USAGE":
+        return _usage()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 NOTEBOOK_MAX_ROWS = 200
 
@@ -345,12 +355,11 @@ def _parser() -> _Parser:
         "write an HTML page.",
     )
     p.add_argument("file", metavar="FILE")
-    p.add_argument("--explain", action="store_true", help="say what limits each region")
-    p.add_argument("--plot", metavar="PATH", help="draw the results to an image (png, svg, pdf)")
-    p.add_argument("--html", metavar="PATH", help="write a self-contained HTML report")
-    p.add_argument("--roofline", metavar="PATH", help="draw the roofline (results of set:analysis)")
-    p.add_argument("--metric", metavar="NAME", help="only these metrics (comma-separated)")
-    p.add_argument("--force", action="store_true", help="replace files that exist")
+    for name, value_name, text, _python in _core.command_options("report"):
+        if value_name:
+            p.add_argument(name, metavar=value_name, help=text)
+        else:
+            p.add_argument(name, action="store_true", help=text)
     p.add_argument("-h", "--help", action="store_true", help="show this text")
     return p
 
@@ -361,7 +370,7 @@ def _has_analysis(results: ResultsData, flag: str) -> bool:
     try:
         results.analysis()
     except OptionError as e:
-        print(f"kprof report: {flag}: {e}\n{USAGE}", file=sys.stderr)
+        print(f"kprof report: {flag}: {e}\n{_usage()}", file=sys.stderr)
         return False
     return True
 
@@ -418,14 +427,14 @@ def main(argv: Sequence[str]) -> int:
         if "-h" in args_in or "--help" in args_in:
             print(parser.format_help(), end="")
             return EXIT_OK
-        print(f"kprof report: {e}\n{USAGE}", file=sys.stderr)
+        print(f"kprof report: {e}\n{_usage()}", file=sys.stderr)
         return EXIT_USAGE
     if args.help:
         print(parser.format_help(), end="")
         return EXIT_OK
     refused = _outputs_error(args)
     if refused:
-        print(f"kprof report: {refused}\n{USAGE}", file=sys.stderr)
+        print(f"kprof report: {refused}\n{_usage()}", file=sys.stderr)
         return EXIT_USAGE
     try:
         results = ResultsData(_saving.read(args.file))
@@ -438,8 +447,9 @@ def main(argv: Sequence[str]) -> int:
         unknown = [m for m in metrics if m not in results.metrics]
         if unknown:
             valid = ", ".join(results.metrics) or "none"
+            wrong = ",".join(unknown)
             print(
-                f"kprof report: --metric={','.join(unknown)} is not valid; valid: {valid}\n{USAGE}",
+                f"kprof report: --metric={wrong} is not valid; valid: {valid}\n{_usage()}",
                 file=sys.stderr,
             )
             return EXIT_USAGE

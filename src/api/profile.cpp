@@ -103,6 +103,7 @@ Results profile(const Options& given, const Sweep& sweep, const BenchmarkFn& fn,
   // Before anything touches CUDA or CUPTI: a profile already running (nested, or on another
   // thread) holds them.
   detail::RegionTracker::instance().check_no_profile();
+  if (profile_hooks.checked) profile_hooks.checked();
   // Metric sets stand for their members from here on: rows, records and derived metrics
   // name real metrics.
   Options options = given;

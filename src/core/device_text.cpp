@@ -19,6 +19,11 @@ std::string compact(double v) {
 
 }  // namespace
 
+std::string cuda_version_string(int version) {
+  if (version <= 0) return "";
+  return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
+}
+
 std::string format_bytes(std::int64_t bytes) {
   static const char* const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   double v = static_cast<double>(bytes);

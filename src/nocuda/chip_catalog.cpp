@@ -1,5 +1,6 @@
 // The metric catalog in a build without CUDA: it needs CUPTI's Profiler Host API, so every
 // call says kprof was built without CUDA. Metric sets and their expansion still work (core).
+#include "core/measure/gpu_layer.hpp"
 #include "core/metrics/metric_catalog.hpp"
 #include "kprof/errors.hpp"
 #include "nocuda/no_gpu.hpp"

@@ -10,11 +10,6 @@
 
 namespace kprof {
 
-std::string cuda_version_string(int version) {
-  if (version <= 0) return "";
-  return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
-}
-
 SystemInfo query_system() {
   SystemInfo info;
   info.built_with_cuda = false;

@@ -268,8 +268,9 @@ def test_no_section_without_the_analysis():
 
 
 def test_the_console_command_hands_roofline_to_python():
-    assert cli._is_python_report(["kprof", "report", "r.json", "--roofline", "x.png"])
-    assert cli._is_python_report(["kprof", "report", "r.json", "--roofline=x.png"])
+    assert cli._is_python_report(["kprof", "report", "r.json", "--roofline", "x.png"], kprof._core)
+    assert cli._is_python_report(["kprof", "report", "r.json", "--roofline=x.png"], kprof._core)
+    assert not cli._is_python_report(["kprof", "report", "r.json", "--explain"], kprof._core)
 
 
 # --- through the core -----------------------------------------------------------------------

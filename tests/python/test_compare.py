@@ -274,6 +274,10 @@ def stand_in(tmp_path):
     (package / "_core.py").write_text(
         "import os\n"
         "def cli_main(argv):\n    print('C++', [os.fsdecode(a) for a in argv[1:]])\n    return 0\n"
+        # The command line's table of report options, as the real extension gives it.
+        "def command_options(command):\n"
+        "    return [('--explain', '', '', False), ('--plot', 'PATH', '', True),\n"
+        "            ('--html', 'PATH', '', True)]\n"
     )
 
     def run(report_source: str | None, *args: str):

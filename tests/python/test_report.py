@@ -415,9 +415,13 @@ def test_report_picture_ending_is_checked_before_the_table(flag, tmp_path, capsy
     assert ".png" in out.err.splitlines()[0] and not path.exists()
 
 
-def test_report_help(capsys):
+def test_report_help_lists_the_options_of_the_command_lines_one_table(capsys):
     assert report.main(["report", "--help"]) == 0
-    assert "--html PATH" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    for name, value_name, text, _python in kprof._core.command_options("report"):
+        assert f"{name} {value_name}".strip() in out
+        assert text.split()[0] in out
+    assert report.USAGE.startswith("usage: kprof report FILE [--explain] [--plot PATH]")
 
 
 # --- in a browser ---------------------------------------------------------------------------------

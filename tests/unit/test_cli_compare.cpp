@@ -213,11 +213,25 @@ TEST(CliReport, PlotHtmlAndRooflineNeedPython) {
   for (const char* option : {"--plot", "--html", "--roofline", "--metric"}) {
     const Outcome o = kprof_cli({"report", kDemo, option, "out.x"});
     EXPECT_EQ(o.code, cli::kExitUsage);
-    EXPECT_EQ(o.err,
-              "kprof report: --plot/--html/--roofline/--metric need the Python package: run "
-              "`python3 -m kprof.cli report ...`\n");
+    EXPECT_EQ(o.err, std::string("kprof report: ") + option +
+                         " needs the Python package: run `python3 -m kprof.cli report ...`\n");
     EXPECT_EQ(o.out, "");
   }
+  const Outcome both = kprof_cli({"report", kDemo, "--plot", "a.png", "--html", "b.html"});
+  EXPECT_EQ(both.err,
+            "kprof report: --plot and --html need the Python package: run `python3 -m kprof.cli "
+            "report ...`\n");
+}
+
+TEST(CliReport, TheOptionsThatPythonHandlesAreMarkedInTheOneTable) {
+  std::vector<std::string> python_only;
+  for (const cli::OptionSpec& o : cli::command_options("report"))
+    if (o.python_only) python_only.push_back(o.name);
+  EXPECT_EQ(python_only, (std::vector<std::string>{"--plot", "--html", "--roofline", "--metric"}));
+  EXPECT_EQ(cli::command_synopsis("report"),
+            "kprof report FILE [--explain] [--plot PATH] [--html PATH] [--roofline PATH] "
+            "[--metric NAME[,NAME...]] [--force]");
+  EXPECT_TRUE(cli::command_options("no-such-command").empty());
 }
 
 TEST(CliReport, ExplainSaysWhatLimitsEachRegionOfAnH200Recording) {

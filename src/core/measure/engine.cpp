@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <string>
@@ -10,7 +12,7 @@
 
 #include "core/measure/clock_lock.hpp"
 #include "core/measure/counter_wait.hpp"
-#include "core/measure/flop_pass.hpp"
+#include "core/measure/extra_pass.hpp"
 #include "core/measure/region_tracker.hpp"
 #include "core/measure/warm_up.hpp"
 #include "core/results/aggregate.hpp"
@@ -18,21 +20,22 @@
 #include "kprof/errors.hpp"
 #include "kprof/layout.hpp"
 #include "kprof/log.hpp"
+#include "kprof/profile.hpp"
 #include "kprof/rank.hpp"
 
 namespace kprof::detail {
 namespace {
 
 // Stops the backend and ends the tracker's profile on every exit path.
-class SessionGuard {
+class StopGuard {
  public:
-  SessionGuard(Backend& backend, RegionTracker& tracker) : backend_(backend), tracker_(tracker) {}
-  ~SessionGuard() {
+  StopGuard(Backend& backend, RegionTracker& tracker) : backend_(backend), tracker_(tracker) {}
+  ~StopGuard() {
     backend_.stop();
     tracker_.end_profile();
   }
-  SessionGuard(const SessionGuard&) = delete;
-  SessionGuard& operator=(const SessionGuard&) = delete;
+  StopGuard(const StopGuard&) = delete;
+  StopGuard& operator=(const StopGuard&) = delete;
 
  private:
   Backend& backend_;
@@ -88,16 +91,7 @@ void describe_conditions(SessionInfo& session, const Options& options) {
   session.world_size = rank.world_size;
   session.local_rank = rank.local_rank;
   session.launcher = rank.launcher;
-  session.runs = options.stopping ? 0 : options.runs;
-  session.clock_control = to_string(options.clock_control);
-  session.thermal_mode = to_string(options.thermal_mode);
-  session.throttle_threshold = options.throttle_threshold;
-  if (options.stopping) {
-    session.stop_rel_half_width = options.stopping->rel_half_width;
-    session.stop_min_runs = options.stopping->min_runs;
-    session.stop_max_runs = options.stopping->max_runs;
-    session.stop_time_budget_s = options.stopping->time_budget_s;
-  }
+  describe_options(session, options);
 }
 
 // After the sweep: how often the clock was low and how long the guard paused.
@@ -113,21 +107,18 @@ void report_conditions(const Options& options, const SessionInfo& session,
             std::to_string(thermal->thermal_cont()) + " C");
 }
 
-// set:flop's pass, once every measured and unprofiled call is done: its records join `records`.
-void add_flop_records(const Options& options, const Sweep& sweep, const RunBody& body,
-                      const SweepServices& services, const std::function<void()>& poll,
-                      std::vector<Record>& records) {
-  if (!services.instruction_counter || flop_counts_in(options.metrics).empty()) return;
-  const std::unique_ptr<InstructionCounter> counter = services.instruction_counter();
-  // The progress display has ended: a sweep's counted calls take a while of their own.
-  say(options, Verbosity::info,
-      "set:flop: counting FP instructions in one more call of each of the " +
-          std::to_string(sweep.size()) + " config(s) (each kernel patched at its first launch)");
-  std::vector<Record> counted = flop_pass_records(
-      *counter, sweep, body, records, traits_of(options.replay_mode).whole_region, options.metrics,
-      poll,
-      [&options](const std::string& why) { say(options, Verbosity::info, "warning: " + why); });
-  records.insert(records.end(), counted.begin(), counted.end());
+// The measurement kinds of a pass of their own (set:flop's counts, ...), once every measured and
+// unprofiled call is done: their records join `records`.
+void add_extra_pass_records(const Options& options, const Sweep& sweep, const RunBody& body,
+                            const SweepServices& services, const std::function<void()>& poll,
+                            std::vector<Record>& records) {
+  const std::function<void(const std::string&)> warn = [&options](const std::string& why) {
+    say(options, Verbosity::info, "warning: " + why);
+  };
+  std::vector<Record> extra =
+      measure_extra_passes({options, sweep, body, records, services, poll, warn});
+  records.insert(records.end(), std::make_move_iterator(extra.begin()),
+                 std::make_move_iterator(extra.end()));
 }
 
 // clock_control="base": the SM clock locked to base in `clocks` (given back as it goes).
@@ -161,7 +152,7 @@ Results run_sweep(Backend& backend, const Options& options, const Sweep& sweep, 
   std::vector<Record> records;
   Conditions conditions;
   {
-    SessionGuard guard(backend, tracker);
+    StopGuard guard(backend, tracker);
     // Ctrl-C also stops a wait for the GPU's counters (wait_for_counters), which the backend
     // makes where no hook reaches: as it starts, and at its first pass.
     const InterruptPollScope polled(hooks.interrupt_poll);
@@ -199,7 +190,7 @@ Results run_sweep(Backend& backend, const Options& options, const Sweep& sweep, 
     backend.release();
     clocks.reset();
     disclose_overhead(unprofiled, conditions.runs, options.warmup, conditions.configs, session);
-    add_flop_records(options, sweep, body, services, hooks.interrupt_poll, records);
+    add_extra_pass_records(options, sweep, body, services, hooks.interrupt_poll, records);
   } catch (Error& e) {  // the measurements are complete: they stay usable
     e.set_partial_results(partial_results(session, sweep, records, conditions, options));
     throw;

@@ -2,9 +2,13 @@
 
 #include <algorithm>
 #include <exception>
+#include <memory>
+#include <string>
 #include <utility>
 
+#include "core/measure/extra_pass.hpp"
 #include "core/measure/region_tracker.hpp"
+#include "core/say.hpp"
 #include "kprof/errors.hpp"
 
 namespace kprof::detail {
@@ -148,5 +152,32 @@ std::vector<Record> flop_pass_records(InstructionCounter& counter, const Sweep& 
       out.push_back(std::move(r));
   return out;
 }
+
+namespace {
+
+// set:flop as a measurement kind of its own pass: counted where its classes are asked for and
+// the GPU layer gave an instruction counter.
+class FlopPass final : public ExtraPass {
+ public:
+  bool wanted(const Options& options, const SweepServices& services) const override {
+    return services.instruction_counter && !flop_counts_in(options.metrics).empty();
+  }
+  std::vector<Record> measure(const ExtraPassInputs& in) override {
+    const std::unique_ptr<InstructionCounter> counter = in.services.instruction_counter();
+    // The progress display has ended: a sweep's counted calls take a while of their own.
+    say(in.options, Verbosity::info,
+        "set:flop: counting FP instructions in one more call of each of the " +
+            std::to_string(in.sweep.size()) +
+            " config(s) (each kernel patched at its first launch)");
+    return flop_pass_records(*counter, in.sweep, in.body, in.measured,
+                             traits_of(in.options.replay_mode).whole_region, in.options.metrics,
+                             in.poll, in.warn);
+  }
+};
+
+[[maybe_unused]] const bool kRegistered =
+    register_extra_pass("flop", [] { return std::make_unique<FlopPass>(); });
+
+}  // namespace
 
 }  // namespace kprof::detail

@@ -1,13 +1,31 @@
-// What the library needs from the GPU layer: implemented by src/cuda (built with CUDA) or by
-// src/nocuda (built without: every GPU call throws NoGpuError, annotations skip NVTX).
+// The one seam between the core and the GPU: everything the library needs from the GPU layer,
+// implemented by src/cuda (built with CUDA) or by src/nocuda (built without: every GPU call
+// throws NoGpuError, annotations skip NVTX). The core includes this header, never src/cuda's.
+// Both layers also implement the public API's GPU calls where it declares them: query_system()
+// and use_device() (kprof/device.hpp), and the demo kernels (kprof/demo.hpp).
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "core/measure/backend.hpp"
 #include "core/measure/device_probe.hpp"
 #include "kprof/options.hpp"
+
+namespace kprof::metrics::detail {
+
+class CatalogSource;  // core/metrics/metric_catalog.hpp
+
+// cuptiProfilerHostGetSupportedChips. Throws NoGpuError without CUDA, CudaError on failure.
+std::vector<std::string> host_supported_chips();
+// The catalog of `chip`, a name host_supported_chips() listed.
+std::unique_ptr<CatalogSource> load_catalog_source(const std::string& chip);
+// cuptiDeviceGetChipName of the current device; empty without a usable GPU.
+std::optional<std::string> device_chip();
+
+}  // namespace kprof::metrics::detail
 
 namespace kprof::detail {
 

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "core/edit_distance.hpp"
+#include "core/measure/gpu_layer.hpp"
 #include "core/metrics/sass_opcodes.hpp"
 #include "kprof/errors.hpp"
 #include "kprof/metrics.hpp"

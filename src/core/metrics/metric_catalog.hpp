@@ -48,14 +48,7 @@ class CatalogSource {
   virtual int passes(const std::vector<std::string>& names) const = 0;
 };
 
-// --- provided by the GPU layer (src/cuda or src/nocuda) ---------------------------------------
-
-// cuptiProfilerHostGetSupportedChips. Throws NoGpuError without CUDA, CudaError on failure.
-std::vector<std::string> host_supported_chips();
-// The catalog of `chip`, a name host_supported_chips() listed.
-std::unique_ptr<CatalogSource> load_catalog_source(const std::string& chip);
-// cuptiDeviceGetChipName of the current device; empty without a usable GPU.
-std::optional<std::string> device_chip();
+// The GPU layer loads a chip's catalog source (core/measure/gpu_layer.hpp).
 
 // --- built by the core ------------------------------------------------------------------------
 

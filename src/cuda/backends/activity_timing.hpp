@@ -5,15 +5,11 @@
 // waits for the GPU and flushes CUPTI's buffers (its cost on the H200: docs/validation.md).
 #pragma once
 
-#include <memory>
 #include <vector>
 
 #include "core/measure/backend.hpp"
-#include "cuda/cupti/activity_sink.hpp"
-#include "cuda/cupti/cupti_subscriber.hpp"
+#include "cuda/backends/launch_watch.hpp"
 #include "cuda/cupti/kernel_names.hpp"
-#include "cuda/cupti/launch_attribution.hpp"
-#include "cuda/device/l2_flush.hpp"
 #include "kprof/options.hpp"
 
 namespace kprof::detail {
@@ -32,24 +28,14 @@ class ActivityTiming final : public Backend {
  private:
   // Waits for the GPU and returns every kernel completed since the previous call.
   std::vector<Measurement> collect();
-  std::vector<Measurement> collect_completed();
-  void enable_launch_callbacks();
-  void enable_copies();
   std::vector<Measurement> measurements_from(std::vector<KernelRecord> records);
   void warn_if_graph_kernels_shared_a_flush(std::vector<std::uint32_t> correlation_ids);
 
   Options options_;
   bool duration_wanted_ = true;             // the duration is among the metrics
   std::vector<std::string> launch_wanted_;  // launch statistics among them (set by start())
-  L2Flush flush_;
-  CuptiSubscriber subscriber_;
-  // Created by start(); kept after stop() until the next start() or destruction, so a CUPTI
-  // callback that raced with stop() never touches freed memory.
-  std::unique_ptr<LaunchAttribution> attribution_;
-  std::unique_ptr<ActivitySink> sink_;
+  LaunchWatch watch_;
   KernelNames names_;
-  bool activity_enabled_ = false;
-  bool copies_enabled_ = false;
   bool warned_graph_flush_ = false;  // said once per backend
   double last_collect_ = 0;          // steady seconds when the last collection ended
   double collect_cost_ = 1e-3;       // seconds the last collection took

@@ -31,7 +31,7 @@ class ApplicationReplay final : public UserReplay {
 
   std::size_t run_done(std::size_t regions) override;
   void begin_session(int depth) override;
-  int passes_per_session(int) const override { return session_.profiler().passes(); }
+  int passes_per_session(int) const override { return counters_.profiler().passes(); }
   void begin_pass() override;
   bool end_pass() override;
   std::vector<Measurement> decode() override;
@@ -49,30 +49,28 @@ class ApplicationReplay final : public UserReplay {
 
 void ApplicationReplay::start(const Options& options) {
   // The regions are only numbered (for messages): the kernels are the ranges.
-  start_session(options, {.flush_before_kernels = options.cache_control == CacheControl::all},
-                {[this](RegionId id, const std::string& path, std::size_t) {
-                   if (in_pass()) regions_.open(id, path, /*nests=*/false);
-                 },
-                 nullptr});
+  start_counting(options, {[this](RegionId id, const std::string& path, std::size_t) {
+                             if (in_pass()) regions_.open(id, path, /*nests=*/false);
+                           },
+                           nullptr});
 }
 
 // A range per launch, and one per flush the runs add.
 std::size_t ApplicationReplay::call_done(std::size_t config, std::size_t /*regions*/) {
-  const std::vector<Launch> launches = session_.take_launches();
+  const std::vector<Launch> launches = counters_.take_launches();
   // CUPTI fails the Stop of auto ranges under user replay after a graph launch: said before
   // any pass runs.
   if (graph_launched(launches))
     throw MeasurementError(graph_launch_with_auto_ranges(
         "application", "a CUDA graph was launched in the unmeasured call of config " +
                            std::to_string(config + 1)));
-  const std::size_t ranges =
-      ranges_of_run(launches, session_.options().cache_control == CacheControl::all);
+  const std::size_t ranges = ranges_of_run(launches, counters_.flush_plan().before_kernels);
   capacity_.fit(ranges);
   return ranges;
 }
 
 std::size_t ApplicationReplay::run_done(std::size_t /*regions*/) {
-  const std::size_t logged = session_.attribution().launches_logged();
+  const std::size_t logged = counters_.attribution().launches_logged();
   const std::size_t ranges = logged - std::min(logged, logged_before_run_);
   logged_before_run_ = logged;
   capacity_.fit(ranges);
@@ -80,8 +78,8 @@ std::size_t ApplicationReplay::run_done(std::size_t /*regions*/) {
 }
 
 void ApplicationReplay::begin_session(int /*depth*/) {
-  session_.profiler().begin_session(RangeProfiler::Mode::auto_range_user_replay,
-                                    capacity_.ranges());
+  counters_.profiler().begin_session(RangeProfiler::Mode::auto_range_user_replay,
+                                     capacity_.ranges());
   regions_.begin_session();
   first_pass_launches_.clear();
   first_pass_order_.clear();
@@ -93,15 +91,15 @@ void ApplicationReplay::begin_pass() {
 }
 
 bool ApplicationReplay::end_pass() {
-  std::vector<Launch> launches = session_.take_launches();
-  regions_.check_kernels(launches, session_);
+  std::vector<Launch> launches = counters_.take_launches();
+  regions_.check_kernels(launches, counters_);
   check_launch_order(launches);
   const bool graph = graph_launched(launches);
   if (regions_.pass() == 0) first_pass_launches_ = std::move(launches);
   try {
-    return session_.profiler().end_pass();
+    return counters_.profiler().end_pass();
   } catch (const CudaError& e) {
-    session_.raise_failed_stop(e.what(), graph);
+    counters_.raise_failed_stop(e.what(), graph);
   }
 }
 
@@ -127,7 +125,7 @@ void ApplicationReplay::check_launch_order(const std::vector<Launch>& launches) 
 }
 
 std::vector<Measurement> ApplicationReplay::decode() {
-  return session_.kernel_measurements(session_.profiler().decode(), first_pass_launches_);
+  return counters_.kernel_measurements(counters_.profiler().decode(), first_pass_launches_);
 }
 
 }  // namespace kprof::detail

@@ -22,7 +22,7 @@
 #include "core/measure/backend_registry.hpp"
 #include "core/measure/sweep_runs.hpp"
 #include "core/measure/unmeasured_calls.hpp"
-#include "cuda/backends/counter_session.hpp"
+#include "cuda/backends/counter_collection.hpp"
 #include "cuda/device/cuda_check.hpp"
 #include "kprof/errors.hpp"
 #include "kprof/log.hpp"
@@ -32,16 +32,16 @@ namespace {
 
 class KernelReplay final : public Backend {
  public:
-  explicit KernelReplay(const Options& options) : session_(options) {}
+  explicit KernelReplay(const Options& options) : counters_(options) {}
   ~KernelReplay() override { stop(); }
 
-  SessionInfo describe() override { return session_.describe(); }
+  SessionInfo describe() override { return counters_.describe(); }
   void start(const Options& options) override;
   void measure(SweepRuns& runs) override;
   std::vector<Measurement> salvage() override { return collect(); }
   void stop() noexcept override;
   void release() noexcept override { release_kept_range_profiler(); }
-  double profiler_seconds() const override { return session_.profiler_seconds(); }
+  double profiler_seconds() const override { return counters_.profiler_seconds(); }
 
  private:
   // The unmeasured call of a config: the launches a run of it takes (flushes that will be
@@ -59,10 +59,10 @@ class KernelReplay final : public Backend {
   // Several passes with cache_control="all" on a CUPTI that cannot reset the L2 between them:
   // says so, once.
   void warn_of_warm_later_passes() const;
-  bool flushes() const { return session_.options().cache_control == CacheControl::all; }
+  bool flushes() const { return counters_.flush_plan().before_kernels; }
   // More than one pass with flushes: each flush runs with the profiler paused.
-  bool pauses_for_flushes() const { return flushes() && session_.profiler().passes() > 1; }
-  CounterSession session_;
+  bool pauses_for_flushes() const { return flushes() && counters_.profiler().passes() > 1; }
+  CounterCollection counters_;
   SessionCapacity capacity_;
   std::size_t logged_before_run_ = 0;  // launches logged when the run began
   std::vector<Measurement> drained_;   // sessions decoded before collect()
@@ -77,19 +77,18 @@ void KernelReplay::start(const Options& options) {
   stop();
   capacity_ = {};
   logged_before_run_ = 0;
-  const bool flush = options.cache_control == CacheControl::all;
-  session_.start(options, {.flush_before_kernels = flush, .reset_cache_per_pass = flush});
+  counters_.start(options);
   warn_of_warm_later_passes();
-  if (pauses_for_flushes()) session_.flush_pause().arm(&session_.profiler());
+  if (pauses_for_flushes()) counters_.flush_pause().arm(&counters_.profiler());
 }
 
 void KernelReplay::stop() noexcept {
-  session_.stop();
+  counters_.stop();
   drained_.clear();
 }
 
 void KernelReplay::measure(SweepRuns& runs) {
-  UnmeasuredCalls calls = session_.unmeasured_calls(
+  UnmeasuredCalls calls = counters_.unmeasured_calls(
       runs, [this](std::size_t, std::size_t regions) { return call_done(regions); });
   const SweepRuns::Collect collect_values = [this] { return collect(); };
   const SweepRuns::RunHooks hooks{[this, &calls](std::size_t c) { before_run(calls.ranges(c)); },
@@ -103,9 +102,9 @@ void KernelReplay::measure(SweepRuns& runs) {
 }
 
 void KernelReplay::warn_of_warm_later_passes() const {
-  const RangeProfiler& profiler = session_.profiler();
+  const RangeProfiler& profiler = counters_.profiler();
   if (!flushes() || profiler.passes() == 1 || profiler.resets_cache_per_pass() ||
-      session_.options().verbosity == Verbosity::silent)
+      counters_.options().verbosity == Verbosity::silent)
     return;
   log_once("warm-later-passes",
            "[kprof] replay_mode='kernel', " + std::to_string(profiler.passes()) +
@@ -121,34 +120,34 @@ std::size_t KernelReplay::call_done(std::size_t /*regions*/) {
   // Its kernels finish before any range opens, and their faults are its config's.
   check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize (after an unmeasured call)");
   const std::size_t ranges =
-      ranges_of_run(session_.take_launches(), flushes() && !pauses_for_flushes());
+      ranges_of_run(counters_.take_launches(), flushes() && !pauses_for_flushes());
   capacity_.fit(ranges);
   return ranges;
 }
 
 void KernelReplay::before_run(std::size_t needs) {
-  session_.flush_pause().rethrow();  // a pass it failed to stop or start leaves it unusable
-  RangeProfiler& profiler = session_.profiler();
+  counters_.flush_pause().rethrow();  // a pass it failed to stop or start leaves it unusable
+  RangeProfiler& profiler = counters_.profiler();
   if (profiler.in_pass() &&
-      session_.attribution().launches_logged() + needs > profiler.max_ranges())
+      counters_.attribution().launches_logged() + needs > profiler.max_ranges())
     drain_session();
   if (profiler.in_pass()) return;
-  (void)session_.attribution().take_launches();  // launches between runs belong to no session
+  (void)counters_.attribution().take_launches();  // launches between runs belong to no session
   start_session();
 }
 
 void KernelReplay::after_run() {
-  const std::size_t logged = session_.attribution().launches_logged();
+  const std::size_t logged = counters_.attribution().launches_logged();
   const std::size_t run_ranges = logged - std::min(logged, logged_before_run_);
   logged_before_run_ = logged;
   capacity_.fit(run_ranges);
   // The open session holds what it was created for, whatever the next one will hold.
-  if (logged + 2 * run_ranges <= session_.profiler().max_ranges()) return;
+  if (logged + 2 * run_ranges <= counters_.profiler().max_ranges()) return;
   drain_session();
 }
 
 void KernelReplay::start_session() {
-  RangeProfiler& profiler = session_.profiler();
+  RangeProfiler& profiler = counters_.profiler();
   profiler.begin_session(profiler.passes() == 1 ? RangeProfiler::Mode::auto_range_user_replay
                                                 : RangeProfiler::Mode::kernel_replay,
                          capacity_.ranges());
@@ -156,9 +155,9 @@ void KernelReplay::start_session() {
 }
 
 void KernelReplay::drain_session() {
-  session_.flush_pause().rethrow();
-  if (!session_.started() || !session_.profiler().in_pass()) return;
-  RangeProfiler& profiler = session_.profiler();
+  counters_.flush_pause().rethrow();
+  if (!counters_.started() || !counters_.profiler().in_pass()) return;
+  RangeProfiler& profiler = counters_.profiler();
   // A fault of the benchmark's kernels is its own, whatever the profiler makes of it.
   check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
   try {
@@ -168,18 +167,19 @@ void KernelReplay::drain_session() {
           "kprof internal error: the range profiler wants another pass of a kernel-replay "
           "session");
   } catch (const CudaError& e) {  // a 1-pass session runs auto ranges under user replay
-    session_.raise_failed_stop(
-        e.what(), profiler.passes() == 1 && graph_launched(session_.attribution().take_launches()));
+    counters_.raise_failed_stop(
+        e.what(),
+        profiler.passes() == 1 && graph_launched(counters_.attribution().take_launches()));
   }
   const std::vector<RangeValues> ranges = profiler.decode();
   std::vector<Measurement> measured =
-      session_.kernel_measurements(ranges, session_.take_launches());
+      counters_.kernel_measurements(ranges, counters_.take_launches());
   std::move(measured.begin(), measured.end(), std::back_inserter(drained_));
   logged_before_run_ = 0;
 }
 
 std::vector<Measurement> KernelReplay::collect() {
-  if (!session_.started()) throw CudaError("kprof internal error: collect() before start()");
+  if (!counters_.started()) throw CudaError("kprof internal error: collect() before start()");
   drain_session();
   return std::exchange(drained_, {});
 }

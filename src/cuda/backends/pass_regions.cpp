@@ -44,7 +44,7 @@ std::string PassRegions::pass_prefix(ReplayMode mode) const {
   return "replay_mode='" + to_string(mode) + "': in pass " + std::to_string(pass_ + 1) + " ";
 }
 
-void PassRegions::check_kernels(const std::vector<Launch>& launches, CounterSession& session) {
+void PassRegions::check_kernels(const std::vector<Launch>& launches, CounterCollection& counters) {
   std::vector<std::vector<std::string>> kernels(opened_in_pass_);
   for (const Launch& l : launches) {
     const auto it = range_of_.find(l.region);
@@ -59,10 +59,10 @@ void PassRegions::check_kernels(const std::vector<Launch>& launches, CounterSess
   if (!changed || *changed >= first_pass_kernels_.size()) return;  // a new range: the engine
   const std::size_t n = *changed;                                  // names it
   throw MeasurementError(
-      pass_prefix(session.options().replay_mode) + "annotation '" + first_pass_paths_[n] +
+      pass_prefix(counters.options().replay_mode) + "annotation '" + first_pass_paths_[n] +
       "' launched " +
-      session.kernel_list(n < kernels.size() ? kernels[n] : std::vector<std::string>{}) +
-      ", in the first pass " + session.kernel_list(first_pass_kernels_[n]) +
+      counters.kernel_list(n < kernels.size() ? kernels[n] : std::vector<std::string>{}) +
+      ", in the first pass " + counters.kernel_list(first_pass_kernels_[n]) +
       "; the benchmark must launch the same kernels in every pass");
 }
 

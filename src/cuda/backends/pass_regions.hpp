@@ -10,7 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "cuda/backends/counter_session.hpp"
+#include "cuda/backends/counter_collection.hpp"
 
 namespace kprof::detail {
 
@@ -27,7 +27,7 @@ class PassRegions {
   bool close(RegionId id);
   // The pass's launches put each region's kernels where the first pass put them: kept in the
   // first pass, compared in the later ones (MeasurementError naming the region otherwise).
-  void check_kernels(const std::vector<Launch>& launches, CounterSession& session);
+  void check_kernels(const std::vector<Launch>& launches, CounterCollection& counters);
   // What auto range i of a pass must be in every pass: the region's number and the kernel.
   std::vector<std::string> launch_order(const std::vector<Launch>& launches) const;
   // "replay_mode='range': in pass 2 ", for the messages of a later pass.

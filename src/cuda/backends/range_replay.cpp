@@ -28,7 +28,7 @@ class RangeReplay final : public UserReplay {
 
   std::size_t run_done(std::size_t regions) override;
   void begin_session(int depth) override;
-  int passes_per_session(int depth) const override { return session_.profiler().passes() * depth; }
+  int passes_per_session(int depth) const override { return counters_.profiler().passes() * depth; }
   bool end_pass() override;
   std::vector<Measurement> decode() override;
 
@@ -41,16 +41,15 @@ class RangeReplay final : public UserReplay {
 }  // namespace
 
 void RangeReplay::start(const Options& options) {
-  start_session(options, {.auto_ranges = false},
-                {[this](RegionId id, const std::string& path, std::size_t depth) {
-                   on_region_open(id, path, depth);
-                 },
-                 [this](RegionId id) { on_region_close(id); }});
+  start_counting(options, {[this](RegionId id, const std::string& path, std::size_t depth) {
+                             on_region_open(id, path, depth);
+                           },
+                           [this](RegionId id) { on_region_close(id); }});
 }
 
 // A range per region.
 std::size_t RangeReplay::call_done(std::size_t /*config*/, std::size_t regions) {
-  (void)session_.take_launches();
+  (void)counters_.take_launches();
   capacity_.fit(regions);
   return regions;
 }
@@ -61,14 +60,14 @@ std::size_t RangeReplay::run_done(std::size_t regions) {
 }
 
 void RangeReplay::begin_session(int depth) {
-  session_.profiler().begin_session(RangeProfiler::Mode::user_replay, capacity_.ranges(), depth);
+  counters_.profiler().begin_session(RangeProfiler::Mode::user_replay, capacity_.ranges(), depth);
   session_depth_ = depth;
   regions_.begin_session();
 }
 
 bool RangeReplay::end_pass() {
-  regions_.check_kernels(session_.take_launches(), session_);
-  return session_.profiler().end_pass();
+  regions_.check_kernels(counters_.take_launches(), counters_);
+  return counters_.profiler().end_pass();
 }
 
 void RangeReplay::on_region_open(RegionId id, const std::string& path, std::size_t depth) {
@@ -80,20 +79,19 @@ void RangeReplay::on_region_open(RegionId id, const std::string& path, std::size
                            " levels found in the unmeasured call of each config, which the range "
                            "profiler was set up for; every run of a config must nest its "
                            "annotations as that call did");
-  if (depth == 1 && session_.options().cache_control == CacheControl::all)
-    session_.flush().flush_before_range();
-  session_.profiler().push_range(std::to_string(regions_.open(id, path, /*nests=*/true)));
+  if (depth == 1 && counters_.flush_plan().before_ranges) counters_.flush().flush_before_range();
+  counters_.profiler().push_range(std::to_string(regions_.open(id, path, /*nests=*/true)));
 }
 
 void RangeReplay::on_region_close(RegionId id) {
   if (!in_pass() || !regions_.close(id)) return;
-  session_.profiler().pop_range();
+  counters_.profiler().pop_range();
 }
 
 // A range counts only when it, or a range nested in it, launched a kernel; the others are
 // reported by the engine as annotations that launched nothing.
 std::vector<Measurement> RangeReplay::decode() {
-  const std::vector<RangeValues> ranges = session_.profiler().decode();
+  const std::vector<RangeValues> ranges = counters_.profiler().decode();
   const auto& regions = regions_.first_pass_regions();
   const auto& kernels = regions_.first_pass_kernels();
   const std::vector<bool> launched = ranges_with_kernels(kernels, regions_.parent_range());
@@ -104,8 +102,8 @@ std::vector<Measurement> RangeReplay::decode() {
     std::string names;
     for (const std::string& k : kernels[n])
       names += (names.empty() ? "" : "|") +
-               (k.empty() ? std::string("(unnamed kernel)") : session_.demangled(k));
-    Measurement m = session_.measurement(regions[n], "", 0, range.values);
+               (k.empty() ? std::string("(unnamed kernel)") : counters_.demangled(k));
+    Measurement m = counters_.measurement(regions[n], "", 0, range.values);
     m.kernel = names;
     m.whole_region = true;
     out.push_back(std::move(m));

@@ -10,11 +10,10 @@
 
 namespace kprof::detail {
 
-void UserReplay::start_session(const Options& options, const CounterSession::Setup& setup,
-                               RegionTracker::RangeHooks hooks) {
+void UserReplay::start_counting(const Options& options, RegionTracker::RangeHooks hooks) {
   stop();
   capacity_ = {};
-  session_.start(options, setup);
+  counters_.start(options);
   RegionTracker::instance().set_range_hooks(std::move(hooks));
   hooks_installed_ = true;
 }
@@ -22,13 +21,13 @@ void UserReplay::start_session(const Options& options, const CounterSession::Set
 void UserReplay::stop() noexcept {
   if (hooks_installed_) RegionTracker::instance().set_range_hooks({});
   hooks_installed_ = false;
-  session_.stop();
+  counters_.stop();
 }
 
 void UserReplay::measure(SweepRuns& runs) {
   // No session is open during the unmeasured calls, so nothing of them was profiled.
   UnmeasuredCalls calls =
-      session_.unmeasured_calls(runs, [this](std::size_t config, std::size_t regions) {
+      counters_.unmeasured_calls(runs, [this](std::size_t config, std::size_t regions) {
         // Its kernels finish before any range opens, and their faults are its config's.
         check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize (after an unmeasured call)");
         return call_done(config, regions);
@@ -38,8 +37,8 @@ void UserReplay::measure(SweepRuns& runs) {
 
 void UserReplay::begin_pass() {
   regions_.begin_pass();
-  (void)session_.attribution().take_launches();
-  session_.profiler().start_pass();
+  (void)counters_.attribution().take_launches();
+  counters_.profiler().start_pass();
 }
 
 }  // namespace kprof::detail

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/measure/gpu_layer.hpp"
 #include "core/metrics/metric_catalog.hpp"
 #include "cuda/cupti/profiler_host.hpp"
 #include "cuda/cupti/range_profiler.hpp"

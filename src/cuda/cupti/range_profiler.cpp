@@ -11,6 +11,7 @@
 #include <mutex>
 #include <optional>
 
+#include "core/measure/gpu_layer.hpp"
 #include "core/metrics/metric_catalog.hpp"
 #include "cuda/cupti/cupti_check.hpp"
 #include "cuda/device/cuda_check.hpp"

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "core/measure/gpu_layer.hpp"
 #include "core/metrics/metric_catalog.hpp"
 #include "cuda/cupti/cupti_check.hpp"
 #include "cuda/cupti/range_profiler.hpp"

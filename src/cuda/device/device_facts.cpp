@@ -80,7 +80,7 @@ const SessionFacts& session_facts(int device) {
 
 }  // namespace
 
-SessionInfo describe_session(const Options& options, const std::string& backend, int passes) {
+SessionInfo describe_session(const std::string& backend, int passes) {
   int device = 0;
   check_cuda(cudaGetDevice(&device), "cudaGetDevice");
   const SessionFacts& facts = session_facts(device);
@@ -93,11 +93,7 @@ SessionInfo describe_session(const Options& options, const std::string& backend,
   s.compute_clock_khz = info.compute_clock_khz;
   s.memory_clock_khz = info.memory_clock_khz;
   s.backend = backend;
-  s.replay_mode = to_string(options.replay_mode);
-  s.cache_control = to_string(options.cache_control);
-  s.clock_control = to_string(options.clock_control);
-  s.passes = passes;
-  s.metrics = options.metrics;
+  s.passes = passes;  // the options it ran with are the engine's to write (describe_options)
   s.kprof_version = version();
   s.cuda_driver_version = facts.driver;
   s.cuda_runtime_version = facts.runtime;

@@ -13,9 +13,10 @@ namespace kprof::detail {
 // `ordinal`. Throws NoGpuError / CudaError.
 DeviceInfo read_device_info(int ordinal);
 
-// SessionInfo of a profile of `options` on the current device by `backend`, which needs
-// `passes` passes per measurement. Throws NoGpuError / CudaError.
-SessionInfo describe_session(const Options& options, const std::string& backend, int passes);
+// SessionInfo of a profile on the current device by `backend`, which needs `passes` passes per
+// measurement: the device's and the process's facts. The options it runs with are written by
+// the engine (describe_options). Throws NoGpuError / CudaError.
+SessionInfo describe_session(const std::string& backend, int passes);
 
 // gethostname(), or "unknown".
 std::string host_name();

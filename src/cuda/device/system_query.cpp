@@ -49,11 +49,6 @@ std::string cupti_path() {
 
 }  // namespace
 
-std::string cuda_version_string(int version) {
-  if (version <= 0) return "";
-  return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
-}
-
 SystemInfo query_system() {
   SystemInfo info;
   info.built_with_cuda = true;

@@ -1,7 +1,6 @@
-#include "cuda/backends/counter_session.hpp"
+#include "cuda/backends/counter_collection.hpp"
 
 #include <cuda_runtime_api.h>
-#include <cupti.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -12,10 +11,7 @@
 
 #include "core/measure/range_passes.hpp"
 #include "core/say.hpp"
-#include "cuda/cupti/cupti_check.hpp"
-#include "cuda/cupti/launch_apis.hpp"
 #include "cuda/cupti/launch_statistics.hpp"
-#include "cuda/device/cuda_check.hpp"
 #include "cuda/device/device_facts.hpp"
 #include "kprof/errors.hpp"
 #include "kprof/log.hpp"
@@ -45,17 +41,17 @@ std::size_t ranges_of_run(const std::vector<Launch>& call_launches, bool flush_r
   return call_launches.size() + static_cast<std::size_t>(flushed);
 }
 
-UnmeasuredCalls CounterSession::unmeasured_calls(SweepRuns& runs,
-                                                 const UnmeasuredCalls::Done& done) {
+UnmeasuredCalls CounterCollection::unmeasured_calls(SweepRuns& runs,
+                                                    const UnmeasuredCalls::Done& done) {
   struct FlushesBack {
     LaunchAttribution& attribution;
     ~FlushesBack() { attribution.flush_launches(true); }
-  } back{*attribution_};
-  attribution_->flush_launches(false);
+  } back{watch_.attribution()};
+  watch_.attribution().flush_launches(false);
   return UnmeasuredCalls(runs, done);  // made in place, before `back` turns the flushes on
 }
 
-std::vector<std::string> CounterSession::collected_metrics() const {
+std::vector<std::string> CounterCollection::collected_metrics() const {
   std::vector<std::string> wanted = metrics::counter_metrics(metrics::expand(options_.metrics));
   // Launch statistics alone: the range profiler still measures the kernels (their ranges and
   // passes), with the duration, which is then not reported.
@@ -70,14 +66,12 @@ std::vector<std::string> CounterSession::collected_metrics() const {
   return catalog.passes(with_clock) == catalog.passes(wanted) ? with_clock : wanted;
 }
 
-SessionInfo CounterSession::describe() const {
+SessionInfo CounterCollection::describe() const {
   const std::vector<std::string> collected = collected_metrics();
   int passes = 0;
   if (const std::optional<std::string> chip = metrics::current_chip())
     passes = metrics::catalog(*chip).passes(collected);
-  SessionInfo s = describe_session(options_, "cupti-range-profiler", passes);
-  s.metrics = metrics::expand(options_.metrics);
-  return s;
+  return describe_session("cupti-range-profiler", passes);
 }
 
 namespace {
@@ -107,27 +101,20 @@ void keep_range_profiler(std::unique_ptr<RangeProfiler> profiler) noexcept {
 
 void release_kept_range_profiler() noexcept { keep_range_profiler(nullptr); }
 
-void CounterSession::start(const Options& options, const Setup& setup) {
+void CounterCollection::start(const Options& options) {
   stop();
   release_kept_range_profiler();
   options_ = options;
-  setup_ = setup;
   try {
-    check_cuda(cudaFree(nullptr), "cudaFree(0)");
-    attribution_ = std::make_unique<LaunchAttribution>(
-        setup.flush_before_kernels ? &flush_ : nullptr, &flush_pause_, current_device());
-    subscriber_.subscribe(&LaunchAttribution::callback, attribution_.get());
-    if (options.cache_control == CacheControl::all) flush_.allocate();
-    subscriber_.enable(CUPTI_CB_DOMAIN_RUNTIME_API, runtime_launch_cbids());
-    subscriber_.enable(CUPTI_CB_DOMAIN_DRIVER_API, driver_launch_cbids());
+    watch_.start(detail::flush_plan(options), &flush_pause_);
     metrics_ = collected_metrics();
     counter_wait_ = std::make_unique<CounterWait>(
         options.wait_for_counters, system_counter_wait_clock(),
         [says_info = says(options, Verbosity::info)](const std::string& line) {
           if (says_info) log_line("[kprof] " + line);
         });
-    profiler_ =
-        std::make_unique<RangeProfiler>(metrics_, setup.reset_cache_per_pass, counter_wait_.get());
+    profiler_ = std::make_unique<RangeProfiler>(metrics_, watch_.plan().reset_per_pass,
+                                                counter_wait_.get());
     flush_pause_.reset();
     const metrics::MetricCatalog catalog = metrics::catalog(profiler_->chip());
     const std::vector<std::string> wanted = metrics::expand(options.metrics);
@@ -144,7 +131,7 @@ void CounterSession::start(const Options& options, const Setup& setup) {
                          ? std::vector<std::string>{}
                          : metrics::launch_metrics_in(wanted);
     if (!launch_wanted_.empty()) start_launch_records();
-    attribution_->log_launches(true);
+    watch_.attribution().log_launches(true);
   } catch (...) {
     stop();
     release_kept_range_profiler();
@@ -152,10 +139,10 @@ void CounterSession::start(const Options& options, const Setup& setup) {
   }
 }
 
-void CounterSession::stop() noexcept {
-  stop_launch_records();
-  subscriber_.unsubscribe();
-  if (attribution_ != nullptr) attribution_->wait_idle();  // no callback uses the profiler now
+void CounterCollection::stop() noexcept {
+  watch_.stop();  // no callback uses the profiler from now on
+  launch_records_enabled_ = false;
+  launch_records_.clear();
   flush_pause_.arm(nullptr);
   if (profiler_ != nullptr) {
     profiler_seconds_ = cupti_seconds();
@@ -165,27 +152,22 @@ void CounterSession::stop() noexcept {
   // the profiler disabled.
   if (profiler_ != nullptr && !profiler_->in_pass()) keep_range_profiler(std::move(profiler_));
   profiler_.reset();
-  if (attribution_ != nullptr) {
-    attribution_->log_launches(false);
-    attribution_->reset();
-  }
   flush_pause_.reset();
-  flush_.release();
 }
 
 // The wall time spent in CUPTI: its calls, and with auto ranges (kernel and application
 // replay) the launch calls, in which it profiles each kernel (less the pauses for flushes,
 // counted in Start and Stop already).
-double CounterSession::cupti_seconds() const noexcept {
+double CounterCollection::cupti_seconds() const noexcept {
   const RangeProfiler::Costs& c = profiler_->costs();
   // Waiting for another process's counters is no work of CUPTI's.
   const double calls = c.enable_s + c.session_s + c.start_s + c.stop_s + c.ranges_s + c.decode_s +
                        c.evaluate_s - c.wait_s;
-  if (!setup_.auto_ranges || attribution_ == nullptr) return calls;
-  return calls + attribution_->launch_seconds() - flush_pause_.seconds();
+  if (traits_of(options_.replay_mode).whole_region || !watch_.started()) return calls;
+  return calls + watch_.attribution().launch_seconds() - flush_pause_.seconds();
 }
 
-void CounterSession::log_costs() const noexcept {
+void CounterCollection::log_costs() const noexcept {
   try {
     const RangeProfiler::Costs& c = profiler_->costs();
     char line[512];
@@ -201,16 +183,17 @@ void CounterSession::log_costs() const noexcept {
   }
 }
 
-std::vector<Launch> CounterSession::take_launches() {
-  std::vector<Launch> launches = attribution_->take_launches();
+std::vector<Launch> CounterCollection::take_launches() {
+  LaunchAttribution& attribution = watch_.attribution();
+  std::vector<Launch> launches = attribution.take_launches();
   if (launch_records_enabled_) keep_launch_records();
-  attribution_->correlations().clear();  // read only by activity records
-  attribution_->rethrow_problem();
+  attribution.correlations().clear();  // read only by activity records
+  attribution.rethrow_problem();
   return launches;
 }
 
-std::vector<Measurement> CounterSession::kernel_measurements(const std::vector<RangeValues>& ranges,
-                                                             const std::vector<Launch>& launches) {
+std::vector<Measurement> CounterCollection::kernel_measurements(
+    const std::vector<RangeValues>& ranges, const std::vector<Launch>& launches) {
   if (ranges.size() != launches.size()) {
     const std::string mode = to_string(options_.replay_mode);
     int driver = 0;
@@ -238,32 +221,16 @@ std::vector<Measurement> CounterSession::kernel_measurements(const std::vector<R
 
 // Activity records run beside the range profiler: they carry the launch (grid, block,
 // registers, shared memory) though no timestamps while it profiles.
-void CounterSession::start_launch_records() {
+void CounterCollection::start_launch_records() {
   launch_records_.clear();
-  launch_sink_ = std::make_unique<ActivitySink>(attribution_->correlations());
-  launch_sink_->attach();
-  check_cupti(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL),
-              "cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)");
+  watch_.record_kernels(/*copies=*/false);
   launch_records_enabled_ = true;
 }
 
-void CounterSession::stop_launch_records() noexcept {
-  if (launch_records_enabled_) {
-    (void)cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-    (void)cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-    launch_records_enabled_ = false;
-  }
-  if (launch_sink_ != nullptr) launch_sink_->detach();
-  launch_sink_.reset();
-  launch_records_.clear();
-}
-
-void CounterSession::keep_launch_records() {
-  // A record is delivered once its kernel is done: wait for the GPU, then flush.
-  check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-  check_cupti(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED),
-              "cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED)");
-  for (KernelRecord& r : launch_sink_->take()) launch_records_.emplace(r.correlation, std::move(r));
+// A record is delivered once its kernel is done: the watch waits for the GPU, then flushes.
+void CounterCollection::keep_launch_records() {
+  for (KernelRecord& r : watch_.take_records())
+    launch_records_.emplace(r.correlation, std::move(r));
 }
 
 // The record of the kernel the launch named: under its user replay (1-pass kernel replay,
@@ -271,7 +238,7 @@ void CounterSession::keep_launch_records() {
 // the measured launch's correlation id (seen on the H200). A launch without a name takes the
 // only record of its correlation id. A graph launch's kernels share its
 // correlation id: their launches cannot be told apart, so they get none.
-void CounterSession::add_launch_values(Measurement& m, const Launch& launch) {
+void CounterCollection::add_launch_values(Measurement& m, const Launch& launch) {
   if (launch.graph) return;
   const auto [first, last] = launch_records_.equal_range(launch.correlation);
   const KernelRecord* record = nullptr;
@@ -284,8 +251,8 @@ void CounterSession::add_launch_values(Measurement& m, const Launch& launch) {
   launch_records_.erase(first, last);
 }
 
-Measurement CounterSession::measurement(RegionId region, std::string mangled, std::uint64_t order,
-                                        const std::vector<double>& values) {
+Measurement CounterCollection::measurement(RegionId region, std::string mangled,
+                                           std::uint64_t order, const std::vector<double>& values) {
   Measurement m;
   m.region = region;
   m.kernel = mangled.empty() ? std::string("(unnamed kernel)") : names_.demangled(mangled);
@@ -298,7 +265,7 @@ Measurement CounterSession::measurement(RegionId region, std::string mangled, st
   return m;
 }
 
-std::string CounterSession::kernel_list(const std::vector<std::string>& mangled) {
+std::string CounterCollection::kernel_list(const std::vector<std::string>& mangled) {
   if (mangled.empty()) return "no kernel";
   std::string text = std::to_string(mangled.size()) + " kernel(s) (";
   for (std::size_t i = 0; i < mangled.size() && i < 3; ++i)
@@ -307,7 +274,7 @@ std::string CounterSession::kernel_list(const std::vector<std::string>& mangled)
   return text + (mangled.size() > 3 ? ", ...)" : ")");
 }
 
-void CounterSession::raise_failed_stop(const char* what, bool after_graph) const {
+void CounterCollection::raise_failed_stop(const char* what, bool after_graph) const {
   if (after_graph)
     throw MeasurementError(graph_launch_with_auto_ranges(to_string(options_.replay_mode), what));
   throw;

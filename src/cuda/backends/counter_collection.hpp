@@ -1,6 +1,8 @@
-// What the three counter backends (kernel, range and application replay) share: the metrics the
-// range profiler collects and their units, the launch callbacks with their log of launches, the
-// L2 flush, the range profiler itself, and the way its values become measurements.
+// What the three counter backends (kernel, range and application replay) share: a profile's
+// collection of counters. Its launch watch (the L2 flush of the options' FlushPlan, the launch
+// callbacks with their log of launches), the metrics the range profiler collects and their
+// units, the range profiler itself (which runs in sessions of ranges: "session" here always
+// means CUPTI's), and the way its values become measurements.
 //
 // Durations come from the counter gpu__time_duration.sum: activity records carry no duration
 // while the range profiler runs. The SM clock the kernels ran at rides along
@@ -17,12 +19,9 @@
 #include "core/measure/backend.hpp"
 #include "core/measure/pass_pause.hpp"
 #include "core/measure/unmeasured_calls.hpp"
-#include "cuda/cupti/activity_sink.hpp"
-#include "cuda/cupti/cupti_subscriber.hpp"
+#include "cuda/backends/launch_watch.hpp"
 #include "cuda/cupti/kernel_names.hpp"
-#include "cuda/cupti/launch_attribution.hpp"
 #include "cuda/cupti/range_profiler.hpp"
-#include "cuda/device/l2_flush.hpp"
 #include "kprof/options.hpp"
 
 namespace kprof::detail {
@@ -39,7 +38,7 @@ inline constexpr std::size_t kSessionRanges = 64;
 
 using Launch = LaunchAttribution::Launch;
 
-// Disables the range profiler a stopped CounterSession keeps enabled, idle, for the calls after
+// Disables the range profiler a stopped CounterCollection keeps enabled, idle, for the calls after
 // its profile (Backend::release). One is kept per process, and every backend's start() calls
 // this first: a profile started meanwhile on another thread finds none enabled. Never throws.
 void release_kept_range_profiler() noexcept;
@@ -63,31 +62,24 @@ bool graph_launched(const std::vector<Launch>& launches);
 // in a region.
 std::size_t ranges_of_run(const std::vector<Launch>& call_launches, bool flush_ranges);
 
-class CounterSession {
+class CounterCollection {
  public:
-  // How a backend wants the session set up.
-  struct Setup {
-    bool flush_before_kernels = false;  // the launch callback flushes the L2 before each kernel
-    bool reset_cache_per_pass = false;  // CUPTI >= 13.4 resets the L2 before each replayed pass
-    bool auto_ranges = true;            // the ranges are kernels (kernel, application replay)
-  };
-
-  explicit CounterSession(const Options& options) : options_(options) {}
-  ~CounterSession() {
+  explicit CounterCollection(const Options& options) : options_(options) {}
+  ~CounterCollection() {
     stop();
     release_kept_range_profiler();
   }
-  CounterSession(const CounterSession&) = delete;
-  CounterSession& operator=(const CounterSession&) = delete;
+  CounterCollection(const CounterCollection&) = delete;
+  CounterCollection& operator=(const CounterCollection&) = delete;
 
   const Options& options() const { return options_; }
   // SessionInfo for the counter backends: the passes the metrics need on this GPU.
   SessionInfo describe() const;
-  // Subscribes to the launch callbacks, allocates the flush buffer (cache_control="all") and
-  // enables the range profiler for the metrics; launches are logged from then on. While
-  // another process profiles the GPU's counters: waits up to options.wait_for_counters, then
-  // CountersBusyError (also from the first pass).
-  void start(const Options& options, const Setup& setup);
+  // Starts the launch watch with the options' flush plan and enables the range profiler for
+  // the metrics; launches are logged from then on. While another process profiles the GPU's
+  // counters: waits up to options.wait_for_counters, then CountersBusyError (also from the
+  // first pass).
+  void start(const Options& options);
   // Wall time inside CUPTI is kept for profiler_seconds(). The range profiler stays enabled,
   // idle, until release_kept_range_profiler() (Backend::release says why). Never throws.
   void stop() noexcept;
@@ -95,8 +87,9 @@ class CounterSession {
   RangeProfiler& profiler() { return *profiler_; }
   const RangeProfiler& profiler() const { return *profiler_; }
   bool started() const { return profiler_ != nullptr; }
-  LaunchAttribution& attribution() { return *attribution_; }
-  L2Flush& flush() { return flush_; }
+  LaunchAttribution& attribution() { return watch_.attribution(); }
+  const FlushPlan& flush_plan() const { return watch_.plan(); }
+  L2Flush& flush() { return watch_.flush(); }
   PassPause& flush_pause() { return flush_pause_; }
 
   // The sweep's unmeasured calls, made without L2 flushes (they need no cold L2; the flushes
@@ -123,7 +116,6 @@ class CounterSession {
   std::vector<std::string> collected_metrics() const;
   // Launch statistics asked for: their kernels' activity records are kept.
   void start_launch_records();
-  void stop_launch_records() noexcept;
   // The activity records delivered so far, kept by correlation id (after the GPU is done).
   void keep_launch_records();
   void add_launch_values(Measurement& m, const Launch& launch);
@@ -131,24 +123,18 @@ class CounterSession {
   void log_costs() const noexcept;
 
   Options options_;
-  Setup setup_;
   std::vector<std::string> metrics_;        // what the profiler collects, in its order
   std::vector<std::string> units_;          // per metric
   std::vector<bool> reported_;              // per metric: asked for (else collected for the clock)
   std::vector<std::string> launch_wanted_;  // launch statistics asked for
-  std::unique_ptr<ActivitySink> launch_sink_;
   bool launch_records_enabled_ = false;
   // By correlation id: the records of the measured kernel and of whatever else ran under its
   // launch (the profiler's own work), told apart by name.
   std::unordered_multimap<std::uint32_t, KernelRecord> launch_records_;
   int clock_index_ = -1;  // kClockMetric's position in metrics_, or -1
   double profiler_seconds_ = std::numeric_limits<double>::quiet_NaN();  // of the last profile
-  L2Flush flush_;
-  PassPause flush_pause_;
-  CuptiSubscriber subscriber_;
-  // Kept after stop() until the next start(), so that a CUPTI callback that raced with stop()
-  // never touches freed memory.
-  std::unique_ptr<LaunchAttribution> attribution_;
+  PassPause flush_pause_;  // outlives the watch's callbacks
+  LaunchWatch watch_;
   // The profile's wait for the counters (wait_for_counters), which the profiler takes them
   // through; made by start(), it outlives the profiler.
   std::unique_ptr<CounterWait> counter_wait_;
