@@ -18,6 +18,7 @@ import pandas as pd
 
 from kprof import _arguments
 from kprof._native import core as _core
+from kprof._results_data import _layout
 from kprof.results import ProfileResults, load
 
 __all__ = ["compare", "CompareWarning"]
@@ -94,28 +95,34 @@ def _frame(
             + ([missing] * nn if base_side else only_new[side_name])
         )
 
-    data: dict[str, Any] = {"Annotation": common("annotation"), "Metric": common("metric")}
-    for name, values in _param_columns(common("config")).items():
-        data[name] = pd.Series(values, dtype=object).infer_objects()
     kernel_index = common("kernel_index")
-    if any(k >= 0 for k in kernel_index):
-        data["KernelIndex"] = np.asarray(kernel_index, dtype=np.int64)
-    data.update(
-        {
-            "BaseMean": np.asarray(per_side("base_mean", "mean", True, np.nan), dtype=float),
-            "NewMean": np.asarray(per_side("new_mean", "mean", False, np.nan), dtype=float),
-            "ChangePct": np.asarray(compared("change_pct", np.nan), dtype=float),
-            "CIOverlap": pd.array(compared("ci_overlap", pd.NA), dtype="boolean"),
-            "PValue": np.asarray(compared("p_value", np.nan), dtype=float),
-            "Verdict": rows["verdict"] + [ONLY_IN_BASE] * nb + [ONLY_IN_NEW] * nn,
-            "BaseRuns": pd.array(per_side("base_runs", "num_runs", True, pd.NA), dtype="Int64"),
-            "NewRuns": pd.array(per_side("new_runs", "num_runs", False, pd.NA), dtype="Int64"),
-            "Unit": [u or None for u in common("unit")],
-            "U": np.asarray(compared("u", np.nan), dtype=float),
-            "Test": compared("method", None),
-        }
-    )
-    if not data["Annotation"]:
+    # The values by the field the result layout's comparison table reads; the layout names the
+    # columns and orders them (as `kprof compare` heads its table).
+    by_field: dict[str, Any] = {
+        "annotation": common("annotation"),
+        "metric": common("metric"),
+        "kernel_index": np.asarray(kernel_index, dtype=np.int64),
+        "base_mean": np.asarray(per_side("base_mean", "mean", True, np.nan), dtype=float),
+        "new_mean": np.asarray(per_side("new_mean", "mean", False, np.nan), dtype=float),
+        "change_pct": np.asarray(compared("change_pct", np.nan), dtype=float),
+        "ci_overlap": pd.array(compared("ci_overlap", pd.NA), dtype="boolean"),
+        "p_value": np.asarray(compared("p_value", np.nan), dtype=float),
+        "verdict": rows["verdict"] + [ONLY_IN_BASE] * nb + [ONLY_IN_NEW] * nn,
+        "base_runs": pd.array(per_side("base_runs", "num_runs", True, pd.NA), dtype="Int64"),
+        "new_runs": pd.array(per_side("new_runs", "num_runs", False, pd.NA), dtype="Int64"),
+        "unit": [u or None for u in common("unit")],
+        "u": np.asarray(compared("u", np.nan), dtype=float),
+        "method": compared("method", None),
+    }
+    per_kernel = any(k >= 0 for k in kernel_index)
+    data: dict[str, Any] = {}
+    for column in _layout("comparison"):
+        if column.kind == "parameters":
+            for name, values in _param_columns(common("config")).items():
+                data[name] = pd.Series(values, dtype=object).infer_objects()
+        elif column.shown != "per_kernel" or per_kernel:
+            data[column.name] = by_field[column.field]
+    if not by_field["annotation"]:
         return pd.DataFrame({k: pd.Series([], dtype=object) for k in data})
     return pd.DataFrame(data)
 

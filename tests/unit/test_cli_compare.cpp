@@ -71,14 +71,14 @@ TEST(CliCompare, SomethingSlowerExitsOne) {
   const Outcome o = kprof_cli({"compare", kDemo, slower});
   EXPECT_EQ(o.code, cli::kExitFailure) << o.out << o.err;
   EXPECT_TRUE(contains(o.out,
-                       "memory/add    4194304  fp32   gpu__time_duration.sum  18.92  "
-                       "20.82  +10.00%         no  0.00794  exact   5/5  slower   us"))
+                       "memory/add    4194304  fp32   gpu__time_duration.sum     18.92    20.82  "
+                       "  +10.00%         no  0.00794  exact         5        5  slower   us"))
       << o.out;
   // At n = 2^20 one of the five recorded runs is an outlier (6976 ns against ~5.7 us): the
   // runs overlap after a 10% shift and the test cannot tell them apart.
   EXPECT_TRUE(contains(o.out,
-                       "memory/add    1048576  fp32   gpu__time_duration.sum  6.029  "
-                       "6.632  +10.00%        yes   0.0952  exact   5/5  same     us"))
+                       "memory/add    1048576  fp32   gpu__time_duration.sum     6.029    6.632  "
+                       "  +10.00%        yes   0.0952  exact         5        5  same     us"))
       << o.out;
   // Only memory/add's own records were scaled; the enclosing "memory" region is unchanged.
   EXPECT_TRUE(contains(o.out, "8 compared: 1 slower, 0 faster, 0 higher, 0 lower, 7 same"))

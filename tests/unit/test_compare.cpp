@@ -492,13 +492,16 @@ TEST(CompareRecordings, NormalizedRowsCompareTheirRatios) {
 TEST(CompareRecordings, TableIsAlignedAndScaled) {
   const Results r = Results::read_json(kData + "/h200-python-per-kernel-2026-11-30.json");
   const std::string text = compare(r, r).table();
-  EXPECT_NE(text.find("Annotation  n        Metric                  KernelIndex   Base    New  "
-                      "Change  CIOverlap  p   Test  Runs  Verdict  Unit\n"),
-            std::string::npos)
+  // The headings are the result layout's comparison columns (BaseMean, ..., NewRuns).
+  EXPECT_NE(
+      text.find("Annotation  n        Metric                  KernelIndex  BaseMean  NewMean  "
+                "ChangePct  CIOverlap  PValue   Test  BaseRuns  NewRuns  Verdict  Unit\n"),
+      std::string::npos)
       << text;
-  EXPECT_NE(text.find("two         1048576  gpu__time_duration.sum            0   4.89   4.89  "
-                      "+0.00%        yes  1  exact   5/5  same     us\n"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find("two         1048576  gpu__time_duration.sum            0      4.89     4.89  "
+                "   +0.00%        yes       1  exact         5        5  same     us\n"),
+      std::string::npos)
       << text;
 }
 

@@ -46,6 +46,8 @@ std::set<std::string> item_fields(ResultTable table) {
       return field_names<RegionAnalysis>(analysis_fields);
     case ResultTable::imbalance:
       return field_names<Imbalance>(imbalance_fields);
+    case ResultTable::comparison:
+      return field_names<ComparedRow>(compared_fields);
   }
   return {};
 }

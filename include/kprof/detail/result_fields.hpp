@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "kprof/analysis.hpp"
+#include "kprof/compare.hpp"
 #include "kprof/merge.hpp"
 #include "kprof/results.hpp"
 
@@ -216,6 +217,25 @@ inline constexpr auto imbalance_fields = [](auto& m, auto&& f) {
   f("fastest", m.fastest);
   f("ratio", m.ratio);
   f("unit", m.unit);
+};
+
+// ComparedRow (kprof/compare.hpp), whose fields the comparison table's columns name.
+inline constexpr auto compared_fields = [](auto& m, auto&& f) {
+  f("annotation", m.annotation);
+  f("metric", m.metric);
+  f("config", m.config);
+  f("kernel_index", m.kernel_index);
+  f("base_mean", m.base_mean);
+  f("new_mean", m.new_mean);
+  f("change_pct", m.change_pct);
+  f("ci_overlap", m.ci_overlap);
+  f("p_value", m.p_value);
+  f("verdict", m.verdict);
+  f("base_runs", m.base_runs);
+  f("new_runs", m.new_runs);
+  f("unit", m.unit);
+  f("u", m.u);
+  f("method", m.method);
 };
 
 }  // namespace kprof::fields

@@ -7,12 +7,14 @@
 #include <map>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <utility>
 #include <vector>
 
 #include "core/text_table.hpp"
 #include "kprof/errors.hpp"
+#include "kprof/layout.hpp"
 #include "kprof/units.hpp"
 
 namespace kprof {
@@ -423,17 +425,27 @@ bool any_kernel_index(const auto& rows) {
   return std::any_of(rows.begin(), rows.end(), [](const auto& r) { return r.kernel_index >= 0; });
 }
 
+// The comparison table's name of the column reading `field` (the result layout owns the names).
+std::string column_name(std::string_view field) {
+  for (const ResultColumn& c : result_columns(ResultTable::comparison))
+    if (c.field == field) return std::string(c.name);
+  return std::string(field);
+}
+
 std::string compared_table(const std::vector<ComparedRow>& rows) {
   const bool with_kernel_index = any_kernel_index(rows);
   detail::TextTable t;
-  t.column("Annotation", false);
+  t.column(column_name("annotation"), false);
   for (const Param& p : rows.front().config) t.column(p.name, false);
-  t.column("Metric", false);
-  if (with_kernel_index) t.column("KernelIndex", true);
-  for (const char* name : {"Base", "New", "Change", "CIOverlap", "p", "Test", "Runs"})
-    t.column(name, true);
-  t.column("Verdict", false);
-  t.column("Unit", false);
+  t.column(column_name("metric"), false);
+  if (with_kernel_index) t.column(column_name("kernel_index"), true);
+  for (const char* field :
+       {"base_mean", "new_mean", "change_pct", "ci_overlap", "p_value", "method"})
+    t.column(column_name(field), true);
+  t.column(column_name("base_runs"), true);
+  t.column(column_name("new_runs"), true);
+  t.column(column_name("verdict"), false);
+  t.column(column_name("unit"), false);
   for (const ComparedRow& r : rows) {
     std::vector<std::string> cells{r.annotation};
     for (const Param& p : r.config) cells.push_back(to_string(p.value));
@@ -447,7 +459,8 @@ std::string compared_table(const std::vector<ComparedRow>& rows) {
     cells.push_back(yes_no(r.ci_overlap));
     cells.push_back(detail::cell_number(r.p_value, 3));
     cells.push_back(to_string(r.method));
-    cells.push_back(std::to_string(r.base_runs) + "/" + std::to_string(r.new_runs));
+    cells.push_back(std::to_string(r.base_runs));
+    cells.push_back(std::to_string(r.new_runs));
     cells.push_back(to_string(r.verdict));
     cells.push_back(unit.unit);
     t.lines.push_back(std::move(cells));

@@ -247,6 +247,26 @@ constexpr auto kImbalance = std::to_array<ResultColumn>({
     {"Unit", K::optional_text, S::item, "unit"},
 });
 
+// Two results compared row by row (kprof/compare.hpp): the rows in both, then the rows of one
+// side only, with that side's mean and runs.
+constexpr auto kComparison = std::to_array<ResultColumn>({
+    {"Annotation", K::text, S::item, "annotation"},
+    {"Metric", K::text, S::item, "metric"},
+    {"", K::parameters, S::item, "config"},
+    {"KernelIndex", K::integer, S::item, "kernel_index", "", W::per_kernel},
+    {"BaseMean", K::real, S::item, "base_mean", "Unit"},
+    {"NewMean", K::real, S::item, "new_mean", "Unit"},
+    {"ChangePct", K::real, S::item, "change_pct", "%"},
+    {"CIOverlap", K::flag, S::item, "ci_overlap"},
+    {"PValue", K::real, S::item, "p_value"},
+    {"Verdict", K::text, S::item, "verdict"},
+    {"BaseRuns", K::optional_integer, S::item, "base_runs"},
+    {"NewRuns", K::optional_integer, S::item, "new_runs"},
+    {"Unit", K::optional_text, S::item, "unit"},
+    {"U", K::real, S::item, "u"},
+    {"Test", K::optional_text, S::item, "method"},
+});
+
 struct TableEntry {
   ResultTable table;
   std::string_view name;
@@ -264,6 +284,7 @@ constexpr TableEntry kTables[] = {
     {ResultTable::info_file, "info_file", kInfoFile},
     {ResultTable::analysis, "analysis", kAnalysis},
     {ResultTable::imbalance, "imbalance", kImbalance},
+    {ResultTable::comparison, "comparison", kComparison},
 };
 
 static_assert(std::size(kTables) == kResultTables.size());
@@ -289,7 +310,8 @@ const std::vector<std::string>& result_column_names() {
     std::vector<std::string> out;
     for (const TableEntry& t : kTables) {
       if (t.table == ResultTable::configs_file || t.table == ResultTable::info_file ||
-          t.table == ResultTable::analysis || t.table == ResultTable::imbalance)
+          t.table == ResultTable::analysis || t.table == ResultTable::imbalance ||
+          t.table == ResultTable::comparison)
         continue;
       for (const ResultColumn& c : t.columns)
         if (!c.name.empty() && std::find(out.begin(), out.end(), c.name) == out.end())
