@@ -101,16 +101,21 @@ struct ContextRow {
   bool brief = false;  // also printed above the table by `kprof report`
 };
 
-// The facts `session` records, in order: GPU, host, date, backend, cache control, clock
-// control, runs, metrics measured, versions, then every other session field under its own name
-// ("profiler seconds") where it differs from SessionInfo's default (what files written before
-// the field existed read with), numbers to 4 significant digits. A fact the session does not
-// hold (no GPU name, no versions) is left out.
 // What profiling added to a call of the function, from the session:
 // "profiling added 0.21 ms per run (3.1% of 6.8 ms unprofiled)"; "" when not measured (no
 // warm-up calls, or results saved before kprof measured it).
 std::string overhead_note(const SessionInfo& session);
 
+// The facts `session` records, in order: GPU, host, date, backend, cache control, clock
+// control, runs, metrics measured, versions, then every other session field under its own name
+// ("profiler seconds") where it differs from SessionInfo's default (what files written before
+// the field existed read with), numbers to 4 significant digits. A fact the session does not
+// hold (no GPU name, no versions) is left out.
 std::vector<ContextRow> context_rows(const SessionInfo& session);
+
+// Where results were measured, in one line under a plot's title or atop a page:
+// "NVIDIA H200 · vm · cupti-activity · cache all · 2026-11-30", and with `with_runs` the runs
+// per config when fixed (" · 20 runs"). What the session does not hold is left out.
+std::string context_line(const SessionInfo& session, bool with_runs = false);
 
 }  // namespace kprof

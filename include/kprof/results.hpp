@@ -307,4 +307,8 @@ std::ostream& operator<<(std::ostream& os, const Results& r);
 // messages of every front end; empty when none was.
 std::string throttle_note(const SessionInfo& session, const std::vector<RunInfo>& runs);
 
+// "values relative to a" (or "a, b": the baselines rows are normalized against), for the note
+// every front end prints above a normalized table; empty when no row is normalized.
+std::string normalization_note(const std::vector<Row>& rows);
+
 }  // namespace kprof

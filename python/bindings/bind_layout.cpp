@@ -40,6 +40,15 @@ void bind_layout(nb::module_& m) {
         "The columns of every table of results, in order: {table: [(name, kind, source, field, "
         "unit, shown), ...]} (kprof/layout.hpp). Kind 'parameters' stands for the parameter "
         "columns, 'info' for the info collectors' columns.");
+  m.def(
+      "context_line",
+      [](const nb::dict& session, bool with_runs) {
+        return kprof::context_line(session_from_dict(session), with_runs);
+      },
+      nb::arg("session"), nb::arg("with_runs") = false,
+      "Where results were measured, in one line (kprof::context_line): 'NVIDIA H200 \u00b7 vm "
+      "\u00b7 cupti-activity \u00b7 cache all \u00b7 2026-11-30', with_runs adds the runs per "
+      "config.");
   m.def("context_rows", &context_rows, nb::arg("session"),
         "Where and how results were measured: [(label, text, brief)] for a session dict as "
         "Results.session gives it; brief rows are those `kprof report` prints.");

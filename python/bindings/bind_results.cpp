@@ -344,6 +344,10 @@ void def_tables(nb::class_<kprof::Results>& results) {
            "Every info collector value: name, scope, config, run, annotation, value, text.")
       .def("table", &kprof::Results::table, "An aligned text table of the rows.")
       .def(
+          "normalization_note",
+          [](const kprof::Results& r) { return kprof::normalization_note(r.rows()); },
+          "'values relative to a' for normalized rows (kprof::normalization_note), else ''.")
+      .def(
           "table_cells",
           [](const kprof::Results& r) {
             kprof::TableCells t = r.table_cells();

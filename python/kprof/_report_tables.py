@@ -30,7 +30,6 @@ __all__ = [
     "Rows",
     "row_cells",
     "table",
-    "normalization_note",
     "metric_tables",
     "samples_table",
 ]
@@ -139,11 +138,6 @@ def table(
             f'<p class="note">{more} more rows; <code>to_dataframe()</code> has them all.</p>'
         )
     return "".join(parts)
-
-
-def normalization_note(rows: Rows) -> str:
-    baselines = [b for b in dict.fromkeys(rows.columns["normalized_against"]) if b]
-    return "values relative to " + ", ".join(baselines) if baselines else ""
 
 
 # --- summaries of large tables -------------------------------------------------------------

@@ -30,7 +30,6 @@ from kprof._report_tables import (
     SAMPLES_MAX,
     Rows,
     metric_tables,
-    normalization_note,
     row_cells,
     samples_table,
     size_note,
@@ -41,7 +40,6 @@ from kprof._version import version
 from kprof.errors import FormatError, KprofError, OptionError, OutputExistsError
 from kprof.roofline import plot_roofline
 from kprof.visualization import (
-    context_line,
     draw_results,
     picture_format,
     require_matplotlib,
@@ -106,10 +104,7 @@ def context_rows(session: Mapping[str, Any]) -> list[tuple[str, str]]:
 
 
 def _context_line(session: Mapping[str, Any]) -> str:
-    line = context_line(session)
-    if session.get("runs"):
-        line += f" · {session['runs']} runs"
-    return line
+    return str(_core.context_line(dict(session), with_runs=True))
 
 
 def results_html(results: ResultsData) -> str:
@@ -117,7 +112,7 @@ def results_html(results: ResultsData) -> str:
     :meth:`kprof.ProfileResults.table`), at most 200 rows."""
     e = html.escape
     rows = Rows.of(results)
-    note = normalization_note(rows)
+    note = results.core.normalization_note()
     style = (
         "<style>.kprof-results table{border-collapse:collapse;font-size:.85em}"
         ".kprof-results th,.kprof-results td{padding:.15em .5em;border-bottom:1px solid #ddd}"
@@ -214,7 +209,7 @@ def render_html(
         "mean (Student t) over the runs; RSD% is the relative standard deviation (2% or more "
         "is marked). Each row is shown in the unit that reads best for its mean.</p>"
     )
-    note = normalization_note(rows)
+    note = results.core.normalization_note()
     if note:
         out.append(f'<p class="note">{e(note)}</p>')
     if not len(rows):

@@ -71,17 +71,8 @@ _AGGREGATE_LABEL = {"avg": "Avg", "geomean": "Geomean"}
 
 def context_line(session: Mapping[str, Any]) -> str:
     """``NVIDIA H200 · vm · cupti-activity · cache all · 2026-11-30``: where the results were
-    measured."""
-    parts = [session.get("gpu", ""), session.get("host", "")]
-    parts.append(session.get("backend", ""))
-    if session.get("cache_control"):
-        parts.append(f"cache {session['cache_control']}")
-    if session.get("clock_control") not in (None, "", "none"):
-        parts.append(f"clocks {session['clock_control']}")
-    started = str(session.get("started_at", ""))
-    if started:
-        parts.append(started[:10])
-    return " · ".join(str(p) for p in parts if p)
+    measured (the core's ``kprof::context_line``)."""
+    return str(_core.context_line(dict(session)))
 
 
 def _runs_text(info: Mapping[str, MetricInfo]) -> str:

@@ -221,3 +221,23 @@ TEST(Layout, ContextRowsKeepACuptiVersionThatIsNoNumber) {
   ASSERT_NE(find(context_rows(s), "versions"), nullptr);
   EXPECT_EQ(find(context_rows(s), "versions")->text, "CUDA driver 13.0, CUPTI 13.0 (torch)");
 }
+
+TEST(Layout, TheContextLineSaysWhereInOneLineAndLeavesOutWhatTheSessionLacks) {
+  SessionInfo s;
+  s.gpu = "NVIDIA H200";
+  s.host = "vm";
+  s.backend = "cupti-activity";
+  s.cache_control = "all";
+  s.clock_control = "none";
+  s.started_at = "2026-11-30T06:14:11Z";
+  s.runs = 20;
+  EXPECT_EQ(context_line(s), "NVIDIA H200 · vm · cupti-activity · cache all · 2026-11-30");
+  EXPECT_EQ(context_line(s, true),
+            "NVIDIA H200 · vm · cupti-activity · cache all · 2026-11-30 · 20 runs");
+  s.clock_control = "base";
+  s.runs = 0;  // a stopping rule decided the runs
+  s.host.clear();
+  EXPECT_EQ(context_line(s, true),
+            "NVIDIA H200 · cupti-activity · cache all · clocks base · 2026-11-30");
+  EXPECT_EQ(context_line(SessionInfo{}), "");
+}

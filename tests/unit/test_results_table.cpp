@@ -115,6 +115,11 @@ TEST(ResultsIoTable, NormalizedResultsSayAgainstWhat) {
   const auto lines = lines_of(p.make().table());
   ASSERT_EQ(lines.size(), 5u);
   EXPECT_EQ(lines[1], "values relative to torch");
+  p.rows[1].normalized_against = "torch";
+  EXPECT_EQ(normalization_note(p.rows), "values relative to torch");  // each baseline once
+  p.rows[1].normalized_against = "cublas";
+  EXPECT_EQ(normalization_note(p.rows), "values relative to torch, cublas");
+  EXPECT_EQ(normalization_note(table_parts().rows), "");
 }
 
 TEST(ResultsIoTable, StreamOperatorPrintsTheTable) {

@@ -175,19 +175,6 @@ std::string session_line(const SessionInfo& s) {
          " | " + runs_text(s) + "\n";
 }
 
-// "values relative to a" (or "a, b"), empty when no row is normalized.
-std::string normalization_note(const std::vector<Row>& rows) {
-  std::vector<std::string> baselines;
-  for (const Row& r : rows)
-    if (!r.normalized_against.empty() &&
-        std::find(baselines.begin(), baselines.end(), r.normalized_against) == baselines.end())
-      baselines.push_back(r.normalized_against);
-  if (baselines.empty()) return "";
-  std::string note = "values relative to ";
-  for (std::size_t i = 0; i < baselines.size(); ++i) note += (i ? ", " : "") + baselines[i];
-  return note + "\n";
-}
-
 // `rank`: the row's rank, or -1 when the results come from one rank and have no Rank column.
 std::vector<std::string> row_cells(const Row& r, const Sweep& sweep, bool with_kernel_index,
                                    int rank) {
@@ -308,11 +295,24 @@ std::string Results::table() const {
   for (std::size_t c = 0; c < cells.header.size(); ++c) t.column(cells.header[c], cells.numeric[c]);
   t.lines = cells.rows;
   const std::string throttled = kprof::throttle_note(session_, runs_);
+  const std::string note = normalization_note(rows_);
   return session_line(session_) + (throttled.empty() ? "" : "throttled: " + throttled + "\n") +
-         normalization_note(rows_) + t.render();
+         (note.empty() ? "" : note + "\n") + t.render();
 }
 
 std::ostream& operator<<(std::ostream& os, const Results& r) { return os << r.table(); }
+
+std::string normalization_note(const std::vector<Row>& rows) {
+  std::vector<std::string> baselines;
+  for (const Row& r : rows)
+    if (!r.normalized_against.empty() &&
+        std::find(baselines.begin(), baselines.end(), r.normalized_against) == baselines.end())
+      baselines.push_back(r.normalized_against);
+  if (baselines.empty()) return "";
+  std::string note = "values relative to ";
+  for (std::size_t i = 0; i < baselines.size(); ++i) note += (i ? ", " : "") + baselines[i];
+  return note;
+}
 
 std::string throttle_note(const SessionInfo& session, const std::vector<RunInfo>& runs) {
   const auto known = std::count_if(runs.begin(), runs.end(),

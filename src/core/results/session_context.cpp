@@ -139,7 +139,10 @@ std::string field_text(const std::string& v) { return v; }
 std::string field_text(const std::vector<std::string>& v) { return joined(v); }
 std::string field_text(double v) { return std::isnan(v) ? "" : format_number(v); }
 template <class I>
-requires std::is_integral_v<I> std::string field_text(I v) { return std::to_string(v); }
+  requires std::is_integral_v<I>
+std::string field_text(I v) {
+  return std::to_string(v);
+}
 
 // The session fields no fact tells, with their text, in order.
 std::vector<std::pair<std::string, std::string>> other_fields(const SessionInfo& s) {
@@ -155,6 +158,19 @@ std::vector<std::pair<std::string, std::string>> other_fields(const SessionInfo&
 std::string overhead_note(const SessionInfo& s) {
   const std::string text = overhead_text(s);
   return text.empty() ? "" : "profiling added " + text;
+}
+
+std::string context_line(const SessionInfo& s, bool with_runs) {
+  std::vector<std::string> parts{s.gpu, s.host, s.backend};
+  if (!s.cache_control.empty()) parts.push_back("cache " + s.cache_control);
+  if (!s.clock_control.empty() && s.clock_control != "none")
+    parts.push_back("clocks " + s.clock_control);
+  parts.push_back(s.started_at.substr(0, 10));  // the date of "2026-11-30T06:14:11Z"
+  if (with_runs && s.runs > 0) parts.push_back(std::to_string(s.runs) + " runs");
+  std::string line;
+  for (const std::string& p : parts)
+    if (!p.empty()) line += (line.empty() ? "" : " \u00b7 ") + p;
+  return line;
 }
 
 std::vector<ContextRow> context_rows(const SessionInfo& session) {
