@@ -26,7 +26,14 @@ struct ProfileHooks {
   // Called after every call of the benchmark and between the sleeps of a thermal pause; it
   // throws to stop the profile (the Python front end raises KeyboardInterrupt on Ctrl-C).
   std::function<void()> interrupt_poll;
+  // The front end keeps a failed profile's partial results itself (Python names the files after
+  // the function and its call, and adds the call's config objects); profile() then saves none.
+  bool front_end_saves_partial_results = false;
 };
+
+// Whether a failed profile's partial results are saved: where files were asked for, with
+// output_csv or an output_prefix given. The one rule every front end follows.
+bool saves_partial_results(bool output_csv, const std::string& output_prefix);
 
 // Validates `options` (OptionError / UnsupportedError before any GPU work), then calls `fn`
 // options.runs times for every config of `sweep` (or until options.stopping stops the config),

@@ -24,6 +24,7 @@ nb::object run_profile(const kprof::Options& options, const std::vector<std::str
   kprof::ProfileHooks hooks;
   hooks.run_done = progress.run_done();
   hooks.interrupt_poll = poll_python_interrupt;  // Ctrl-C between calls, in thermal pauses
+  hooks.front_end_saves_partial_results = true;  // kprof._partial, with the call's name
   if (!on_checked.is_none()) {
     hooks.checked = [checked = nb::handle(on_checked)] {  // kept alive by the caller
       nb::gil_scoped_acquire gil;
@@ -75,6 +76,10 @@ void bind_profile(nb::module_& m) {
   m.def("prepare_profile", &kprof::prepare_profile, nb::arg("options"),
         "kprof::prepare_profile: for set:flop, keeps the code of the CUDA modules loaded from "
         "now on; does nothing otherwise, never raises.");
+  m.def("saves_partial_results", &kprof::saves_partial_results, nb::arg("output_csv"),
+        nb::arg("output_prefix"),
+        "kprof::saves_partial_results: whether a failed profile's partial results are saved "
+        "(output_csv, or an output_prefix given).");
   m.def("save_partial_results", &kprof::save_partial_results, nb::arg("partial"), nb::arg("prefix"),
         nb::arg("tag"), nb::arg("csv"),
         "kprof::save_partial_results: writes {prefix}partial-{tag}.json (and with csv the CSV "

@@ -48,7 +48,8 @@ def keep(
     if not isinstance(partial, ProfileResults):
         return
     saved: list[str] = []
-    if settings.prefix_given or settings.output_csv:
+    given = settings.output_prefix if settings.prefix_given else ""
+    if _core.saves_partial_results(settings.output_csv, given):
         try:
             saved = list(
                 _core.save_partial_results(

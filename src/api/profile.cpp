@@ -97,6 +97,10 @@ void prepare_profile(const Options& options) noexcept {
   }
 }
 
+bool saves_partial_results(bool output_csv, const std::string& output_prefix) {
+  return output_csv || !output_prefix.empty();
+}
+
 Results profile(const Options& given, const Sweep& sweep, const BenchmarkFn& fn,
                 const ProfileHooks& profile_hooks) {
   given.validate();
@@ -141,7 +145,9 @@ Results profile(const Options& given, const Sweep& sweep, const BenchmarkFn& fn,
         *backend, options, sweep, [&](std::size_t c, int) { fn(sweep.config(c)); }, hooks,
         services));
   } catch (const Error& e) {
-    if (options.output_csv || !given.output_prefix.empty()) keep_partial(e, options);
+    if (!profile_hooks.front_end_saves_partial_results &&
+        saves_partial_results(options.output_csv, given.output_prefix))
+      keep_partial(e, options);
     throw;
   }
   Results& results = *measured;

@@ -133,3 +133,9 @@ TEST(InterruptWatch, PartialResultsAreSavedAsJsonAndCsvUnderThePrefix) {
   }
   fs::remove_all(dir);
 }
+
+TEST(InterruptWatch, PartialResultsAreSavedWhereFilesWereAskedFor) {
+  EXPECT_FALSE(saves_partial_results(false, ""));
+  EXPECT_TRUE(saves_partial_results(false, "out/run-"));
+  EXPECT_TRUE(saves_partial_results(true, ""));  // output_csv's folder, made when first used
+}
