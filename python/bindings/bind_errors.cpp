@@ -1,10 +1,8 @@
 // kprof::Error -> kprof.errors.<kind()>, with the attributes of each class and partial results.
-#include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 
 #include <exception>
 #include <memory>
-#include <optional>
 #include <string>
 
 #include "common.hpp"
@@ -47,40 +45,13 @@ void translate(const std::exception_ptr& p, void*) {
   }
 }
 
-// Throws the error of kind `kind`, for tests of the mapping to kprof.errors.
-[[noreturn]] void throw_kind(const std::string& kind, const std::string& message) {
-  if (kind == "KprofError") throw kprof::Error(message);
-  if (kind == "OptionError") throw kprof::OptionError("opt", "'val'", "'a' or 'b'");
-  if (kind == "ConfigError") throw kprof::ConfigError(message);
-  if (kind == "AnnotationError") throw kprof::AnnotationError(message);
-  if (kind == "MeasurementError") throw kprof::MeasurementError(message);
-  if (kind == "UserFunctionError") throw kprof::UserFunctionError(message, 2, 1);
-  if (kind == "NoGpuError") throw kprof::NoGpuError(message);
-  if (kind == "CuptiBusyError") throw kprof::CuptiBusyError(message, "torch.profiler");
-  if (kind == "CountersBusyError") throw kprof::CountersBusyError(message);
-  if (kind == "CudaError") throw kprof::CudaError(message);
-  if (kind == "GpuFaultError") throw kprof::GpuFaultError(message);
-  if (kind == "UnsupportedError") throw kprof::UnsupportedError(message);
-  if (kind == "FormatError") throw kprof::FormatError(message);
-  if (kind == "ThermalControlError") throw kprof::ThermalControlError(message);
-  if (kind == "CoolingTimeoutError") throw kprof::CoolingTimeoutError(message);
-  if (kind == "ClockControlError") throw kprof::ClockControlError(message);
-  if (kind == "ClockPermissionError") throw kprof::ClockPermissionError(message);
-  if (kind == "CounterPermissionError") throw kprof::CounterPermissionError(message);
-  if (kind == "InterruptError") throw kprof::InterruptError(message);
-  throw nb::value_error(("unknown error kind '" + kind + "'").c_str());
-}
-
 }  // namespace
 
 nb::object make_py_error(const kprof::Error& e) {
   nb::object errors = nb::module_::import_("kprof.errors");
-  // The partial results as kprof.ProfileResults, made here: kprof.results sits above
-  // kprof.errors, which does not import it.
+  // The core's results; kprof.errors makes them the user's kprof.ProfileResults.
   nb::object partial = nb::none();
-  if (e.partial_results())
-    partial = nb::module_::import_("kprof.results")
-                  .attr("ProfileResults")(nb::cast(kprof::Results(*e.partial_results())));
+  if (e.partial_results()) partial = nb::cast(kprof::Results(*e.partial_results()));
   return errors.attr("_from_core")(e.kind(), e.what(), attributes_of(e), partial);
 }
 
@@ -163,21 +134,6 @@ void raise_other_from_core(PyErrorStash& stash) {
 
 void bind_errors(nb::module_& m) {
   nb::register_exception_translator(translate);
-
-  // For tests: throws each kind (with `partial` as its partial results) so that the mapping to
-  // kprof.errors can be checked without a GPU.
-  m.def(
-      "_raise_error",
-      [](const std::string& kind, const std::string& message,
-         const std::optional<kprof::Results>& partial) {
-        try {
-          throw_kind(kind, message);
-        } catch (kprof::Error& e) {
-          if (partial) e.set_partial_results(std::make_shared<const kprof::Results>(*partial));
-          throw;
-        }
-      },
-      nb::arg("kind"), nb::arg("message") = "test message", nb::arg("partial") = nb::none());
 
   m.attr("ERROR_KINDS") = nb::make_tuple(
       "KprofError", "OptionError", "ConfigError", "AnnotationError", "MeasurementError",

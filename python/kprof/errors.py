@@ -25,6 +25,7 @@ are ``ValueError``; :class:`MeasurementError`, :class:`UserFunctionError`, :clas
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 __all__ = [
@@ -340,12 +341,27 @@ def error_class(kind: str) -> type[KprofError]:
     return _KINDS.get(kind, KprofError)
 
 
+# What the core's partial results become for the user: kprof.results, which sits above this
+# module (this one imports none of it), registers kprof.ProfileResults as it is imported, which
+# ``import kprof`` does before the extension can be loaded.
+_partial_results_type: Callable[[Any], Any] | None = None
+
+
+def _wrap_partial_results_with(make: Callable[[Any], Any]) -> None:
+    """Called once by kprof.results: core errors' partial results are made with ``make``."""
+    global _partial_results_type
+    _partial_results_type = make
+
+
 def _from_core(
     kind: str, message: str, attributes: dict[str, Any], partial: Any
 ) -> KprofError | KeyboardInterrupt:
     """Called by ``kprof._core`` to turn a ``kprof::Error`` into its Python class; ``partial``
-    is the :class:`kprof.ProfileResults` of what was measured, or ``None``. The core's
-    ``InterruptError`` (Ctrl-C) is Python's own ``KeyboardInterrupt``, with ``partial_results``."""
+    is the core's results of what was measured (made a :class:`kprof.ProfileResults` here), or
+    ``None``. The core's ``InterruptError`` (Ctrl-C) is Python's own ``KeyboardInterrupt``,
+    with ``partial_results``."""
+    if partial is not None and _partial_results_type is not None:
+        partial = _partial_results_type(partial)
     if kind == "InterruptError":
         interrupt = KeyboardInterrupt(message)
         interrupt.partial_results = partial  # type: ignore[attr-defined]

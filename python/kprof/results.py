@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from kprof import _saving, report, roofline, visualization
+from kprof import _saving, errors, report, roofline, visualization
 from kprof._results_data import ResultsData
 
 __all__ = ["ProfileResults", "load"]
@@ -120,6 +120,10 @@ class ProfileResults(ResultsData):
                 says why: no such folder, no permission, no space left).
         """
         return _saving.save(self, path, overwrite)
+
+
+# Core errors carry their partial results as ProfileResults (kprof.errors asks this module).
+errors._wrap_partial_results_with(ProfileResults)
 
 
 def load(path: str | os.PathLike[str]) -> ProfileResults:

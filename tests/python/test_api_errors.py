@@ -1,4 +1,6 @@
-"""kprof.errors mirrors the C++ error kinds one to one, with their attributes."""
+"""kprof.errors mirrors the C++ error kinds one to one, with their attributes. The core hands
+each error to ``errors._from_core`` (kind, message, attributes, partial results), which these
+tests call as the extension does; a real core error goes through the translation end to end."""
 
 from __future__ import annotations
 
@@ -39,18 +41,22 @@ def test_every_core_kind_maps_to_its_class(kind):
     assert cls.kind == kind
     assert issubclass(cls, errors.KprofError)
     assert issubclass(cls, BUILTIN_BASE[kind])
-    with pytest.raises(cls) as info:
-        _core._raise_error(kind, "something failed")
-    assert type(info.value) is cls
-    assert info.value.partial_results is None
+    err = errors._from_core(kind, "something failed", {}, None)
+    assert type(err) is cls
+    assert err.partial_results is None
+
+
+def test_a_core_error_reaches_python_as_its_class_with_its_attributes():
+    with pytest.raises(errors.OptionError) as info:
+        kprof.analyze.kernel(runs=0)  # checked by the core's option table
+    assert (info.value.option, info.value.value) == ("runs", "0")
+    assert info.value.valid.startswith("an integer >= 1")
 
 
 def test_partial_results_of_a_core_error_are_profile_results():
     """The bindings make them kprof.ProfileResults (kprof.errors imports no results module)."""
     saved = kprof.load(DEMO)
-    with pytest.raises(errors.MeasurementError) as info:
-        _core._raise_error("MeasurementError", "failed late", saved.core)
-    partial = info.value.partial_results
+    partial = errors._from_core("MeasurementError", "failed late", {}, saved.core).partial_results
     assert type(partial) is kprof.ProfileResults
     assert partial == saved
     assert partial.to_dataframe().equals(saved.to_dataframe())
@@ -61,34 +67,37 @@ def test_every_kind_is_known():
 
 
 def test_option_error_attributes():
-    with pytest.raises(errors.OptionError) as info:
-        _core._raise_error("OptionError")
-    e = info.value
+    e = errors._from_core(
+        "OptionError",
+        "opt='val' is not valid; valid: 'a' or 'b'",
+        {"option": "opt", "value": "'val'", "valid": "'a' or 'b'"},
+        None,
+    )
     assert (e.option, e.value, e.valid) == ("opt", "'val'", "'a' or 'b'")
     assert str(e) == "opt='val' is not valid; valid: 'a' or 'b'"
     assert isinstance(e, ValueError)
 
 
 def test_user_function_error_attributes():
-    with pytest.raises(errors.UserFunctionError) as info:
-        _core._raise_error("UserFunctionError", "boom")
-    assert (info.value.config, info.value.run) == (2, 1)
-    assert str(info.value) == "boom"
+    e = errors._from_core("UserFunctionError", "boom", {"config": 2, "run": 1}, None)
+    assert type(e) is errors.UserFunctionError
+    assert (e.config, e.run) == (2, 1)
+    assert str(e) == "boom"
 
 
 def test_cupti_busy_error_holder():
-    with pytest.raises(errors.CuptiBusyError) as info:
-        _core._raise_error("CuptiBusyError", "busy")
-    assert info.value.holder == "torch.profiler"
+    e = errors._from_core("CuptiBusyError", "busy", {"holder": "torch.profiler"}, None)
+    assert e.holder == "torch.profiler"
 
 
 def test_counters_busy_error_is_a_cupti_busy_error_of_another_process():
     assert issubclass(errors.CountersBusyError, errors.CuptiBusyError)
-    with pytest.raises(errors.CuptiBusyError) as info:  # caught as the one it refines
-        _core._raise_error("CountersBusyError", "another process profiles the counters of GPU 0")
-    assert type(info.value) is errors.CountersBusyError
-    assert info.value.holder == "another process"
-    assert "GPU 0" in str(info.value)
+    message = "another process profiles the counters of GPU 0"
+    e = errors._from_core("CountersBusyError", message, {"holder": "another process"}, None)
+    assert isinstance(e, errors.CuptiBusyError)  # caught as the one it refines
+    assert type(e) is errors.CountersBusyError
+    assert e.holder == "another process"
+    assert "GPU 0" in str(e)
     assert errors.CountersBusyError("busy").holder == "another process"
     assert "CountersBusyError" in errors.__all__
 
@@ -103,13 +112,18 @@ def test_python_constructors():
 
 @pytest.mark.parametrize("kind", _core.ERROR_KINDS)
 def test_errors_pickle(kind):
-    with pytest.raises(errors.KprofError) as info:
-        _core._raise_error(kind, "message")
-    copy = pickle.loads(pickle.dumps(info.value))
-    assert type(copy) is type(info.value)
-    assert str(copy) == str(info.value)
+    attributes = {
+        "OptionError": {"option": "opt", "value": "'val'", "valid": "'a'"},
+        "UserFunctionError": {"config": 2, "run": 1},
+        "CuptiBusyError": {"holder": "torch.profiler"},
+        "CountersBusyError": {"holder": "another process"},
+    }.get(kind, {})
+    err = errors._from_core(kind, "message", attributes, None)
+    copy = pickle.loads(pickle.dumps(err))
+    assert type(copy) is type(err)
+    assert str(copy) == str(err)
     for attr in ("option", "value", "valid", "holder", "config", "run"):
-        assert getattr(copy, attr, None) == getattr(info.value, attr, None)
+        assert getattr(copy, attr, None) == getattr(err, attr, None)
 
 
 def test_nsight_exception_names():
@@ -119,13 +133,13 @@ def test_nsight_exception_names():
     assert issubclass(ex.CoolingTimeoutError, ex.ThermalControlError)
     assert issubclass(ex.ThermalControlError, errors.KprofError)
     assert ex.CoolingTimeoutError is errors.CoolingTimeoutError  # what kprof raises
-    with pytest.raises(ex.CoolingTimeoutError):
-        _core._raise_error("CoolingTimeoutError")
+    assert isinstance(
+        errors._from_core("CoolingTimeoutError", "hot", {}, None), ex.CoolingTimeoutError
+    )
     assert ex.MetricErrorType.INVALID.value == "Invalid"
     assert isinstance(ex.CUDA_CORE_UNAVAILABLE_MSG, str)
     # Catching nsight's base class catches every kprof error.
-    with pytest.raises(ex.ProfilerException):
-        _core._raise_error("ConfigError")
+    assert isinstance(errors._from_core("ConfigError", "bad", {}, None), ex.ProfilerException)
 
 
 def test_where_a_run_is_said_by_the_core():

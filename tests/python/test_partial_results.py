@@ -5,9 +5,8 @@ interrupted for real is in test_gpu_faults.py)."""
 from __future__ import annotations
 
 import kprof
-import pytest
 from conftest import DATA
-from kprof import _core, errors
+from kprof import errors
 from kprof._partial import keep
 from kprof.collectors import CollectorCalls
 from kprof.configs import bind
@@ -50,11 +49,11 @@ def interrupt_with(partial):
 
 def test_the_core_interrupt_is_a_keyboard_interrupt_with_partial_results():
     saved = kprof.load(DEMO)
-    with pytest.raises(KeyboardInterrupt) as info:
-        _core._raise_error("InterruptError", "interrupted (Ctrl-C)", saved.core)
-    assert type(info.value) is KeyboardInterrupt
-    assert info.value.partial_results == saved
-    assert "Ctrl-C" in str(info.value)
+    err = errors._from_core("InterruptError", "interrupted (Ctrl-C)", {}, saved.core)
+    assert type(err) is KeyboardInterrupt
+    assert type(err.partial_results) is kprof.ProfileResults
+    assert err.partial_results == saved
+    assert "Ctrl-C" in str(err)
 
 
 def test_an_interrupt_saves_under_the_prefix_given_and_says_where(tmp_path, capsys):
