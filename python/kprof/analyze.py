@@ -20,7 +20,7 @@ from kprof.call_progress import CallProgress
 from kprof.collectors import CollectorCalls, check_parameter_names
 from kprof.configs import BoundConfigs, FunctionParams, bind, materialize
 from kprof.devices import check_devices, check_importable, profile_on_devices, resolve_devices
-from kprof.errors import KprofError, UnsupportedError, UserFunctionError
+from kprof.errors import UnsupportedError, UserFunctionError
 from kprof.plot_decorator import plot
 from kprof.results import ProfileResults
 from kprof.stopping import StoppingRule
@@ -244,7 +244,7 @@ class _KernelProfiler:
             located = self._where(e, bound)  # keep() gives its partial results the configs
             self._keep(located, bound, collected, progress, share)
             raise located from e.__cause__
-        except (KprofError, KeyboardInterrupt) as e:
+        except BaseException as e:  # kprof's errors, Ctrl-C, SystemExit: what was measured is kept
             self._keep(e, bound, collected, progress, share)
             raise
         finally:

@@ -338,6 +338,7 @@ def _session(options: Any, kernels: Sequence[Kernel], runs: int) -> dict[str, An
     ran = options.for_call(None, None)
     ran.replay_mode = _ncu_replay_mode(options.replay_mode)  # "auto" is ncu's default
     ran.runs = runs
+    ran.thermal_mode = "off"  # kprof's thermal guard does not run under Nsight Compute
     # What the tables hold, then what only the report does (set:full, section:NAME).
     ran.metrics = list(options.measured_metrics) + [
         f"{kind}:{name}" for kind, name in _core.ncu_selections(list(options.metrics))

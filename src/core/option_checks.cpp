@@ -9,7 +9,9 @@
 #include <utility>
 #include <variant>
 
+#include "core/measure/gpu_layer.hpp"
 #include "core/metrics/metric_catalog.hpp"
+#include "core/metrics/sass_opcodes.hpp"
 #include "kprof/errors.hpp"
 #include "kprof/layout.hpp"
 #include "kprof/metrics.hpp"
@@ -200,4 +202,74 @@ void check_between_options(const Options& o) {
 }
 
 }  // namespace detail
+}  // namespace kprof
+
+// --- the metric names ------------------------------------------------------------------------
+
+namespace kprof::detail {
+
+namespace {
+
+// In the catalog, yet counted by instrumented code: the range profiler would print 0. set:flop's
+// classes are counted in the process where `flop_unavailable` says nothing against it.
+void check_instrumented(const std::vector<std::string>& expanded,
+                        const std::function<std::string()>& flop_unavailable) {
+  std::optional<std::string> why_not;  // asked once
+  for (const std::string& m : expanded) {
+    if (!is_instrumented_sass_counter(m)) continue;
+    if (flop_class_counted_by(m) == FlopClass::none)
+      throw OptionError("metrics", "'" + m + "'",
+                        "a counter CUPTI's range profiler reads: this one counts thread "
+                        "instructions by opcode class, which Nsight Compute measures by "
+                        "instrumenting the kernel's code and the range profiler reads as 0 "
+                        "(Python's kprof.activate(kprof.Tool.NCU) measures it; set:flop "
+                        "holds the FP32, FP64 and FP16 classes kprof counts itself, and the "
+                        "tensor cores' work is in set:analysis)");
+    if (!why_not)
+      why_not = flop_unavailable ? flop_unavailable()
+                                 : std::string("set:flop is not counted in this process");
+    if (!why_not->empty()) throw OptionError("metrics", "'" + m + "'", *why_not);
+  }
+}
+
+}  // namespace
+
+void check_metrics(const std::vector<std::string>& metrics,
+                   const std::function<std::optional<std::string>()>& chip,
+                   const std::function<std::string()>& flop_unavailable) {
+  const std::vector<std::string> expanded = metrics::expand(metrics);
+  if (expanded.size() == 1 && expanded.front() == kDurationMetric) return;
+  check_instrumented(expanded, flop_unavailable);
+  // Without a GPU, or for a chip this CUPTI does not know, the names cannot be checked here;
+  // profiling then reports the real problem (no GPU, no counters).
+  std::optional<metrics::MetricCatalog> catalog;
+  try {
+    if (const std::optional<std::string> name = chip()) catalog = metrics::catalog(*name);
+  } catch (const Error&) {
+    return;
+  }
+  if (!catalog) return;
+  for (const std::string& m : expanded)
+    if (!catalog->contains(m)) throw metrics::detail::unknown_metric(*catalog, m, "metrics");
+}
+
+}  // namespace kprof::detail
+
+// --- Options::validate() --------------------------------------------------------------------
+
+namespace kprof {
+
+void Options::validate_settings() const {
+  for_each_row(kOptionTable,
+               [this](const auto& row) { row.rule.check(row.name, row.access.get(*this)); });
+  detail::check_between_options(*this);
+}
+
+void Options::validate() const {
+  validate_settings();
+  // Sets expanded, names checked against the current GPU's catalog (check_metrics, above).
+  detail::check_metrics(
+      metrics, [] { return metrics::current_chip(); }, detail::flop_counting_unavailable);
+}
+
 }  // namespace kprof

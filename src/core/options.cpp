@@ -210,20 +210,6 @@ std::string to_string(CollectionScope v) {
   return std::string(name_of<CollectionScope>(kCollectionScopeNames, v));
 }
 
-void Options::validate_settings() const {
-  for_each_row(kOptionTable,
-               [this](const auto& row) { row.rule.check(row.name, row.access.get(*this)); });
-  detail::check_between_options(*this);
-}
-
-void Options::validate() const {
-  validate_settings();
-  // Sets expanded, names checked against the current GPU's catalog
-  // (src/core/metrics/metric_catalog.cpp).
-  detail::check_metrics(
-      metrics, [] { return metrics::current_chip(); }, detail::flop_counting_unavailable);
-}
-
 void set_option(Options& options, std::string_view name, std::string_view text) {
   bool found = false;
   std::vector<std::string> names;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/metrics/metric_catalog.hpp"
+#include "core/option_checks.hpp"
 #include "kprof/device.hpp"
 #include "kprof/errors.hpp"
 #include "kprof/metrics.hpp"

@@ -77,19 +77,4 @@ OptionError unknown_metric(const MetricCatalog& catalog, const std::string& name
 
 }  // namespace kprof::metrics::detail
 
-namespace kprof::detail {
-
-// The metric part of Options::validate(), after the empty-list checks. `chip` is asked only
-// when the list holds more than the duration metric; it returns the current device's chip, or
-// nothing when there is no GPU (the names are then not checked).
-//   - "set:NAME" with an unknown set: OptionError naming the sets;
-//   - with a chip, a name its catalog lacks: OptionError naming the closest valid names;
-//   - a SASS instruction count (is_instrumented_sass_counter) but set:flop's classes: an
-//     OptionError naming Nsight Compute; one of set:flop's classes where `flop_unavailable`
-//     (asked only then; empty: nowhere) returns why kprof cannot count it here: an OptionError
-//     saying so.
-void check_metrics(const std::vector<std::string>& metrics,
-                   const std::function<std::optional<std::string>()>& chip,
-                   const std::function<std::string()>& flop_unavailable = {});
-
-}  // namespace kprof::detail
+namespace kprof::detail {}  // namespace kprof::detail

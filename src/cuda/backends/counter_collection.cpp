@@ -229,7 +229,9 @@ void CounterCollection::start_launch_records() {
 
 // A record is delivered once its kernel is done: the watch waits for the GPU, then flushes.
 void CounterCollection::keep_launch_records() {
-  for (KernelRecord& r : watch_.take_records())
+  // A record CUPTI dropped costs its kernel the launch statistics, not the counters.
+  std::uint64_t dropped = 0;
+  for (KernelRecord& r : watch_.take_records(&dropped))
     launch_records_.emplace(r.correlation, std::move(r));
 }
 

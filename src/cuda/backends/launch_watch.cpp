@@ -17,6 +17,7 @@ namespace kprof::detail {
 void LaunchWatch::start(const FlushPlan& plan, ProfilerPause* pause) {
   stop();
   plan_ = plan;
+  sink_.reset();  // detached by stop(): records come from the sink record_kernels() makes
   try {
     check_cuda(cudaFree(nullptr), "cudaFree(0)");
     attribution_ = std::make_unique<LaunchAttribution>(plan.before_kernels ? &flush_ : nullptr,
@@ -47,7 +48,7 @@ void LaunchWatch::record_kernels(bool copies) {
   copies_recorded_ = true;
 }
 
-std::vector<KernelRecord> LaunchWatch::take_records() {
+std::vector<KernelRecord> LaunchWatch::take_records(std::uint64_t* dropped) {
   if (sink_ == nullptr || attribution_ == nullptr)
     throw CudaError("kprof internal error: take_records() called before record_kernels()");
   // FlushAll delivers what is complete but does not wait for the GPU: synchronize first, or
@@ -57,8 +58,11 @@ std::vector<KernelRecord> LaunchWatch::take_records() {
   check_cupti(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED),
               "cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED)");
   attribution_->rethrow_problem();
-  if (std::uint64_t dropped = sink_->take_dropped(); dropped > 0) {
-    throw MeasurementError("CUPTI dropped " + std::to_string(dropped) +
+  const std::uint64_t lost = sink_->take_dropped();
+  if (dropped != nullptr) {
+    *dropped += lost;
+  } else if (lost > 0) {
+    throw MeasurementError("CUPTI dropped " + std::to_string(lost) +
                            " kernel activity record(s) (no buffer space): the kernels of this "
                            "run cannot all be measured");
   }

@@ -5,6 +5,7 @@
 // from one decision (flush_plan), so the kinds cannot disagree on when to flush.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -33,8 +34,10 @@ class LaunchWatch {
   // memsets (whose launch APIs are then watched too). Throws CudaError.
   void record_kernels(bool copies);
   // Waits for the GPU and returns the records completed since the previous call. Throws what
-  // the launch callback ran into, and MeasurementError when CUPTI dropped records.
-  std::vector<KernelRecord> take_records();
+  // the launch callback ran into. Records CUPTI dropped (no buffer space) are a MeasurementError
+  // where every record is a measurement (`dropped` null: durations); otherwise their count is
+  // added to `*dropped` (launch statistics, which a kernel without its record lacks).
+  std::vector<KernelRecord> take_records(std::uint64_t* dropped = nullptr);
   // Disables the records (handing back CUPTI's buffers), unsubscribes, waits until no callback
   // runs, and lets go of the flush buffer. The attribution is kept, emptied, until the next
   // start(): a callback that raced with stop() never touches freed memory. Never throws.
