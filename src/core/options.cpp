@@ -13,8 +13,6 @@
 #include <type_traits>
 #include <utility>
 
-#include "core/measure/gpu_layer.hpp"
-#include "core/metrics/metric_catalog.hpp"
 #include "core/number_text.hpp"
 #include "core/option_checks.hpp"
 #include "kprof/errors.hpp"

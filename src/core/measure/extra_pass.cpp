@@ -1,5 +1,6 @@
 #include "core/measure/extra_pass.hpp"
 
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <utility>

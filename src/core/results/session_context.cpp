@@ -139,10 +139,7 @@ std::string field_text(const std::string& v) { return v; }
 std::string field_text(const std::vector<std::string>& v) { return joined(v); }
 std::string field_text(double v) { return std::isnan(v) ? "" : format_number(v); }
 template <class I>
-  requires std::is_integral_v<I>
-std::string field_text(I v) {
-  return std::to_string(v);
-}
+requires std::is_integral_v<I> std::string field_text(I v) { return std::to_string(v); }
 
 // The session fields no fact tells, with their text, in order.
 std::vector<std::pair<std::string, std::string>> other_fields(const SessionInfo& s) {

@@ -16,21 +16,18 @@
 
 namespace kprof::detail {
 
-ActivityTiming::ActivityTiming(const Options& options) : options_(options) {}
-
 SessionInfo ActivityTiming::describe() { return describe_session("cupti-activity", 1); }
 
 void ActivityTiming::start(const Options& options) {
   stop();
   release_kept_range_profiler();  // a counter profile's, kept for its unprofiled calls
-  options_ = options;
   const std::vector<std::string> wanted = metrics::expand(options.metrics);
   duration_wanted_ = std::find(wanted.begin(), wanted.end(), kDurationMetric) != wanted.end();
   launch_wanted_ = metrics::launch_metrics_in(wanted);
-  // Copies and memsets have durations too: a region of copies alone is measured by them.
-  // Counter backends leave them out (the range profiler measures kernels).
   watch_.start(flush_plan(options));
   try {
+    // Copies and memsets have durations too: a region of copies alone is measured by them.
+    // Counter backends leave them out (the range profiler measures kernels).
     watch_.record_kernels(/*copies=*/duration_wanted_);
   } catch (...) {
     stop();

@@ -16,7 +16,7 @@ namespace kprof::detail {
 
 class ActivityTiming final : public Backend {
  public:
-  explicit ActivityTiming(const Options& options);
+  ActivityTiming() = default;
   ~ActivityTiming() override { stop(); }
 
   SessionInfo describe() override;
@@ -31,7 +31,6 @@ class ActivityTiming final : public Backend {
   std::vector<Measurement> measurements_from(std::vector<KernelRecord> records);
   void warn_if_graph_kernels_shared_a_flush(std::vector<std::uint32_t> correlation_ids);
 
-  Options options_;
   bool duration_wanted_ = true;             // the duration is among the metrics
   std::vector<std::string> launch_wanted_;  // launch statistics among them (set by start())
   LaunchWatch watch_;

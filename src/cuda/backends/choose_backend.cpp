@@ -29,7 +29,7 @@ std::unique_ptr<Backend> make_gpu_backend(const Options& options) {
   if (options.replay_mode == ReplayMode::automatic)
     throw std::logic_error("make_gpu_backend: replay_mode='auto' is resolved by profile() first");
   require_gpu();
-  if (activity_records_measure(options)) return std::make_unique<ActivityTiming>(options);
+  if (activity_records_measure(options)) return std::make_unique<ActivityTiming>();
   return make_registered_backend(options);
 }
 

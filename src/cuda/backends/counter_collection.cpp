@@ -141,7 +141,6 @@ void CounterCollection::start(const Options& options) {
 
 void CounterCollection::stop() noexcept {
   watch_.stop();  // no callback uses the profiler from now on
-  launch_records_enabled_ = false;
   launch_records_.clear();
   flush_pause_.arm(nullptr);
   if (profiler_ != nullptr) {
@@ -186,7 +185,7 @@ void CounterCollection::log_costs() const noexcept {
 std::vector<Launch> CounterCollection::take_launches() {
   LaunchAttribution& attribution = watch_.attribution();
   std::vector<Launch> launches = attribution.take_launches();
-  if (launch_records_enabled_) keep_launch_records();
+  if (watch_.records_kernels()) keep_launch_records();
   attribution.correlations().clear();  // read only by activity records
   attribution.rethrow_problem();
   return launches;
@@ -211,7 +210,7 @@ std::vector<Measurement> CounterCollection::kernel_measurements(
     const Launch& launch = launches[i];
     if (launch.region == kNoRegion) continue;
     out.push_back(measurement(launch.region, launch.kernel, i, ranges[i].values));
-    if (launch_records_enabled_) add_launch_values(out.back(), launch);
+    if (watch_.records_kernels()) add_launch_values(out.back(), launch);
   }
   // What no measured launch named (an unmeasured call's kernels, application replay's later
   // passes, kernels outside regions) would otherwise be kept until the profile stops.
@@ -224,14 +223,12 @@ std::vector<Measurement> CounterCollection::kernel_measurements(
 void CounterCollection::start_launch_records() {
   launch_records_.clear();
   watch_.record_kernels(/*copies=*/false);
-  launch_records_enabled_ = true;
 }
 
 // A record is delivered once its kernel is done: the watch waits for the GPU, then flushes.
 void CounterCollection::keep_launch_records() {
   // A record CUPTI dropped costs its kernel the launch statistics, not the counters.
-  std::uint64_t dropped = 0;
-  for (KernelRecord& r : watch_.take_records(&dropped))
+  for (KernelRecord& r : watch_.take_records(LaunchWatch::Dropped::ignore))
     launch_records_.emplace(r.correlation, std::move(r));
 }
 

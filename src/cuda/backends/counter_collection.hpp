@@ -127,7 +127,6 @@ class CounterCollection {
   std::vector<std::string> units_;          // per metric
   std::vector<bool> reported_;              // per metric: asked for (else collected for the clock)
   std::vector<std::string> launch_wanted_;  // launch statistics asked for
-  bool launch_records_enabled_ = false;
   // By correlation id: the records of the measured kernel and of whatever else ran under its
   // launch (the profiler's own work), told apart by name.
   std::unordered_multimap<std::uint32_t, KernelRecord> launch_records_;

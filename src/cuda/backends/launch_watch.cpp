@@ -3,6 +3,7 @@
 #include <cuda_runtime_api.h>
 #include <cupti.h>
 
+#include <cstdint>
 #include <string>
 
 #include "cuda/cupti/copy_apis.hpp"
@@ -48,7 +49,7 @@ void LaunchWatch::record_kernels(bool copies) {
   copies_recorded_ = true;
 }
 
-std::vector<KernelRecord> LaunchWatch::take_records(std::uint64_t* dropped) {
+std::vector<KernelRecord> LaunchWatch::take_records(Dropped dropped) {
   if (sink_ == nullptr || attribution_ == nullptr)
     throw CudaError("kprof internal error: take_records() called before record_kernels()");
   // FlushAll delivers what is complete but does not wait for the GPU: synchronize first, or
@@ -58,10 +59,7 @@ std::vector<KernelRecord> LaunchWatch::take_records(std::uint64_t* dropped) {
   check_cupti(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED),
               "cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED)");
   attribution_->rethrow_problem();
-  const std::uint64_t lost = sink_->take_dropped();
-  if (dropped != nullptr) {
-    *dropped += lost;
-  } else if (lost > 0) {
+  if (const std::uint64_t lost = sink_->take_dropped(); lost > 0 && dropped == Dropped::fail) {
     throw MeasurementError("CUPTI dropped " + std::to_string(lost) +
                            " kernel activity record(s) (no buffer space): the kernels of this "
                            "run cannot all be measured");

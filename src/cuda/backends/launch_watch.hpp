@@ -5,7 +5,6 @@
 // from one decision (flush_plan), so the kinds cannot disagree on when to flush.
 #pragma once
 
-#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -33,11 +32,12 @@ class LaunchWatch {
   // The kernels' activity records are kept from now on, and with `copies` those of copies and
   // memsets (whose launch APIs are then watched too). Throws CudaError.
   void record_kernels(bool copies);
+  // What a record CUPTI dropped (no buffer space) costs: the measurement, where every record is
+  // one (durations: MeasurementError), or only its kernel's launch statistics (counters).
+  enum class Dropped { fail, ignore };
   // Waits for the GPU and returns the records completed since the previous call. Throws what
-  // the launch callback ran into. Records CUPTI dropped (no buffer space) are a MeasurementError
-  // where every record is a measurement (`dropped` null: durations); otherwise their count is
-  // added to `*dropped` (launch statistics, which a kernel without its record lacks).
-  std::vector<KernelRecord> take_records(std::uint64_t* dropped = nullptr);
+  // the launch callback ran into, and MeasurementError for dropped records under Dropped::fail.
+  std::vector<KernelRecord> take_records(Dropped dropped = Dropped::fail);
   // Disables the records (handing back CUPTI's buffers), unsubscribes, waits until no callback
   // runs, and lets go of the flush buffer. The attribution is kept, emptied, until the next
   // start(): a callback that raced with stop() never touches freed memory. Never throws.
@@ -45,6 +45,7 @@ class LaunchWatch {
 
   const FlushPlan& plan() const { return plan_; }
   bool started() const { return attribution_ != nullptr; }
+  bool records_kernels() const { return kernels_recorded_; }
   LaunchAttribution& attribution() { return *attribution_; }
   const LaunchAttribution& attribution() const { return *attribution_; }
   L2Flush& flush() { return flush_; }

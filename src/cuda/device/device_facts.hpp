@@ -4,7 +4,6 @@
 #include <string>
 
 #include "kprof/device.hpp"
-#include "kprof/options.hpp"
 #include "kprof/results.hpp"
 
 namespace kprof::detail {
