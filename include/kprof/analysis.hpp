@@ -22,7 +22,9 @@
 
 #include <cstddef>
 #include <limits>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kprof/results.hpp"
@@ -88,6 +90,16 @@ const std::vector<std::string>& flop_metrics();
 // statistics may be missing in range replay, which cannot measure them), or values that
 // normalize_against turned into ratios.
 std::vector<RegionAnalysis> analyze(const Results& results);
+
+// How a person reads a region's analysis, in `kprof report --explain` and the HTML report: the
+// columns after the region's name, and each region's cells under them ("-" for what was not
+// measured). Numeric columns align right.
+struct AnalysisHeading {
+  std::string_view text;  // "SM %"
+  bool numeric;
+};
+std::span<const AnalysisHeading> analysis_headings();
+std::vector<std::string> analysis_cells(const RegionAnalysis& a);
 
 // The analysis as an aligned text table and the advice under it, as `kprof report --explain`
 // prints it.

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <memory>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -192,6 +193,10 @@ class FormatError : public Error {
   using Error::Error;
   const char* kind() const noexcept override { return "FormatError"; }
 };
+
+// The kind() of every class above, the base first: the names kprof.errors mirrors (there,
+// InterruptError is Python's own KeyboardInterrupt).
+std::span<const std::string_view> error_kinds();
 
 // "a, b or c": joins valid choices for error messages.
 std::string join_choices(const std::vector<std::string>& choices);

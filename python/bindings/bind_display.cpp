@@ -1,7 +1,8 @@
 // The core's display helpers for the Python plots and reports: the unit a value is shown in,
 // numbers to 4 significant digits, and the mean and geometric mean of a panel's values. Bound
 // so that a plot, an HTML report and Results::table() scale and round alike, and so that
-// Python computes no statistic of its own.
+// Python computes no statistic of its own. The analysis's headings and cells are the ones
+// `kprof report --explain` prints, for the HTML report's table.
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/string_view.h>
 #include <nanobind/stl/tuple.h>
@@ -11,15 +12,43 @@
 #include <span>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "common.hpp"
+#include "kprof/analysis.hpp"
 #include "kprof/demangle.hpp"
+#include "kprof/detail/result_fields.hpp"
 #include "kprof/stats.hpp"
 #include "kprof/sweep.hpp"
 #include "kprof/units.hpp"
 
 namespace kprof::py {
+namespace {
+
+// A value of a DataFrame's row as the field's type: a missing value (None, NaN, pandas' <NA>)
+// keeps the field's default.
+template <typename T>
+void field_from_cell(nb::handle cell, T& field) {
+  if (cell.is_none()) return;
+  if constexpr (std::is_same_v<T, std::string>) {
+    if (nb::isinstance<nb::str>(cell)) field = nb::cast<std::string>(cell);
+  } else if constexpr (std::is_arithmetic_v<T>) {
+    const double v = nb::cast<double>(nb::float_(cell));
+    if (!std::isnan(v)) field = static_cast<T>(v);
+  }
+}
+
+// A region's analysis from a row of ProfileResults.analysis(), as {field: value}.
+kprof::RegionAnalysis analysis_from_row(const nb::dict& row) {
+  kprof::RegionAnalysis a;
+  kprof::fields::analysis_fields(a, [&](const char* name, auto& field) {
+    if (row.contains(name)) field_from_cell(row[name], field);
+  });
+  return a;
+}
+
+}  // namespace
 
 void bind_display(nb::module_& m) {
   m.def(
@@ -54,6 +83,22 @@ void bind_display(nb::module_& m) {
       "_geomean",
       [](const std::vector<double>& v) { return kprof::geomean(std::span<const double>(v)); },
       nb::arg("values"), "The core's geometric mean (NaN when empty or any value <= 0).");
+  m.def(
+      "analysis_headings",
+      [] {
+        std::vector<std::tuple<std::string, bool>> out;
+        for (const kprof::AnalysisHeading& h : kprof::analysis_headings())
+          out.emplace_back(std::string(h.text), h.numeric);
+        return out;
+      },
+      "The analysis table's columns after the region, as `kprof report --explain` heads them: "
+      "[(heading, numeric)].");
+  m.def(
+      "analysis_cells",
+      [](const nb::dict& row) { return kprof::analysis_cells(analysis_from_row(row)); },
+      nb::arg("row"),
+      "A region's cells under analysis_headings(), from {field: value} (the fields of "
+      "kprof::RegionAnalysis, as the analysis layout names them; missing ones are unmeasured).");
 }
 
 }  // namespace kprof::py

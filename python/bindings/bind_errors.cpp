@@ -4,8 +4,10 @@
 #include <exception>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "common.hpp"
+#include "kprof/errors.hpp"
 #include "kprof/results.hpp"
 
 namespace kprof::py {
@@ -135,11 +137,10 @@ void raise_other_from_core(PyErrorStash& stash) {
 void bind_errors(nb::module_& m) {
   nb::register_exception_translator(translate);
 
-  m.attr("ERROR_KINDS") = nb::make_tuple(
-      "KprofError", "OptionError", "ConfigError", "AnnotationError", "MeasurementError",
-      "UserFunctionError", "NoGpuError", "CuptiBusyError", "CudaError", "UnsupportedError",
-      "FormatError", "ThermalControlError", "CoolingTimeoutError", "ClockControlError",
-      "ClockPermissionError", "CounterPermissionError", "GpuFaultError", "CountersBusyError");
+  nb::list kinds;
+  for (std::string_view kind : kprof::error_kinds())
+    kinds.append(nb::str(kind.data(), kind.size()));
+  m.attr("ERROR_KINDS") = nb::tuple(kinds);
 }
 
 }  // namespace kprof::py

@@ -26,13 +26,14 @@ nb::object run_profile(const kprof::Options& options, const std::vector<std::str
   hooks.interrupt_poll = poll_python_interrupt;  // Ctrl-C between calls, in thermal pauses
   hooks.front_end_saves_partial_results = true;  // kprof._partial, with the call's name
   if (!on_checked.is_none()) {
-    hooks.checked = [checked = nb::handle(on_checked)] {  // kept alive by the caller
+    hooks.checked = [checked = nb::handle(on_checked), &progress] {  // kept alive by the caller
       nb::gil_scoped_acquire gil;
       try {
         checked();
       } catch (nb::python_error& e) {
         stash_and_throw(e, "on_checked");
       }
+      progress.take();  // the progress bar the callback may have set
     };
   }
 
@@ -71,7 +72,8 @@ void bind_profile(nb::module_& m) {
         "Runs kprof::profile(options, Sweep::list(names, points), fn): fn(config_index) is "
         "called options.runs times per config with the GIL held; the core runs with the GIL "
         "released. on_checked() (if given) is called once the core has checked the options, "
-        "before any GPU work. Returns _core.Results; raises the kprof.errors class of any core "
+        "before any GPU work; a progress observer it hands to _set_progress observes this call. "
+        "Returns _core.Results; raises the kprof.errors class of any core "
         "error, with partial_results.");
   m.def("prepare_profile", &kprof::prepare_profile, nb::arg("options"),
         "kprof::prepare_profile: for set:flop, keeps the code of the CUDA modules loaded from "

@@ -8,6 +8,8 @@
 //                              (the engine's count: range replay's other calls of the
 //                              benchmark function are not runs);
 //   observer.close(failed)     is called once when the profile returns (False) or raises (True).
+// An observer handed over while the profile runs (by its on_checked callback, once the core has
+// accepted the options) is taken then, so that a refused call draws no progress bar.
 // Everything runs on the profiling thread with the GIL held; an exception raised by the
 // observer is reported as unraisable and never disturbs the profile.
 #include <exception>
@@ -42,18 +44,23 @@ void notify(nb::handle observer, const char* method, nb::handle arg) {
 
 }  // namespace
 
-ProgressScope::ProgressScope() : observer_(g_next), uncaught_(std::uncaught_exceptions()) {
+ProgressScope::ProgressScope() : previous_(g_active), uncaught_(std::uncaught_exceptions()) {
+  take();
+}
+
+void ProgressScope::take() {
+  if (observer_ || !g_next) return;
+  observer_ = g_next;
   g_next = nullptr;
-  previous_ = g_active;
   g_active = observer_;
 }
 
 // Only this scope's profile calls the observer, and only while it runs, inside this scope.
 std::function<void(std::size_t, int)> ProgressScope::run_done() const {
-  if (!observer_) return {};
-  return [observer = observer_](std::size_t config, int) {
+  return [this](std::size_t config, int) {
+    if (!observer_) return;
     nb::gil_scoped_acquire gil;
-    notify(observer, "run_done", nb::int_(config));
+    notify(observer_, "run_done", nb::int_(config));
   };
 }
 

@@ -35,21 +35,23 @@ void bind_layout(nb::module_& m);
 
 // --- progress (bind_progress.cpp) ---------------------------------------------------------------
 
-// The front end's progress observer of one _core.profile call (the one set by _set_progress),
-// active for the scope's lifetime: it hears of each measured run from the engine, and
-// close(failed) is called on destruction. Needs the GIL.
+// The front end's progress observer of one _core.profile call (the one set by _set_progress,
+// before the call or by its on_checked callback), active from then to the scope's end: it hears of
+// each measured run from the engine, and close(failed) is called on destruction. Needs the GIL.
 class ProgressScope {
  public:
   ProgressScope();
   ~ProgressScope();
   ProgressScope(const ProgressScope&) = delete;
   ProgressScope& operator=(const ProgressScope&) = delete;
-  // For ProfileHooks::run_done: tells the observer of each measured run (empty without one).
+  // Takes the observer handed over since the scope began, if it has none yet.
+  void take();
+  // For ProfileHooks::run_done: tells the observer of each measured run, if there is one.
   std::function<void(std::size_t config, int run)> run_done() const;
 
  private:
-  PyObject* observer_;
-  PyObject* previous_ = nullptr;
+  PyObject* observer_ = nullptr;
+  PyObject* previous_;
   int uncaught_;
 };
 

@@ -9,6 +9,7 @@ whether the results hold the analysis at all is the core's answer too (``analysi
 
 from __future__ import annotations
 
+import functools
 import html
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -23,20 +24,20 @@ from kprof.roofline import draw_roofline
 
 __all__ = ["analysis_frame", "analysis_section"]
 
-# The table's headings after the annotation and the parameters, the verdict first; each
-# region's advice is a row of its own under them, as wide as the table, so that it is read
-# whole at any width instead of being squeezed into (or scrolled out of) a last column.
-_HEADINGS = (
-    "Verdict",
-    "Bound",
-    "SM %",
-    "Memory %",
-    "Busiest unit",
-    "Occupancy achieved / theoretical",
-    "Waves per SM",
-    "FLOP/byte",
-    "TFLOP/s",
-)
+# The table's columns after the annotation and the parameters are the verdict and then those
+# of `kprof report --explain` (the core's headings and cells); each region's advice is a row
+# of its own under them, as wide as the table, so that it is read whole at any width instead of
+# being squeezed into (or scrolled out of) a last column.
+
+
+@functools.cache
+def _fields() -> dict[str, str]:
+    """The analysis frame's column names and the fields of the core's analysis they hold."""
+    return {
+        name: field
+        for name, _, source, field, *_ in _core.result_layout()["analysis"]
+        if source == "item"
+    }
 
 
 def analysis_frame(results: Any) -> pd.DataFrame | None:
@@ -46,21 +47,6 @@ def analysis_frame(results: Any) -> pd.DataFrame | None:
         return results.analysis()
     except OptionError:
         return None
-
-
-def _num(value: Any, significant: int = 4) -> str:
-    """A number as the core prints it (``-`` when missing)."""
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        return "-"
-    return str(_core._format_number(v, significant))
-
-
-def _pct(value: Any) -> str:
-    """A percentage as ``results.explain()`` prints it: 3 significant digits."""
-    text = _num(value, 3)
-    return text if text == "-" else text + "%"
 
 
 def _text(value: Any) -> str:
@@ -77,34 +63,16 @@ def _annotation_cell(row: Mapping[str, Any]) -> str:
     return f'<td title="{e(_text(row["Kernel"]))}">{e(text)}</td>'
 
 
-def _occupancy(row: Mapping[str, Any]) -> str:
-    """Achieved / theoretical occupancy, and what limits it on a line of its own (HTML)."""
-    e = html.escape
-    text = f"{_pct(row['AchievedOccupancyPct'])} / {_pct(row['TheoreticalOccupancyPct'])}"
-    limiter = _text(row["OccupancyLimiter"])
-    return f'{e(text)}<br><span class="why">{e(limiter)}</span>' if limiter else e(text)
-
-
-def _tflops(row: Mapping[str, Any]) -> str:
-    text = _num(row["AchievedTFLOPs"])
-    precision = _text(row["Precision"])
-    return f"{text} {precision}" if precision and text != "-" else text
-
-
-def _row_html(row: Mapping[str, Any], parameters: Sequence[str]) -> str:
+def _row_html(row: Mapping[str, Any], parameters: Sequence[str], span: int) -> str:
     """One region: a line of numbers, the verdict first, and the advice under it."""
     e = html.escape
-    busiest = f"{_text(row['LimitingUnit'])} {_pct(row['LimitingUnitPct'])}".strip()
     cells = [_annotation_cell(row)]
     cells += [f"<td>{e(value_text(row[p]))}</td>" for p in parameters]
     cells += [f'<td class="verdict">{e(_text(row["Verdict"]))}</td>']
-    cells += [f"<td>{e(_text(row['Bound']))}</td>"]
-    numbers = [_pct(row["SMThroughputPct"]), _pct(row["MemoryThroughputPct"])]
-    cells += [f'<td class="num">{e(t)}</td>' for t in numbers]
-    cells += [f"<td>{e(busiest)}</td>", f'<td class="num">{_occupancy(row)}</td>']
-    numbers = [_num(row["WavesPerSM"]), _num(row["ArithmeticIntensity"]), _tflops(row)]
-    cells += [f'<td class="num">{e(t)}</td>' for t in numbers]
-    span = 1 + len(parameters) + len(_HEADINGS)
+    fields = _fields()
+    shown = _core.analysis_cells({fields[k]: v for k, v in row.items() if k in fields})
+    for (_, numeric), text in zip(_core.analysis_headings(), shown, strict=True):
+        cells.append(f'<td class="num">{e(text)}</td>' if numeric else f"<td>{e(text)}</td>")
     advice = _text(row["Advice"])
     lines = ['<tbody class="region"><tr class="numbers">' + "".join(cells) + "</tr>"]
     if advice:
@@ -117,11 +85,11 @@ def _row_html(row: Mapping[str, Any], parameters: Sequence[str]) -> str:
 
 def _table(frame: pd.DataFrame, parameters: Sequence[str]) -> str:
     e = html.escape
-    heads = ["Annotation", *parameters, *_HEADINGS]
+    heads = ["Annotation", *parameters, "Verdict", *(h for h, _ in _core.analysis_headings())]
     parts = ['<table class="analysis"><thead><tr>']
     parts += [f"<th>{e(h)}</th>" for h in heads]
     parts.append("</tr></thead>")
-    parts += [_row_html(row, parameters) for _, row in frame.iterrows()]
+    parts += [_row_html(row, parameters, len(heads)) for row in frame.to_dict("records")]
     parts.append("</table>")
     return "".join(parts)
 
@@ -157,10 +125,10 @@ def _more_regions_note(regions: int, roofline: bool) -> str:
 def analysis_section(results: Any, *, png: Callable[[Any], str] | None = None) -> str:
     """The report's "What limits each region" section, which the page shows first: a line per
     region (annotation and config, and kernel per kernel) with its parameters, Nsight
-    Compute's verdict and the bound it names, SM and memory throughput, the busiest unit,
-    achieved and theoretical occupancy (and what limits it), waves per SM, FLOP per DRAM byte
-    and TFLOP/s, and the advice on a row of its own under it; then the roofline when ``png``
-    (a function that turns a Figure into base64 PNG) is given.
+    Compute's verdict, then the columns of ``kprof report --explain`` (the bound, SM, memory
+    and DRAM throughput, the busiest unit, achieved and theoretical occupancy, waves per SM,
+    FLOP per DRAM byte and TFLOP/s), and the advice on a row of its own under it; then the
+    roofline when ``png`` (a function that turns a Figure into base64 PNG) is given.
 
     Returns an empty string when the results lack the metrics of set:analysis, so the page
     shows the section only where it has something to say. Of a sweep of more than
@@ -174,8 +142,8 @@ def analysis_section(results: Any, *, png: Callable[[Any], str] | None = None) -
     out = ['<section id="analysis"><h2>What limits each region</h2>']
     out.append(
         '<p class="note">The Speed-of-Light verdict of Nsight Compute\'s rule on the same '
-        "counters (SM and memory throughput in % of peak), the busiest unit, occupancy and "
-        "what limits it, the place on the roofline, and advice (means over the runs).</p>"
+        "counters (SM and memory throughput in % of peak), the busiest unit, occupancy, "
+        "the place on the roofline, and advice (means over the runs).</p>"
     )
     out.append(f'<div class="scroll">{_table(frame.head(TABLE_MAX_ROWS), parameters)}</div>')
     if len(frame) > TABLE_MAX_ROWS:  # a sweep: the page stays one a person reads

@@ -229,14 +229,15 @@ class _KernelProfiler:
             if func(*call_args, **call_kwargs) is not None and not returned:
                 returned.append(type(func).__name__)
 
-        progress.start(self.params.name, bound)
+        def checked() -> None:
+            # The core checked the options once: this process takes kprof's engine as its tool
+            # (a refusal that says to use Tool.NCU can still be followed) and the progress bar
+            # starts (a refused call draws none).
+            tools._profile_starts()
+            progress.start(self.params.name, bound)
+
         try:
-            # The core checks the options once, then this process takes kprof's engine as its
-            # tool: a refusal that says to use Tool.NCU (Nsight Compute's sets, SASS counters)
-            # can still be followed.
-            core = _core.profile(
-                options, bound.columns, bound.core_points(), run, tools._profile_starts
-            )
+            core = _core.profile(options, bound.columns, bound.core_points(), run, checked)
         except UserFunctionError as e:
             if e.__cause__ is None:
                 self._keep(e, bound, collected, progress, share)

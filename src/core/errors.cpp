@@ -1,8 +1,39 @@
 #include "kprof/errors.hpp"
 
+#include <array>
+#include <span>
+#include <string_view>
+
 #include "core/edit_distance.hpp"
 
 namespace kprof {
+
+std::span<const std::string_view> error_kinds() {
+  // Asked of the classes themselves, so that a kind is spelled in one place, its class.
+  static const std::string m;
+  static const std::array<std::string_view, 19> kinds{
+      Error(m).kind(),
+      OptionError(m, m, m).kind(),
+      ConfigError(m).kind(),
+      AnnotationError(m).kind(),
+      MeasurementError(m).kind(),
+      UserFunctionError(m, 0, 0).kind(),
+      NoGpuError(m).kind(),
+      CuptiBusyError(m, m).kind(),
+      CountersBusyError(m).kind(),
+      CudaError(m).kind(),
+      GpuFaultError(m).kind(),
+      UnsupportedError(m).kind(),
+      ThermalControlError(m).kind(),
+      CoolingTimeoutError(m).kind(),
+      ClockControlError(m).kind(),
+      ClockPermissionError(m).kind(),
+      CounterPermissionError(m).kind(),
+      InterruptError(m).kind(),
+      FormatError(m).kind(),
+  };
+  return kinds;
+}
 
 std::string join_choices(const std::vector<std::string>& choices) {
   std::string out;

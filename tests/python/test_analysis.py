@@ -37,6 +37,14 @@ needs_core_analysis = pytest.mark.skipif(
     not CORE_HAS_ANALYSIS, reason="this build of kprof._core has no analysis (analysis_columns)"
 )
 
+VERDICTS = (
+    "High Throughput",
+    "High Compute Throughput",
+    "High Memory Throughput",
+    "Balanced Throughput",
+    "Latency Issue",
+    "Small Grid",
+)
 PEAKS = {"FP32": 66.9, "FP64": 33.5, "FP16": 134.0, "Tensor": 989.0}
 
 
@@ -231,7 +239,7 @@ def test_the_section_shows_verdicts_advice_and_numbers(mixed):
     assert "Compute-bound at 71.3% of SM peak (FMA pipe busiest at 71.3%)." in section
     assert "Memory-bound at 86% of peak." in section
     assert "<th>n</th>" in section and "<td>8192</td>" in section
-    assert '<td class="num">45.2% / 50%<br><span class="why">registers</span></td>' in section
+    assert '<td class="num">45.2</td><td class="num">50</td>' in section  # achieved, theoretical
     assert '<td class="num">20 fp32</td>' in section
     assert "<td>FMA pipe 71.3%</td>" in section
     assert "<img" not in section  # no plots asked
@@ -355,6 +363,26 @@ def test_report_roofline_without_the_set_exits_2_before_printing(two_by_two, tmp
     assert captured.err.startswith("kprof report: --roofline: ")
     assert "set:analysis" in captured.err
     assert not out.exists()
+
+
+@needs_core_analysis
+def test_the_section_shows_the_cells_of_explain_for_the_h200_recording():
+    """The HTML table and `kprof report --explain` show each region alike: the same headings
+    after the verdict and, region by region, the same cells."""
+    if not RECORDING.exists():
+        pytest.skip(f"no recording {RECORDING.name} (made on the H200)")
+    results = kprof.load(RECORDING)
+    section = analysis_section(results)
+    text = results._core.analysis_text()
+    header, *lines = text.split("\n\n")[0].splitlines()
+    heads = re.findall(r"<th>([^<]*)</th>", section)
+    assert heads[heads.index("Verdict") + 1 :] == re.split(r"\s{2,}", header.strip())[1:]
+    numbers = re.findall(r'<tr class="numbers">(.*?)</tr>', section)
+    assert len(numbers) == len(lines) == 5
+    for html_row, line in zip(numbers, lines, strict=True):
+        cells = [html.unescape(c) for c in re.findall(r"<td[^>]*>([^<]*)</td>", html_row)]
+        shown = cells[cells.index(next(c for c in cells if c in VERDICTS)) + 1 :]
+        assert shown == re.split(r"\s{2,}", line.strip())[1:]
 
 
 @needs_core_analysis

@@ -33,9 +33,11 @@ BUILTIN_BASE = {
     "CounterPermissionError": PermissionError,
     "GpuFaultError": RuntimeError,
 }
+# Python's own KeyboardInterrupt stands for the core's InterruptError (Ctrl-C).
+CLASS_KINDS = [kind for kind in _core.ERROR_KINDS if kind != "InterruptError"]
 
 
-@pytest.mark.parametrize("kind", _core.ERROR_KINDS)
+@pytest.mark.parametrize("kind", CLASS_KINDS)
 def test_every_core_kind_maps_to_its_class(kind):
     cls = getattr(errors, kind)
     assert cls.kind == kind
@@ -63,7 +65,15 @@ def test_partial_results_of_a_core_error_are_profile_results():
 
 
 def test_every_kind_is_known():
-    assert set(_core.ERROR_KINDS) == set(BUILTIN_BASE)
+    assert set(CLASS_KINDS) == set(BUILTIN_BASE)
+    assert "InterruptError" in _core.ERROR_KINDS
+
+
+def test_the_cores_interrupt_is_a_keyboard_interrupt_with_partial_results():
+    saved = kprof.load(DEMO)
+    interrupt = errors._from_core("InterruptError", "interrupted", {}, saved.core)
+    assert type(interrupt) is KeyboardInterrupt
+    assert interrupt.partial_results == saved
 
 
 def test_option_error_attributes():
@@ -110,7 +120,7 @@ def test_python_constructors():
     assert issubclass(errors.OutputExistsError, FileExistsError)
 
 
-@pytest.mark.parametrize("kind", _core.ERROR_KINDS)
+@pytest.mark.parametrize("kind", CLASS_KINDS)
 def test_errors_pickle(kind):
     attributes = {
         "OptionError": {"option": "opt", "value": "'val'", "valid": "'a'"},

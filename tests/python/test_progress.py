@@ -285,6 +285,42 @@ def test_the_core_closes_the_display_when_the_profile_fails():
 
 
 @pytest.mark.skipif(gpu_available(), reason="checks the path of a machine without a GPU")
+def test_a_display_handed_over_once_the_options_are_checked_observes_the_call():
+    from kprof import _core, errors
+
+    rec = Recorder()
+    with pytest.raises(errors.NoGpuError):  # the options pass; the GPU work fails
+        _core.profile(_core.Options(), [], [[]], lambda i: None, lambda: _core._set_progress(rec))
+    assert rec.calls == [("close", True)]
+
+
+INTEGER_OPS = "smsp__sass_thread_inst_executed_op_integer_pred_on.sum"
+
+
+@pytest.mark.skipif(gpu_available(), reason="checks the path of a machine without a GPU")
+def test_a_call_the_core_refuses_starts_no_display(monkeypatch):
+    """The metric names are checked before the progress starts: no bar for a refused call (a
+    counter that only instrumented code counts is refused on any machine)."""
+    started = []
+    monkeypatch.setattr(kprof.progress, "make_display", lambda *a, **k: started.append(a))
+
+    @kprof.analyze.kernel(configs=[1, 2], runs=3, metrics=[INTEGER_OPS])
+    def refused(n):
+        pass
+
+    @kprof.analyze.kernel(configs=[1, 2], runs=3)
+    def accepted(n):
+        pass
+
+    with pytest.raises(kprof.errors.OptionError, match="instrumenting"):
+        refused()
+    assert started == []
+    with pytest.raises(kprof.errors.NoGpuError):
+        accepted()
+    assert len(started) == 1
+
+
+@pytest.mark.skipif(gpu_available(), reason="checks the path of a machine without a GPU")
 def test_no_gpu_prints_no_progress(capsys):
     @kprof.analyze.kernel(configs=[1, 2], runs=3)
     def bench(n):

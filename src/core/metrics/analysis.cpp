@@ -4,10 +4,12 @@
 #include "kprof/analysis.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cmath>
 #include <map>
 #include <set>
+#include <span>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -381,35 +383,50 @@ std::vector<RegionAnalysis> analyze(const Results& results) {
   return out;
 }
 
-// One line of the table: a region's numbers as the CLI prints them, "-" for what was not measured.
-static std::vector<std::string> text_line(const RegionAnalysis& a) {
-  const auto pct = [](double v) { return detail::cell_number(v, 3); };
+namespace {
+
+constexpr auto kHeadings = std::to_array<AnalysisHeading>({
+    {"Bound", false},
+    {"SM %", true},
+    {"Memory %", true},
+    {"DRAM %", true},
+    {"Busiest unit", false},
+    {"Occupancy %", true},
+    {"Theoretical %", true},
+    {"Waves/SM", true},
+    {"FLOP/byte", true},
+    {"TFLOP/s", true},
+});
+
+}  // namespace
+
+std::span<const AnalysisHeading> analysis_headings() { return kHeadings; }
+
+std::vector<std::string> analysis_cells(const RegionAnalysis& a) {
+  const auto number = [](double v) { return detail::cell_number(v, 3); };
   const std::string busiest =
       a.limiting_unit.empty() ? "-"
                               : a.limiting_unit + " " + format_number(a.limiting_unit_pct, 3) + "%";
-  return {a.region,
-          a.bound.empty() ? "-" : a.bound,
-          pct(a.sm_throughput_pct),
-          pct(a.memory_throughput_pct),
-          pct(a.dram_throughput_pct),
+  return {a.bound.empty() ? "-" : a.bound,
+          number(a.sm_throughput_pct),
+          number(a.memory_throughput_pct),
+          number(a.dram_throughput_pct),
           busiest,
-          pct(a.achieved_occupancy_pct),
-          pct(a.theoretical_occupancy_pct),
-          pct(a.waves_per_sm),
-          pct(a.arithmetic_intensity),
-          a.achieved_tflops > 0 ? pct(a.achieved_tflops) + " " + a.precision : "-"};
+          number(a.achieved_occupancy_pct),
+          number(a.theoretical_occupancy_pct),
+          number(a.waves_per_sm),
+          number(a.arithmetic_intensity),
+          a.achieved_tflops > 0 ? number(a.achieved_tflops) + " " + a.precision : "-"};
 }
 
 std::string analysis_text(const std::vector<RegionAnalysis>& analysis) {
   detail::TextTable t;
-  for (const char* c : {"Region", "Bound"}) t.column(c, false);
-  for (const char* c : {"SM %", "Memory %", "DRAM %"}) t.column(c, true);
-  t.column("Busiest unit", false);
-  for (const char* c : {"Occupancy %", "Theoretical %", "Waves/SM", "FLOP/byte", "TFLOP/s"})
-    t.column(c, true);
+  t.column("Region", false);
+  for (const AnalysisHeading& h : kHeadings) t.column(std::string(h.text), h.numeric);
   std::string advice;
   for (const RegionAnalysis& a : analysis) {
-    t.lines.push_back(text_line(a));
+    t.lines.push_back(analysis_cells(a));
+    t.lines.back().insert(t.lines.back().begin(), a.region);
     advice += a.region + ": " + (a.verdict.empty() ? "no verdict (not measured)" : a.verdict) +
               "\n  " + a.advice + "\n";
   }
