@@ -1,12 +1,12 @@
 // watch_module_loads() (core/measure/gpu_layer.hpp): the cubin of every module loaded goes to
-// SassCounter::add_module, under the CRC CUPTI's SASS records name it by. The module loads come
-// through kprof's subscription held for the process (CuptiSubscriber::hold_for_process), which
+// ModuleCode::keep, under the CRC CUPTI's SASS and PC-sampling records name it by. The module loads
+// come through kprof's subscription held for the process (CuptiSubscriber::hold_for_process), which
 // each later profile borrows.
 #include <cupti.h>
 
 #include "core/measure/gpu_layer.hpp"
 #include "cuda/cupti/cupti_subscriber.hpp"
-#include "cuda/cupti/sass_counter.hpp"
+#include "cuda/cupti/module_code.hpp"
 
 namespace kprof::detail {
 namespace {
@@ -20,7 +20,7 @@ void CUPTIAPI on_module_loaded(void*, CUpti_CallbackDomain domain, CUpti_Callbac
   // Nothing may leave a CUPTI callback: a module whose code cannot be kept is named when one of
   // its kernels is counted (no cubin kept).
   try {
-    SassCounter::add_module(module->pCubin, module->cubinSize);
+    ModuleCode::keep(module->pCubin, module->cubinSize);
   } catch (...) {
   }
 }

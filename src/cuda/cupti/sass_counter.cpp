@@ -1,6 +1,5 @@
 #include "cuda/cupti/sass_counter.hpp"
 
-#include <cupti_pcsampling.h>
 #include <cupti_profiler_target.h>
 
 #include <cstdlib>
@@ -12,6 +11,7 @@
 #include "core/measure/gpu_layer.hpp"
 #include "core/metrics/metric_catalog.hpp"
 #include "cuda/cupti/cupti_check.hpp"
+#include "cuda/cupti/module_code.hpp"
 #include "cuda/cupti/range_profiler.hpp"
 #include "cuda/device/cuda_check.hpp"
 #include "kprof/errors.hpp"
@@ -149,57 +149,8 @@ std::size_t SassCounter::disable() {
   return p.numOfDroppedRecords;
 }
 
-namespace {
-
-// The cubins heard of, and their disassemblies, for the process's life: a module stays loaded
-// after the profile that heard it load, and later profiles count its kernels. Never destroyed,
-// so that a module-load callback during the process's exit finds it.
-struct CubinStore {
-  std::mutex mutex;
-  std::map<std::uint32_t, std::vector<std::uint8_t>> cubins;
-  std::map<std::uint32_t, Disassembly> disassemblies;
-};
-CubinStore& cubin_store() {
-  static CubinStore& store = *new CubinStore;
-  return store;
-}
-
-}  // namespace
-
-void SassCounter::add_module(const void* cubin, std::size_t size) {
-  if (cubin == nullptr || size == 0) return;
-  CUpti_GetCubinCrcParams p{};
-  p.size = CUpti_GetCubinCrcParamsSize;
-  p.cubin = cubin;
-  p.cubinSize = size;
-  check_cupti(cuptiGetCubinCrc(&p), "cuptiGetCubinCrc");
-  // The records carry 32 bits of CRC, cuptiGetCubinCrc gives 64: a CRC-32 in its low half.
-  const auto crc = static_cast<std::uint32_t>(p.cubinCrc);
-  const auto* bytes = static_cast<const std::uint8_t*>(cubin);
-  CubinStore& store = cubin_store();
-  std::lock_guard lock(store.mutex);
-  store.cubins.try_emplace(crc, bytes, bytes + size);  // a module loaded again is the same cubin
-}
-
-const Disassembly* SassCounter::disassembly_of(std::uint32_t crc) {
-  CubinStore& store = cubin_store();
-  std::vector<std::uint8_t> cubin;
-  {
-    std::lock_guard lock(store.mutex);
-    if (auto done = store.disassemblies.find(crc); done != store.disassemblies.end())
-      return &done->second;
-    const auto kept = store.cubins.find(crc);
-    if (kept == store.cubins.end()) return nullptr;
-    cubin = kept->second;
-  }
-  // nvdisasm takes milliseconds to seconds: module loads (add_module) do not wait for it.
-  Disassembly parsed = parse_disassembly(disassemble(cubin.data(), cubin.size()));
-  std::lock_guard lock(store.mutex);
-  return &store.disassemblies.try_emplace(crc, std::move(parsed)).first->second;
-}
-
 std::map<std::string, FlopCounts> SassCounter::flop_counts(const std::vector<PcCount>& pcs) {
-  return detail::flop_counts(pcs, [](std::uint32_t crc) { return disassembly_of(crc); });
+  return detail::flop_counts(pcs, [](std::uint32_t crc) { return ModuleCode::disassembly(crc); });
 }
 
 }  // namespace kprof::detail

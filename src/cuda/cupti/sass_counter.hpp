@@ -46,18 +46,11 @@ class SassCounter {
   std::size_t disable();
   bool enabled() const { return enabled_; }
 
-  // Keeps a copy of a module's cubin (CUPTI_CBID_RESOURCE_MODULE_LOADED's), under the CRC
-  // CUPTI's SASS records name it by, for the process's life: every SassCounter finds it. The
-  // copies (and the disassemblies made of them) are never freed: a caller keeps only the cubins
-  // whose kernels it will count. Thread-safe: modules load on any thread.
-  static void add_module(const void* cubin, std::size_t size);
   // The FlopClass counts of `pcs` per function (core/metrics/sass_opcodes.hpp's flop_counts), each
-  // cubin disassembled once. Throws as flop_counts and disassemble do.
+  // cubin kept by ModuleCode disassembled once. Throws as flop_counts and disassemble do.
   static std::map<std::string, FlopCounts> flop_counts(const std::vector<PcCount>& pcs);
 
  private:
-  static const Disassembly* disassembly_of(std::uint32_t crc);
-
   int device_ = 0;
   std::uint64_t metric_ = 0;  // the id of smsp__sass_thread_inst_executed_pred_on
   CUcontext context_ = nullptr;
