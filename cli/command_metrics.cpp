@@ -48,10 +48,13 @@ void print_summary(const metrics::MetricCatalog& catalog, std::ostream& out) {
                        " base metrics (" + std::to_string(counts[0]) + " counters, " +
                        std::to_string(counts[1]) + " ratios, " + std::to_string(counts[2]) +
                        " throughputs), " +
-                       std::to_string(catalog.size() - metrics::launch_metrics().size()) +
-                       " metric names with their suffixes, and " +
+                       std::to_string(catalog.size() - metrics::launch_metrics().size() -
+                                      metrics::sampled_metrics().size()) +
+                       " metric names with their suffixes, " +
                        std::to_string(metrics::launch_metrics().size()) +
-                       " launch statistics at no pass (--search launch__, set:launch).",
+                       " launch statistics at no pass (--search launch__, set:launch) and " +
+                       std::to_string(metrics::sampled_metrics().size()) +
+                       " warp-sampling metrics (--search pcsamp, set:source).",
                    kWidth, "")
       << "\n"
       << wrap_text(

@@ -29,13 +29,14 @@ enum class ResultTable {
   analysis,      // ProfileResults.analysis(): what limits each region (kprof/analysis.hpp)
   imbalance,     // ProfileResults.imbalance(): the slowest and fastest rank (kprof/merge.hpp)
   comparison,    // kprof.compare() and `kprof compare`: two results row by row (kprof/compare.hpp)
+  stalls,        // ProfileResults.stalls(): why each region's warps waited (kprof/stalls.hpp)
 };
 
-inline constexpr std::array<ResultTable, 11> kResultTables{
+inline constexpr std::array<ResultTable, 12> kResultTables{
     ResultTable::rows,         ResultTable::samples,      ResultTable::samples_file,
     ResultTable::records,      ResultTable::records_file, ResultTable::runs,
     ResultTable::configs_file, ResultTable::info_file,    ResultTable::analysis,
-    ResultTable::imbalance,    ResultTable::comparison};
+    ResultTable::imbalance,    ResultTable::comparison,   ResultTable::stalls};
 
 // What a column's cells hold; a DataFrame's dtype follows it.
 enum class ColumnKind {

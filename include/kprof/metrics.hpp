@@ -130,11 +130,27 @@ struct LaunchMetric {
 const std::vector<LaunchMetric>& launch_metrics();
 // Whether `name` is one of launch_metrics().
 bool is_launch_metric(std::string_view name);
-// The entries of `names` that are neither launch statistics nor set:flop's instruction counts
-// (counted in a pass of their own): what the range profiler collects.
+// The entries of `names` that are neither launch statistics, set:flop's instruction counts nor
+// sampled metrics (each taken in a pass of its own): what the range profiler collects.
 std::vector<std::string> counter_metrics(const std::vector<std::string>& names);
 // The entries of `names` that are launch statistics, in their order.
 std::vector<std::string> launch_metrics_in(const std::vector<std::string>& names);
+
+// --- sampled metrics ---------------------------------------------------------------------------
+
+// Nsight Compute's warp-sampling metrics (its SourceCounters and WarpStateStats sections), which
+// kprof takes from CUPTI's PC sampling in one more call of each config (set:source): every 2^N
+// cycles each SM reports one warp's PC and why it was not issued. A region's value is its
+// samples: all of them (smsp__pcsamp_sample_count), and those of each stall reason
+// (smsp__pcsamp_warps_issue_stalled_<reason>, the reason each sampled warp had, whether or not it
+// was issued; the `_not_issued` variants, which Nsight Compute 2025.4 shows by default, count
+// only the samples of warps not issued). A reason's share of the samples is the share of the
+// warps' time spent on it. The reasons are CUPTI's for Hopper; another chip may name others.
+const std::vector<LaunchMetric>& sampled_metrics();
+// Whether `name` is a warp-sampling metric (smsp__pcsamp_...), listed or another reason's.
+bool is_sampled_metric(std::string_view name);
+// "smsp__pcsamp_warps_issue_stalled_" + reason.
+std::string stall_metric(std::string_view reason);
 
 // --- metric sets ------------------------------------------------------------------------------
 

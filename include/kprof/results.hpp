@@ -311,4 +311,9 @@ std::string throttle_note(const SessionInfo& session, const std::vector<RunInfo>
 // every front end prints above a normalized table; empty when no row is normalized.
 std::string normalization_note(const std::vector<Row>& rows);
 
+// A region as kprof's reports name it: "matmul (n=4096)", and per kernel "matmul (n=4096)
+// kernel 1" (kernel_index >= 0).
+std::string region_name(const Results& results, const std::string& annotation, std::size_t config,
+                        int kernel_index);
+
 }  // namespace kprof

@@ -19,6 +19,7 @@
 #include "kprof/options.hpp"
 #include "kprof/profile.hpp"
 #include "kprof/results.hpp"
+#include "kprof/stalls.hpp"
 
 namespace kprof::py {
 namespace {
@@ -366,7 +367,16 @@ void def_tables(nb::class_<kprof::Results>& results) {
       .def(
           "analysis_text",
           [](const kprof::Results& r) { return kprof::analysis_text(kprof::analyze(r)); },
-          "The analysis as `kprof report --explain` prints it.");
+          "The analysis as `kprof report --explain` prints it.")
+      .def(
+          "stalls_columns",
+          [](const kprof::Results& r) { return columns(kprof::stall_shares(r), stall_fields); },
+          "Why each region's warps waited (kprof/stalls.hpp) as {column: list}, the fields of "
+          "kprof::StallShare.")
+      .def(
+          "stalls_text",
+          [](const kprof::Results& r) { return kprof::stalls_text(kprof::stall_shares(r)); },
+          "The stall shares as `kprof report --stalls` prints them.");
 }
 
 // Merged results: their parts, ranks and imbalance.

@@ -415,6 +415,27 @@ class ResultsData:
         """
         return self._frame("analysis", self._core.analysis_columns())
 
+    def stalls(self) -> pd.DataFrame:
+        """Why each region's warps waited, from results that sampled warps
+        (``metrics=["set:source"]``): a row per region (annotation and config, and kernel per
+        kernel) and stall reason with samples, most first.
+
+        Every 2^N cycles each SM reports one of its warps and why it was not issued; a reason's
+        share of a region's samples is the share of its warps' time spent on it (Nsight
+        Compute's warp-state sampling, on the same CUPTI). ``long_scoreboard`` is waiting for
+        global or local memory, ``barrier`` for sibling warps at ``__syncthreads``, ``wait`` for
+        a fixed-latency dependency, ``math_pipe_throttle`` for a busy math pipe, ``selected``
+        the warp issuing (no stall): docs/source.md lists them all.
+
+        Columns: ``Annotation``, ``Kernel``, ``KernelIndex`` (per kernel only), ``Region`` (as
+        reports name it), ``Reason``, ``Samples``, ``SharePct`` (of the region's samples; the
+        plain reasons add up to 100) and the parameter columns.
+
+        Raises:
+            kprof.errors.OptionError: The results hold no warp samples, or were normalized.
+        """
+        return self._frame("stalls", self._core.stalls_columns())
+
     # --- ranks ----------------------------------------------------------------------------------
 
     @property
@@ -444,6 +465,11 @@ class ResultsData:
         """:meth:`analysis` as text: a table and the advice for each region, as ``kprof
         report FILE --explain`` prints it."""
         return str(self._core.analysis_text())
+
+    def stalls_text(self) -> str:
+        """:meth:`stalls` as text: each region's reasons over 1% with a bar, as ``kprof report
+        FILE --stalls`` prints it."""
+        return str(self._core.stalls_text())
 
     # --- text -----------------------------------------------------------------------------------
 

@@ -13,6 +13,7 @@
 #include "core/measure/interrupt_watch.hpp"
 #include "core/measure/region_tracker.hpp"
 #include "core/measure/run_conditions.hpp"
+#include "core/measure/sampling_pass.hpp"
 #include "core/say.hpp"
 #include "kprof/errors.hpp"
 #include "kprof/log.hpp"
@@ -132,6 +133,8 @@ Results profile(const Options& given, const Sweep& sweep, const BenchmarkFn& fn,
     detail::watch_module_loads();
     services.instruction_counter = detail::make_instruction_counter;
   }
+  if (!detail::sampled_metrics_in(options.metrics).empty())
+    services.warp_sampler = detail::make_warp_sampler;
   detail::SweepHooks hooks = progress_hooks(options, sweep);
   hooks.run_end = profile_hooks.run_done;
   const detail::InterruptWatch ctrl_c;

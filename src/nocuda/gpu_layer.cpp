@@ -2,6 +2,7 @@
 #include "core/measure/gpu_layer.hpp"
 
 #include "core/measure/flop_pass.hpp"
+#include "core/measure/sampling_pass.hpp"
 #include "nocuda/no_gpu.hpp"
 
 namespace kprof::detail {
@@ -17,6 +18,8 @@ std::string flop_counting_unavailable() {
 void watch_module_loads() { throw built_without_cuda(); }
 
 std::unique_ptr<InstructionCounter> make_instruction_counter() { throw built_without_cuda(); }
+
+std::unique_ptr<WarpSampler> make_warp_sampler(double) { throw built_without_cuda(); }
 
 std::string gpu_fault() noexcept { return {}; }
 void wait_for_gpu() noexcept {}

@@ -12,6 +12,10 @@
 #include "core/measure/gpu_layer.hpp"
 #include "cuda/cupti/module_code.hpp"
 #include "cuda/cupti/pc_sampler.hpp"
+#include "gpu_test_support.hpp"
+#include "kprof/kprof.hpp"
+#include "kprof/metrics.hpp"
+#include "kprof/stalls.hpp"
 #include "stall_kernels.hpp"
 
 namespace {
@@ -177,6 +181,42 @@ TEST_F(PcSampling, ManyWindowsOfOneSampler) {
   std::printf(
       "100 windows: %llu PCs, RSS %ld KiB before, %ld after the first, %ld after the last\n",
       static_cast<unsigned long long>(pcs), start, first, last);
+}
+
+}  // namespace
+
+namespace {
+
+// Each region's share of its samples of `reason`.
+double share(const kprof::Results& r, const std::string& annotation, const std::string& reason) {
+  double count = 0, stalled = 0;
+  for (const kprof::Row& row : r.rows()) {
+    if (row.annotation != annotation) continue;
+    if (row.metric == "smsp__pcsamp_sample_count") count = row.mean;
+    if (row.metric == kprof::metrics::stall_metric(reason)) stalled = row.mean;
+  }
+  return count > 0 ? stalled / count : 0;
+}
+
+// set:source through kprof::profile: a pass of its own samples each region's kernels.
+TEST(SourceSet, AProfileGivesEachRegionItsStallReasons) {
+  kprof::Options o = kprof_test::duration_options(kprof::CacheControl::all, 2);
+  o.metrics = {"set:source"};
+  const kprof::Results r = kprof::profile(o, kprof::Sweep(), [](const kprof::Config&) {
+    {
+      kprof::Annotation a("chase");
+      kprof_test::launch_stall(StallKernel::chase);
+    }
+    kprof::Annotation b("barrier");
+    kprof_test::launch_stall(StallKernel::barrier);
+  });
+  for (const kprof::Row& row : r.rows())
+    if (row.mean > 0)
+      std::printf("  %-8s %-58s %12.1f %s\n", row.annotation.c_str(), row.metric.c_str(), row.mean,
+                  row.unit.c_str());
+  std::printf("%s", kprof::stalls_text(kprof::stall_shares(r)).c_str());
+  EXPECT_GT(share(r, "chase", "long_scoreboard"), 0.9);
+  EXPECT_GT(share(r, "barrier", "barrier"), 0.6);
 }
 
 }  // namespace

@@ -48,6 +48,8 @@ std::set<std::string> item_fields(ResultTable table) {
       return field_names<Imbalance>(imbalance_fields);
     case ResultTable::comparison:
       return field_names<ComparedRow>(compared_fields);
+    case ResultTable::stalls:
+      return field_names<StallShare>(stall_fields);
   }
   return {};
 }

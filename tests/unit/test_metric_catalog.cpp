@@ -223,7 +223,7 @@ TEST(MetricCatalog, SetsHaveNamesQuestionsAndMembers) {
     EXPECT_EQ(s.metrics.front(), std::string(kDurationMetric)) << s.name;
   }
   EXPECT_EQ(names, (std::vector<std::string>{"speed-of-light", "memory", "compute", "occupancy",
-                                             "launch", "analysis", "flop"}));
+                                             "launch", "analysis", "flop", "source"}));
   EXPECT_EQ(find_set("set:memory").name, "memory");
   EXPECT_EQ(find_set("memory").name, "memory");
 }

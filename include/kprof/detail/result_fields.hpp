@@ -11,6 +11,7 @@
 #include "kprof/compare.hpp"
 #include "kprof/merge.hpp"
 #include "kprof/results.hpp"
+#include "kprof/stalls.hpp"
 
 namespace kprof::fields {
 
@@ -198,6 +199,17 @@ inline constexpr auto analysis_fields = [](auto& a, auto&& f) {
   f("arithmetic_intensity", a.arithmetic_intensity);
   f("roofline_tflops", a.roofline_tflops);
   f("advice", a.advice);
+};
+
+inline constexpr auto stall_fields = [](auto& s, auto&& f) {
+  f("annotation", s.annotation);
+  f("config", s.config);
+  f("kernel", s.kernel);
+  f("kernel_index", s.kernel_index);
+  f("region", s.region);
+  f("reason", s.reason);
+  f("samples", s.samples);
+  f("share_pct", s.share_pct);
 };
 
 inline constexpr auto imbalance_fields = [](auto& m, auto&& f) {

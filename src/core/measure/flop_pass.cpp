@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "core/measure/extra_pass.hpp"
+#include "core/measure/region_pass.hpp"
 #include "core/measure/region_tracker.hpp"
 #include "core/say.hpp"
 #include "kprof/errors.hpp"
@@ -14,72 +15,13 @@
 namespace kprof::detail {
 namespace {
 
-// The regions open during a counted call, each given the counts taken while it is open.
-class RegionCounts {
+// Stops counting however the pass ends.
+class CounterScope {
  public:
-  RegionCounts(InstructionCounter& counter, std::vector<RegionFlop>& out)
-      : counter_(counter), out_(out) {}
-
-  void begin_call(std::size_t config) {
-    config_ = config;
-    open_.clear();
-    give();  // what ran before the call is no region's
-  }
-  void opened(RegionId id, const std::string& path) {
-    give();
-    out_.push_back({config_, path, {}});
-    open_.emplace_back(id, out_.size() - 1);
-  }
-  void closing(RegionId id) {
-    give();
-    const auto it = std::find_if(open_.begin(), open_.end(),
-                                 [id](const auto& open) { return open.first == id; });
-    open_.erase(it, open_.end());
-  }
-  // What ran after the last region closed is no region's; a failure to count in a hook (which
-  // an annotation's destructor would swallow) is raised here.
-  void end_call() {
-    give();
-    if (failed_) std::rethrow_exception(std::exchange(failed_, nullptr));
-  }
-
- private:
-  // What ran since the last boundary, to the regions open; never throws: the first failure is
-  // kept for end_call().
-  void give() noexcept {
-    try {
-      if (open_.empty())
-        counter_.discard();
-      else
-        add(counter_.take());
-    } catch (...) {
-      if (!failed_) failed_ = std::current_exception();
-    }
-  }
-  void add(const std::map<std::string, FlopCounts>& counts) {
-    for (const auto& [id, index] : open_) {
-      auto& functions = out_[index].functions;
-      for (const auto& [function, classes] : counts) add_counts(functions[function], classes);
-    }
-  }
-
-  InstructionCounter& counter_;
-  std::vector<RegionFlop>& out_;
-  std::size_t config_ = 0;
-  std::vector<std::pair<RegionId, std::size_t>> open_;  // region, index into out_
-  std::exception_ptr failed_;
-};
-
-// Stops counting and hands the tracker's hooks back however the pass ends.
-class PassScope {
- public:
-  explicit PassScope(InstructionCounter& counter) : counter_(counter) {}
-  ~PassScope() {
-    counter_.disable();
-    RegionTracker::instance().set_range_hooks({});
-  }
-  PassScope(const PassScope&) = delete;
-  PassScope& operator=(const PassScope&) = delete;
+  explicit CounterScope(InstructionCounter& counter) : counter_(counter) {}
+  ~CounterScope() { counter_.disable(); }
+  CounterScope(const CounterScope&) = delete;
+  CounterScope& operator=(const CounterScope&) = delete;
 
  private:
   InstructionCounter& counter_;
@@ -97,27 +39,27 @@ struct TrackerProfile {
 
 std::vector<RegionFlop> count_flop(InstructionCounter& counter, const Sweep& sweep,
                                    const RunBody& body, const std::function<void()>& poll) {
-  std::vector<RegionFlop> out;
-  RegionCounts regions(counter, out);
-  auto& tracker = RegionTracker::instance();
-  if (!tracker.profiling()) throw Error("kprof internal error: count_flop outside a profile");
-  const PassScope scope(counter);
-  tracker.set_range_hooks(
-      {[&](RegionId id, const std::string& path, std::size_t) { regions.opened(id, path); },
-       [&](RegionId id) { regions.closing(id); }});
+  if (!RegionTracker::instance().profiling())
+    throw Error("kprof internal error: count_flop outside a profile");
+  const CounterScope scope(counter);
+  RegionProbe probe;
+  probe.take = [&counter] {
+    FunctionValues out;
+    for (const auto& [function, classes] : counter.take())
+      out[function].assign(classes.begin(), classes.end());
+    return out;
+  };
+  probe.discard = [&counter] { counter.discard(); };
   counter.enable();
-  for (std::size_t c = 0; c < sweep.size(); ++c) {
-    regions.begin_call(c);
-    tracker.begin_run(c, 0);
-    // Not a measured run (as the unprofiled calls); a failure leaves the tracker's run to the
-    // caller's end_profile().
-    call_benchmark(body, c, -1, [&] {
-      return describe_run(c, sweep.size(), sweep.config(c).to_string(), -1, 0) +
-             ", its call counting FLOP (set:flop)";
-    });
-    regions.end_call();
-    (void)tracker.end_run();
-    if (poll) poll();
+  std::vector<RegionFlop> out;
+  for (RegionValues& region :
+       take_per_region(probe, sweep, body, poll, "its call counting FLOP (set:flop)")) {
+    RegionFlop& flop =
+        out.emplace_back(RegionFlop{region.config, std::move(region.annotation), {}});
+    for (const auto& [function, values] : region.functions) {
+      FlopCounts& counts = flop.functions[function];
+      std::copy_n(values.begin(), std::min(values.size(), counts.size()), counts.begin());
+    }
   }
   return out;
 }

@@ -30,6 +30,7 @@ std::optional<std::string> device_chip();
 namespace kprof::detail {
 
 class InstructionCounter;  // core/measure/flop_pass.hpp
+class WarpSampler;         // core/measure/sampling_pass.hpp
 
 // Whether CUPTI's activity records measure `options` (kernel replay, no metric but the duration
 // and launch statistics); any counter takes the range profiler.
@@ -78,6 +79,11 @@ void watch_module_loads();
 // The instruction counter of set:flop's pass on the current device. Throws UnsupportedError
 // where flop_counting_unavailable() says why.
 std::unique_ptr<InstructionCounter> make_instruction_counter();
+
+// set:source's warp sampler on the current device (CUPTI's PC sampling), its period chosen for a
+// shortest region of `shortest_region_ns` (0: unknown). Throws UnsupportedError where CUPTI
+// cannot sample this device, NoGpuError in a build without CUDA.
+std::unique_ptr<WarpSampler> make_warp_sampler(double shortest_region_ns);
 
 // NVTX range in the domain "kprof" around an annotation (push/pop on the calling thread).
 void nvtx_push(const std::string& name) noexcept;

@@ -21,6 +21,7 @@
 namespace kprof::detail {
 
 class InstructionCounter;  // core/measure/flop_pass.hpp
+class WarpSampler;         // core/measure/sampling_pass.hpp
 
 // What the engine uses of the GPU besides the backend; any may be null. src/api builds these
 // on NVML; tests give scripted ones.
@@ -42,6 +43,9 @@ struct SweepServices {
   // set:flop's instruction counter (core/measure/flop_pass.hpp) for the profile's pass, made when
   // the metrics ask for its classes; empty: nothing counts them here.
   std::function<std::unique_ptr<InstructionCounter>()> instruction_counter;
+  // set:source's warp sampler (core/measure/sampling_pass.hpp) for the profile's pass, its period
+  // chosen for a shortest region of the given ns; empty: nothing samples here.
+  std::function<std::unique_ptr<WarpSampler>(double shortest_region_ns)> warp_sampler;
 };
 
 // Monotonic seconds (steady_clock): the engine's clock unless a test gives its own.

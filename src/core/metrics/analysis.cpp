@@ -319,12 +319,6 @@ void give_advice(RegionAnalysis& a) {
   for (const std::string& f : found) a.advice += (a.advice.empty() ? "" : " ") + f;
 }
 
-std::string region_text(const Results& results, const RegionAnalysis& a) {
-  const std::string config = results.sweep().config(a.config).to_string();
-  return a.annotation + (config.empty() ? "" : " (" + config + ")") +
-         (a.kernel_index >= 0 ? " kernel " + std::to_string(a.kernel_index) : "");
-}
-
 RegionAnalysis analyze_region(const Key& key, const RegionValues& v) {
   RegionAnalysis a;
   std::tie(a.annotation, a.config, a.kernel_index) = key;
@@ -378,7 +372,8 @@ std::vector<RegionAnalysis> analyze(const Results& results) {
   std::vector<RegionAnalysis> out;
   for (const auto& [key, values] : region_values(results)) {
     out.push_back(analyze_region(key, values));
-    out.back().region = region_text(results, out.back());
+    out.back().region =
+        region_name(results, out.back().annotation, out.back().config, out.back().kernel_index);
   }
   return out;
 }

@@ -52,7 +52,7 @@ bool is_launch_metric(std::string_view name) {
 std::vector<std::string> counter_metrics(const std::vector<std::string>& names) {
   std::vector<std::string> out;
   for (const std::string& n : names)
-    if (!is_launch_metric(n) &&
+    if (!is_launch_metric(n) && !is_sampled_metric(n) &&
         kprof::detail::flop_class_counted_by(n) == kprof::detail::FlopClass::none)
       out.push_back(n);
   return out;

@@ -99,19 +99,26 @@ bool contains_base_name(const CatalogIndex& index, std::string_view name) {
 }
 
 // A launch statistic described as the catalog describes a metric: no pass, no suffixes.
+// A launch statistic or a sampled metric, which kprof provides beside the chip's counters.
 std::optional<MetricInfo> launch_info(std::string_view name) {
-  for (const LaunchMetric& m : launch_metrics()) {
-    if (m.name != name) continue;
-    MetricInfo info;
-    info.name = info.base = std::string(m.name);
-    info.type = MetricType::counter;
-    info.unit = std::string(m.unit);
-    info.hw_unit = "launch";
-    info.description = std::string(m.description);
-    return info;
+  for (const auto& [list, hw_unit] :
+       {std::pair{&launch_metrics(), "launch"}, std::pair{&sampled_metrics(), "pcsamp"}}) {
+    for (const LaunchMetric& m : *list) {
+      if (m.name != name) continue;
+      MetricInfo info;
+      info.name = info.base = std::string(m.name);
+      info.type = MetricType::counter;
+      info.unit = std::string(m.unit);
+      info.hw_unit = hw_unit;
+      info.description = std::string(m.description);
+      return info;
+    }
   }
   return std::nullopt;
 }
+
+// Provided by kprof rather than read from a counter: no pass of the range profiler.
+bool provided(std::string_view name) { return is_launch_metric(name) || is_sampled_metric(name); }
 
 std::shared_ptr<const CatalogIndex> build_index(std::unique_ptr<detail::CatalogSource> source) {
   auto index = std::make_shared<CatalogIndex>();
@@ -202,7 +209,9 @@ const std::string& MetricCatalog::chip() const { return index_->source->chip; }
 
 const std::vector<std::string>& MetricCatalog::base_names() const { return index_->sorted_bases; }
 
-std::size_t MetricCatalog::size() const { return index_->size + launch_metrics().size(); }
+std::size_t MetricCatalog::size() const {
+  return index_->size + launch_metrics().size() + sampled_metrics().size();
+}
 
 std::vector<std::string> MetricCatalog::names() const { return search("*"); }
 
@@ -211,7 +220,7 @@ bool MetricCatalog::is_base(std::string_view name) const {
 }
 
 MetricType MetricCatalog::type_of(std::string_view name) const {
-  if (is_launch_metric(name)) return MetricType::counter;
+  if (provided(name)) return MetricType::counter;
   const SplitName s = detail::split_name(*index_, name, false);
   if (!s.base_index || !(s.suffix.empty() || has_suffix(*index_, *s.base_index, s.suffix)))
     throw detail::unknown_metric(*this, std::string(name), "metric");
@@ -219,7 +228,7 @@ MetricType MetricCatalog::type_of(std::string_view name) const {
 }
 
 bool MetricCatalog::contains(std::string_view name) const {
-  return is_launch_metric(name) || contains_base_name(*index_, name);
+  return provided(name) || contains_base_name(*index_, name);
 }
 
 std::vector<std::string> MetricCatalog::search(std::string_view pattern) const {
@@ -231,8 +240,9 @@ std::vector<std::string> MetricCatalog::search(std::string_view pattern) const {
       if (match(name)) out.push_back(std::move(name));
     }
   }
-  for (const LaunchMetric& m : launch_metrics())
-    if (match(m.name) && !contains_base_name(*index_, m.name)) out.emplace_back(m.name);
+  for (const auto* list : {&launch_metrics(), &sampled_metrics()})
+    for (const LaunchMetric& m : *list)
+      if (match(m.name) && !contains_base_name(*index_, m.name)) out.emplace_back(m.name);
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -247,7 +257,7 @@ std::vector<std::string> MetricCatalog::search_base(std::string_view pattern) co
 
 MetricInfo MetricCatalog::describe(const std::string& name) const {
   MetricInfo info = describe_brief(name);
-  if (is_launch_metric(name)) {
+  if (provided(name)) {
     info.passes = 0;
   } else if (!info.suffix.empty()) {
     info.passes = passes({name});

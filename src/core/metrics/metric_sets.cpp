@@ -11,6 +11,15 @@
 #include "kprof/options.hpp"
 
 namespace kprof::metrics {
+namespace {
+
+std::vector<std::string> source_metrics() {
+  std::vector<std::string> out = {"gpu__time_duration.sum"};
+  for (const LaunchMetric& m : sampled_metrics()) out.emplace_back(m.name);
+  return out;
+}
+
+}  // namespace
 
 const std::vector<MetricSet>& sets() {
   static const std::vector<MetricSet> all = {
@@ -76,6 +85,12 @@ const std::vector<MetricSet>& sets() {
        "later and nvdisasm (`kprof doctor` says whether this machine has them); elsewhere "
        "measure this set with kprof.Tool.NCU.",
        flop_metrics()},
+      {"source",
+       "Where in the kernel do the warps wait, and why? Warp samples of each stall reason "
+       "(Nsight Compute's SourceCounters and WarpStateStats sections), from CUPTI's PC sampling in "
+       "one more call of each config after the measured runs, with the duration: a reason's "
+       "share of the samples is its share of the warps' time.",
+       source_metrics()},
   };
   return all;
 }

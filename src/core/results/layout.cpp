@@ -267,6 +267,19 @@ constexpr auto kComparison = std::to_array<ResultColumn>({
     {"Test", K::optional_text, S::item, "method"},
 });
 
+// Why each region's warps waited (kprof/stalls.hpp): a line per region and stall reason.
+constexpr auto kStallColumns = std::to_array<ResultColumn>({
+    {"Annotation", K::text, S::item, "annotation"},
+    {"Kernel", K::text, S::item, "kernel"},
+    {"KernelIndex", K::integer, S::item, "kernel_index", "", W::per_kernel},
+    {"Region", K::text, S::item, "region"},
+    {"Reason", K::text, S::item, "reason"},
+    {"Samples", K::real, S::item, "samples", "sample"},
+    {"SharePct", K::real, S::item, "share_pct", "%"},
+});
+
+constexpr auto kStalls = join(kStallColumns, kRank, kParameters);
+
 struct TableEntry {
   ResultTable table;
   std::string_view name;
@@ -285,6 +298,7 @@ constexpr TableEntry kTables[] = {
     {ResultTable::analysis, "analysis", kAnalysis},
     {ResultTable::imbalance, "imbalance", kImbalance},
     {ResultTable::comparison, "comparison", kComparison},
+    {ResultTable::stalls, "stalls", kStalls},
 };
 
 static_assert(std::size(kTables) == kResultTables.size());
@@ -311,7 +325,7 @@ const std::vector<std::string>& result_column_names() {
     for (const TableEntry& t : kTables) {
       if (t.table == ResultTable::configs_file || t.table == ResultTable::info_file ||
           t.table == ResultTable::analysis || t.table == ResultTable::imbalance ||
-          t.table == ResultTable::comparison)
+          t.table == ResultTable::comparison || t.table == ResultTable::stalls)
         continue;
       for (const ResultColumn& c : t.columns)
         if (!c.name.empty() && std::find(out.begin(), out.end(), c.name) == out.end())

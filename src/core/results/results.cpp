@@ -302,6 +302,13 @@ std::string Results::table() const {
 
 std::ostream& operator<<(std::ostream& os, const Results& r) { return os << r.table(); }
 
+std::string region_name(const Results& results, const std::string& annotation, std::size_t config,
+                        int kernel_index) {
+  const std::string values = results.sweep().config(config).to_string();
+  return annotation + (values.empty() ? "" : " (" + values + ")") +
+         (kernel_index >= 0 ? " kernel " + std::to_string(kernel_index) : "");
+}
+
 std::string normalization_note(const std::vector<Row>& rows) {
   std::vector<std::string> baselines;
   for (const Row& r : rows)

@@ -1,0 +1,73 @@
+// set:source sampled in the process: one call of each config after the measured runs, under
+// CUPTI's PC sampling (cuda/cupti/pc_sampler.hpp), whose samples are taken at every region
+// boundary and given to every region open then (core/measure/region_pass.hpp), then joined to
+// the kernels the measured runs recorded there as records of the sampled metrics (kprof/
+// metrics.hpp's sampled_metrics: the samples of the region's kernels, of each stall reason).
+//
+// Sampling slows the kernels it samples, so it runs apart from the measured runs; one call is
+// enough, as a region of 10 us still gives thousands of samples at the period chosen for it.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/measure/sweep_runs.hpp"
+#include "kprof/results.hpp"
+#include "kprof/sweep.hpp"
+
+namespace kprof::detail {
+
+// One PC's samples of one stall reason.
+struct StallSamples {
+  std::string function;  // mangled, as the GPU names it
+  std::uint64_t pc_offset = 0;
+  std::string reason;  // "long_scoreboard", "long_scoreboard_not_issued"...
+  std::uint64_t samples = 0;
+};
+
+// What was sampled between two boundaries.
+struct SampleWindow {
+  std::vector<StallSamples> stalls;
+  std::uint64_t total_samples = 0;    // all the hardware took, dropped ones included
+  std::uint64_t dropped_samples = 0;  // those the hardware buffer could not keep
+};
+
+// What the pass needs of the GPU (src/cuda: CuptiWarpSampler; the unit tests: a script).
+class WarpSampler {
+ public:
+  virtual ~WarpSampler() = default;
+  // Waits for the GPU, then samples from now on.
+  virtual void start() = 0;
+  // Waits for the GPU, then hands over what was sampled since start() or the last take or
+  // discard; sampling goes on.
+  virtual SampleWindow take() = 0;
+  // Waits for the GPU, then drops what was sampled since then (no region's).
+  virtual void discard() = 0;
+  // Stops sampling. Never throws; nothing to do when not sampling.
+  virtual void stop() noexcept = 0;
+};
+
+// The sampling period, 2^N cycles, for a pass whose shortest region runs `region_ns` on a GPU
+// of `sms` SMs at `clock_khz`: each SM takes a sample every period, and the shortest region
+// should get kSamplesWanted of them. N within CUPTI's 5 to 31.
+inline constexpr double kSamplesWanted = 20000;
+int sampling_period_log2(double region_ns, int sms, double clock_khz);
+
+// The sampled metrics among `metrics` (expanded), in their order.
+std::vector<std::string> sampled_metrics_in(const std::vector<std::string>& metrics);
+
+// A profile's pass: one call of each config under `sampler`, in a profile of the region
+// tracker of its own, as records of the sampled metrics `metrics` asks for (unit "sample")
+// joined to the `measured` kernels (pass_records; `whole_regions` in range replay). A benchmark
+// that fails in its call costs the samples, not the profile: `warn` hears why and the values
+// are NaN. `warn` also hears of samples the hardware dropped.
+std::vector<Record> sampling_pass_records(WarpSampler& sampler, const Sweep& sweep,
+                                          const RunBody& body, const std::vector<Record>& measured,
+                                          bool whole_regions,
+                                          const std::vector<std::string>& metrics,
+                                          const std::function<void()>& poll,
+                                          const std::function<void(const std::string&)>& warn);
+
+}  // namespace kprof::detail

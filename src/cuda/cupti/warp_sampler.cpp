@@ -1,0 +1,76 @@
+// set:source's warp sampler (core/measure/sampling_pass.hpp) on the current device: CUPTI's PC
+// sampling (PcSampler), its period chosen from the shortest region and the device's SMs and
+// rated clock, stopped and started again at each boundary to hand over what it sampled.
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "core/measure/gpu_layer.hpp"
+#include "core/measure/sampling_pass.hpp"
+#include "cuda/cupti/pc_sampler.hpp"
+#include "cuda/device/cuda_check.hpp"
+#include "cuda/device/device_facts.hpp"
+
+namespace kprof::detail {
+namespace {
+
+constexpr std::string_view kPrefix = "smsp__pcsamp_warps_issue_stalled_";
+
+class CuptiWarpSampler final : public WarpSampler {
+ public:
+  explicit CuptiWarpSampler(int period_log2) : period_log2_(period_log2) {}
+
+  void start() override {
+    if (!sampler_) sampler_.emplace(period_log2_);
+    sampler_->start();
+    sampling_ = true;
+  }
+  SampleWindow take() override {
+    SampleWindow out = window(sampler_->stop());
+    sampling_ = false;
+    sampler_->start();
+    sampling_ = true;
+    return out;
+  }
+  void discard() override { (void)take(); }
+  void stop() noexcept override {
+    try {
+      if (sampling_) (void)sampler_->stop();
+    } catch (...) {  // the pass's own error, if any, says what went wrong
+    }
+    sampling_ = false;
+    sampler_.reset();
+  }
+
+ private:
+  // PcSampler's samples in the core's terms: each reason by its short name; the sample count
+  // and the dropped samples (CUPTI lists them as reasons too) are the window's.
+  SampleWindow window(const PcSamples& samples) const {
+    SampleWindow out;
+    out.total_samples = samples.total_samples;
+    out.dropped_samples = samples.dropped_samples;
+    for (const SampledPc& pc : samples.pcs)
+      for (const PcStall& stall : pc.stalls) {
+        const std::string& name = sampler_->reasons().at(stall.reason);
+        if (!name.starts_with(kPrefix)) continue;
+        out.stalls.push_back(
+            {pc.function, pc.pc_offset, name.substr(kPrefix.size()), stall.samples});
+      }
+    return out;
+  }
+
+  int period_log2_;
+  std::optional<PcSampler> sampler_;
+  bool sampling_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<WarpSampler> make_warp_sampler(double shortest_region_ns) {
+  const DeviceInfo device = read_device_info(current_device());
+  return std::make_unique<CuptiWarpSampler>(sampling_period_log2(
+      shortest_region_ns, device.sm_count, static_cast<double>(device.compute_clock_khz)));
+}
+
+}  // namespace kprof::detail

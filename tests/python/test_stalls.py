@@ -1,0 +1,72 @@
+"""``ProfileResults.stalls()`` and ``stalls_text()``: set:source's warp samples as each stall
+reason's share of a region's samples, computed by the core from the rows (made-up records of
+the sampled metrics aggregated by it here; the GPU tests sample real kernels)."""
+
+from __future__ import annotations
+
+import kprof
+import pytest
+from conftest import make_records
+from kprof import ProfileResults
+from kprof.errors import OptionError
+
+COUNT = "smsp__pcsamp_sample_count"
+STALL = "smsp__pcsamp_warps_issue_stalled_"
+
+
+def sampled(values: dict[str, float], config: int = 0, annotation: str = "k") -> list[tuple]:
+    """One kernel's records of a sampled call: a sample count and each reason's samples."""
+    rows = [(config, 0, annotation, "kern", 0, COUNT, sum(values.values()), "sample")]
+    rows += [(config, 0, annotation, "kern", 0, STALL + r, v, "sample") for r, v in values.items()]
+    return rows
+
+
+@pytest.fixture
+def two_regions(synthetic):
+    rows = sampled({"long_scoreboard": 90, "selected": 8, "wait": 2})
+    rows += sampled({"barrier": 30, "wait": 10}, annotation="sync")
+    rows += [(0, 0, "k", "kern", 0, STALL + "long_scoreboard_not_issued", 85, "sample")]
+    rows += sampled({"long_scoreboard": 50, "selected": 50}, config=1)
+    rows += sampled({"barrier": 40}, config=1, annotation="sync")
+    return ProfileResults(synthetic(["n"], [[1024], [2048]], make_records(rows)))
+
+
+def test_a_row_per_region_and_reason_most_samples_first(two_regions):
+    frame = two_regions.stalls()
+    k = frame[(frame["Annotation"] == "k") & (frame["n"] == 1024)]
+    assert list(k["Reason"]) == ["long_scoreboard", "selected", "wait"]  # not _not_issued
+    assert list(k["SharePct"]) == pytest.approx([90.0, 8.0, 2.0])
+    assert list(k["Samples"]) == pytest.approx([90.0, 8.0, 2.0])
+    assert set(k["Region"]) == {"k (n=1024)"}
+    sync = frame[(frame["Annotation"] == "sync") & (frame["n"] == 1024)]
+    assert list(sync["SharePct"]) == pytest.approx([75.0, 25.0])
+    assert list(frame.columns[:6]) == [
+        "Annotation",
+        "Kernel",
+        "Region",
+        "Reason",
+        "Samples",
+        "SharePct",
+    ]
+
+
+def test_the_text_shows_each_region_with_its_bars(two_regions):
+    text = two_regions.stalls_text()
+    assert "k (n=1024)\n  long_scoreboard" in text
+    line = next(x for x in text.splitlines() if x.strip().startswith("long_scoreboard"))
+    assert "90%" in line and "#" * 36 in line  # 90% of a 40-character bar
+    assert "sync (n=2048)\n  barrier" in text
+
+
+def test_results_without_samples_are_refused_naming_the_set(synthetic):
+    rows = [(0, 0, "k", "kern", 0, "gpu__time_duration.sum", 1000.0, "ns")]
+    results = ProfileResults(synthetic([], [[]], make_records(rows)))
+    with pytest.raises(OptionError, match="set:source") as info:
+        results.stalls()
+    assert info.value.option == "metrics"
+
+
+def test_the_set_is_listed_with_its_reasons():
+    members = kprof.metrics.expand(["set:source"])
+    assert members[:2] == ["gpu__time_duration.sum", COUNT]
+    assert STALL + "long_scoreboard" in members and STALL + "barrier" in members
