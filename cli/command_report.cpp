@@ -10,6 +10,7 @@
 #include "kprof/errors.hpp"
 #include "kprof/merge.hpp"
 #include "kprof/metrics.hpp"
+#include "kprof/stalls.hpp"
 
 namespace kprof::cli {
 
@@ -50,11 +51,21 @@ std::string explanation(const std::string& flag, const Results& results) {
   }
 }
 
+// The stall shares of `results` for --stalls; a file that sampled no warps is a wrong command line.
+static std::string stalls(const Results& results) {
+  try {
+    return stalls_text(stall_shares(results));
+  } catch (const OptionError& e) {
+    throw UsageError(std::string("--stalls: ") + e.what());
+  }
+}
+
 int command_report(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   const std::string& path = args.positionals().at(0);
   const Results results = read_results_arg("FILE", path);
   // Checked before anything is printed: a file without set:analysis is a wrong command line.
   const std::string explained = args.has("--explain") ? explanation("--explain", results) : "";
+  const std::string stalled = args.has("--stalls") ? stalls(results) : "";
   std::vector<std::vector<std::string>> context = session_context(results.session());
   context.insert(context.begin(), {"file", path});
   if (const std::string merged = parts_note(results); !merged.empty())
@@ -64,6 +75,7 @@ int command_report(const ParsedArgs& args, std::ostream& out, std::ostream& err)
   if (const std::string slowest = imbalance_text(results); !slowest.empty())
     out << "\nimbalance between ranks:\n" << slowest;
   if (!explained.empty()) out << "\n" << explained;
+  if (!stalled.empty()) out << "\n" << stalled;
   return kExitOk;
 }
 

@@ -100,11 +100,13 @@ std::vector<Command> results_commands() {
        "backend, cache and clock control, runs, versions), then the results table with values\n"
        "scaled to readable units. --explain adds what limits each region (Nsight Compute's\n"
        "Speed-of-Light verdict, occupancy, the roofline and advice) for results that measured\n"
-       "set:analysis. --plot, --html, --roofline and --metric are the Python package's:\n"
-       "`python3 -m kprof.cli report FILE --plot out.png`.\n"
-       "Exit code 0 when the file was read, 2 when it cannot be read, lacks what --explain\n"
-       "needs, or the command line is wrong.",
+       "set:analysis; --stalls why each region's warps waited (the share of each stall\n"
+       "reason) for results that sampled warps (set:source). --plot, --html, --roofline and\n"
+       "--metric are the Python package's: `python3 -m kprof.cli report FILE --plot out.png`.\n"
+       "Exit code 0 when the file was read, 2 when it cannot be read, lacks what --explain or\n"
+       "--stalls needs, or the command line is wrong.",
        {{"--explain", "", "say what limits each region (results of set:analysis)"},
+        {"--stalls", "", "say why each region's warps waited (results of set:source)"},
         {"--plot", "PATH", "draw the results to an image (png, svg, pdf)", false, true},
         {"--html", "PATH", "write a self-contained HTML report", false, true},
         {"--roofline", "PATH", "draw the roofline of set:analysis results", false, true},

@@ -29,7 +29,8 @@ struct StallShare {
 // metrics=["set:source"]) or normalized ones.
 std::vector<StallShare> stall_shares(const Results& results);
 
-// The shares as `kprof report --stalls` prints them: per region, its reasons over 1% with a bar.
+// The shares as `kprof report --stalls` prints them: a heading, then per region its reasons over
+// 1% with a bar.
 std::string stalls_text(const std::vector<StallShare>& shares);
 
 }  // namespace kprof

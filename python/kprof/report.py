@@ -370,6 +370,16 @@ def _has_analysis(results: ResultsData, flag: str) -> bool:
     return True
 
 
+def _has_samples(results: ResultsData) -> bool:
+    """Whether ``--stalls`` has warp samples to show; if not, says so (the core's message)."""
+    try:
+        results.stalls()
+    except OptionError as e:
+        print(f"kprof report: --stalls: {e}\n{_usage()}", file=sys.stderr)
+        return False
+    return True
+
+
 def _outputs(args: argparse.Namespace) -> list[tuple[str, str]]:
     """(option, path) of each file the command line asks for."""
     given = [("--plot", args.plot), ("--html", args.html), ("--roofline", args.roofline)]
@@ -397,8 +407,8 @@ def _outputs_error(args: argparse.Namespace) -> str:
 
 
 def main(argv: Sequence[str]) -> int:
-    """``kprof report FILE [--explain] [--plot PATH] [--html PATH] [--roofline PATH] [--metric
-    NAMES] [--force]``.
+    """``kprof report FILE [--explain] [--stalls] [--plot PATH] [--html PATH] [--roofline PATH]
+    [--metric NAMES] [--force]``.
 
     ``argv`` starts with the command's name (``["report", "results.json", "--plot",
     "x.png"]``). Prints the results table (the core's :meth:`~kprof.ProfileResults.table`),
@@ -451,9 +461,13 @@ def main(argv: Sequence[str]) -> int:
     flag = "--explain" if args.explain else "--roofline"
     if (args.explain or args.roofline) and not _has_analysis(results, flag):
         return EXIT_USAGE
+    if args.stalls and not _has_samples(results):
+        return EXIT_USAGE
     print(_context_text(args.file, results.session) + "\n" + results.table(), end="", flush=True)
     if args.explain:
         print("\n" + results.explain(), end="", flush=True)
+    if args.stalls:
+        print("\n" + results.stalls_text(), end="", flush=True)
     return _write_outputs(args, results, metrics)
 
 

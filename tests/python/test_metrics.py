@@ -115,11 +115,14 @@ def test_unknown_chip_lists_the_supported_ones():
 def test_sets_and_their_gh100_pass_counts(gh100):
     by_name = {s.name: s for s in metrics.sets()}
     names = ["speed-of-light", "memory", "compute", "occupancy", "launch", "analysis", "flop"]
+    names.append("source")
     assert list(by_name) == names
     expected = {"speed-of-light": 9, "memory": 2, "compute": 3, "occupancy": 1, "launch": 1}
     expected["analysis"] = 13
     # The range profiler's pass of its duration and peaks; its counts take a call of their own.
     expected["flop"] = 1
+    # The duration's pass; the warp samples take a call of their own.
+    expected["source"] = 1
     for name, passes in expected.items():
         s = by_name[name]
         assert s.ref == "set:" + name

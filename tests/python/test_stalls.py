@@ -52,6 +52,7 @@ def test_a_row_per_region_and_reason_most_samples_first(two_regions):
 
 def test_the_text_shows_each_region_with_its_bars(two_regions):
     text = two_regions.stalls_text()
+    assert text.startswith("why the warps waited, in % of each region's warp samples:\n")
     assert "k (n=1024)\n  long_scoreboard" in text
     line = next(x for x in text.splitlines() if x.strip().startswith("long_scoreboard"))
     assert "90%" in line and "#" * 36 in line  # 90% of a 40-character bar
@@ -70,3 +71,25 @@ def test_the_set_is_listed_with_its_reasons():
     members = kprof.metrics.expand(["set:source"])
     assert members[:2] == ["gpu__time_duration.sum", COUNT]
     assert STALL + "long_scoreboard" in members and STALL + "barrier" in members
+
+
+def test_kprof_report_stalls_prints_them_after_the_table(two_regions, tmp_path, capsys):
+    from kprof import report
+
+    path = tmp_path / "sampled.json"
+    two_regions.save(path)
+    assert report.main([str(path), "--stalls"]) == 0
+    out = capsys.readouterr().out
+    assert out.index("Metric") < out.index("why the warps waited") < out.index("sync (n=2048)")
+
+
+def test_kprof_report_stalls_without_samples_exits_2_before_printing(synthetic, tmp_path, capsys):
+    from kprof import report
+
+    rows = [(0, 0, "k", "kern", 0, "gpu__time_duration.sum", 1000.0, "ns")]
+    path = tmp_path / "timed.json"
+    ProfileResults(synthetic([], [[]], make_records(rows))).save(path)
+    assert report.main([str(path), "--stalls"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.startswith("kprof report: --stalls: metrics=")

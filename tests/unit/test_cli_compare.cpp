@@ -229,7 +229,8 @@ TEST(CliReport, TheOptionsThatPythonHandlesAreMarkedInTheOneTable) {
     if (o.python_only) python_only.push_back(o.name);
   EXPECT_EQ(python_only, (std::vector<std::string>{"--plot", "--html", "--roofline", "--metric"}));
   EXPECT_EQ(cli::command_synopsis("report"),
-            "kprof report FILE [--explain] [--plot PATH] [--html PATH] [--roofline PATH] "
+            "kprof report FILE [--explain] [--stalls] [--plot PATH] [--html PATH] "
+            "[--roofline PATH] "
             "[--metric NAME[,NAME...]] [--force]");
   EXPECT_TRUE(cli::command_options("no-such-command").empty());
 }
@@ -250,6 +251,14 @@ TEST(CliReport, ExplainWithoutTheAnalysisSetNamesTheSetToAskFor) {
   EXPECT_EQ(o.err.substr(0, o.err.find('\n')),
             "kprof report: --explain: these results lack set:analysis's metrics (24 of its 25); "
             "profile with metrics=[\"set:analysis\"] (or `kprof demo --explain`)");
+}
+
+TEST(CliReport, StallsWithoutWarpSamplesNamesTheSetToAskFor) {
+  const Outcome o = kprof_cli({"report", kDemo, "--stalls"});
+  EXPECT_EQ(o.code, cli::kExitUsage);
+  EXPECT_EQ(o.out, "");
+  EXPECT_TRUE(contains(o.err, "kprof report: --stalls: metrics=")) << o.err;
+  EXPECT_TRUE(contains(o.err, "metrics=[\"set:source\"]")) << o.err;
 }
 
 TEST(CliReport, ARowsNumbersAreWrittenLikeItsNeighbours) {
