@@ -18,7 +18,7 @@ import html
 import io
 import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from kprof import _saving
@@ -359,23 +359,13 @@ def _parser() -> _Parser:
     return p
 
 
-def _has_analysis(results: ResultsData, flag: str) -> bool:
-    """Whether ``--explain`` and ``--roofline`` have something to show; if not, says what the
-    results lack (the core's message names the metrics)."""
+def _can_show(flag: str, table: Callable[[], Any]) -> bool:
+    """Whether the results hold what ``flag`` shows (``table()``, the core's, raises
+    OptionError naming what they lack); if not, says so."""
     try:
-        results.analysis()
+        table()
     except OptionError as e:
         print(f"kprof report: {flag}: {e}\n{_usage()}", file=sys.stderr)
-        return False
-    return True
-
-
-def _has_samples(results: ResultsData) -> bool:
-    """Whether ``--stalls`` has warp samples to show; if not, says so (the core's message)."""
-    try:
-        results.stalls()
-    except OptionError as e:
-        print(f"kprof report: --stalls: {e}\n{_usage()}", file=sys.stderr)
         return False
     return True
 
@@ -459,9 +449,9 @@ def main(argv: Sequence[str]) -> int:
             )
             return EXIT_USAGE
     flag = "--explain" if args.explain else "--roofline"
-    if (args.explain or args.roofline) and not _has_analysis(results, flag):
+    if (args.explain or args.roofline) and not _can_show(flag, results.analysis):
         return EXIT_USAGE
-    if args.stalls and not _has_samples(results):
+    if args.stalls and not _can_show("--stalls", results.stalls):
         return EXIT_USAGE
     print(_context_text(args.file, results.session) + "\n" + results.table(), end="", flush=True)
     if args.explain:

@@ -27,14 +27,6 @@ class CounterScope {
   InstructionCounter& counter_;
 };
 
-// The region tracker in a profile of its own while the pass runs.
-struct TrackerProfile {
-  TrackerProfile() { RegionTracker::instance().begin_profile(); }
-  ~TrackerProfile() { RegionTracker::instance().end_profile(); }
-  TrackerProfile(const TrackerProfile&) = delete;
-  TrackerProfile& operator=(const TrackerProfile&) = delete;
-};
-
 }  // namespace
 
 std::vector<RegionFlop> count_flop(InstructionCounter& counter, const Sweep& sweep,
@@ -80,7 +72,7 @@ std::vector<Record> flop_pass_records(InstructionCounter& counter, const Sweep& 
   if (wanted.empty()) return {};
   std::vector<RegionFlop> counted;
   {
-    const TrackerProfile profile;
+    const PassProfile profile;
     try {
       counted = count_flop(counter, sweep, body, poll);
     } catch (const UserFunctionError& e) {  // costs the counts, not the profile

@@ -80,6 +80,9 @@ struct HooksScope {
 
 }  // namespace
 
+PassProfile::PassProfile() { RegionTracker::instance().begin_profile(); }
+PassProfile::~PassProfile() { RegionTracker::instance().end_profile(); }
+
 std::vector<RegionValues> take_per_region(const RegionProbe& probe, const Sweep& sweep,
                                           const RunBody& body, const std::function<void()>& poll,
                                           const std::string& what) {

@@ -24,8 +24,18 @@ struct RegionProbe {
   std::function<void()> discard;         // waits for the GPU; drops it (no region's)
 };
 
+// The region tracker in a profile of its own while a pass's calls run (the measured runs' profile
+// has ended).
+class PassProfile {
+ public:
+  PassProfile();
+  ~PassProfile();
+  PassProfile(const PassProfile&) = delete;
+  PassProfile& operator=(const PassProfile&) = delete;
+};
+
 // Calls `body` once per config of `sweep`, in a profile of the region tracker that the caller
-// has begun (RegionTracker::begin_profile); returns what each opened region took, per config.
+// has begun (a PassProfile); returns what each opened region took, per config.
 // What ran outside every region is discarded. A call that raises is a UserFunctionError naming
 // its config and `what` ("its call counting FLOP (set:flop)"); a take that throws in a hook is
 // raised once the call returns. `poll` (may be empty) is called after each call, to stop at

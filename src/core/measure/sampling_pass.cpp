@@ -62,14 +62,6 @@ class SamplerScope {
   WarpSampler& sampler_;
 };
 
-// The region tracker in a profile of its own while the pass runs.
-struct TrackerProfile {
-  TrackerProfile() { RegionTracker::instance().begin_profile(); }
-  ~TrackerProfile() { RegionTracker::instance().end_profile(); }
-  TrackerProfile(const TrackerProfile&) = delete;
-  TrackerProfile& operator=(const TrackerProfile&) = delete;
-};
-
 // The shortest of the regions' runs, in ns: the sum of its kernels' durations; 0 without any.
 double shortest_region_ns(const std::vector<Record>& measured) {
   std::map<std::tuple<std::size_t, int, std::string>, double> regions;
@@ -123,7 +115,7 @@ std::vector<Record> sampling_pass_records(WarpSampler& sampler, const Sweep& swe
   probe.discard = [&] { sampler.discard(); };
   std::vector<RegionValues> taken;
   {
-    const TrackerProfile profile;
+    const PassProfile profile;
     const SamplerScope scope(sampler);
     try {
       sampler.start();
