@@ -236,10 +236,17 @@ void check_instrumented(const std::vector<std::string>& expanded,
 
 void check_metrics(const std::vector<std::string>& metrics,
                    const std::function<std::optional<std::string>()>& chip,
-                   const std::function<std::string()>& flop_unavailable) {
+                   const std::function<std::string()>& flop_unavailable,
+                   const std::function<std::string()>& sampling_unavailable) {
   const std::vector<std::string> expanded = metrics::expand(metrics);
   if (expanded.size() == 1 && expanded.front() == kDurationMetric) return;
   check_instrumented(expanded, flop_unavailable);
+  const auto sampled = std::find_if(expanded.begin(), expanded.end(), [](const std::string& m) {
+    return metrics::is_sampled_metric(m);
+  });
+  if (sampled != expanded.end() && sampling_unavailable)
+    if (const std::string why = sampling_unavailable(); !why.empty())
+      throw OptionError("metrics", "'" + *sampled + "'", why);
   // Without a GPU, or for a chip this CUPTI does not know, the names cannot be checked here;
   // profiling then reports the real problem (no GPU, no counters).
   std::optional<metrics::MetricCatalog> catalog;
@@ -269,7 +276,8 @@ void Options::validate() const {
   validate_settings();
   // Sets expanded, names checked against the current GPU's catalog (check_metrics, above).
   detail::check_metrics(
-      metrics, [] { return metrics::current_chip(); }, detail::flop_counting_unavailable);
+      metrics, [] { return metrics::current_chip(); }, detail::flop_counting_unavailable,
+      detail::warp_sampling_unavailable);
 }
 
 }  // namespace kprof

@@ -25,10 +25,12 @@ void check_between_options(const Options& options);
 //   - a SASS instruction count (is_instrumented_sass_counter) but set:flop's classes: an
 //     OptionError naming Nsight Compute; one of set:flop's classes where `flop_unavailable`
 //     (asked only then; empty: nowhere) returns why kprof cannot count it here: an OptionError
-//     saying so.
+//     saying so; a sampled metric (set:source) where `sampling_unavailable` (asked only then)
+//     returns why kprof cannot sample warps here: an OptionError saying so.
 void check_metrics(const std::vector<std::string>& metrics,
                    const std::function<std::optional<std::string>()>& chip,
-                   const std::function<std::string()>& flop_unavailable = {});
+                   const std::function<std::string()>& flop_unavailable = {},
+                   const std::function<std::string()>& sampling_unavailable = {});
 
 // A number as OptionError shows it ("%.17g").
 std::string number_text(double v);

@@ -15,6 +15,10 @@ std::string flop_counting_unavailable() {
   return std::string("set:flop counts instructions on the GPU: ") + built_without_cuda().what();
 }
 
+std::string warp_sampling_unavailable() {
+  return std::string("set:source samples warps on the GPU: ") + built_without_cuda().what();
+}
+
 void watch_module_loads() { throw built_without_cuda(); }
 
 std::unique_ptr<InstructionCounter> make_instruction_counter() { throw built_without_cuda(); }

@@ -310,6 +310,33 @@ TEST(MetricCatalog, SassInstructionCountersAreRefusedWhateverTheChip) {
                                                [] { return std::optional<std::string>(); }));
 }
 
+TEST(MetricCatalog, TheWarpSamplesPassWhereTheyCanBeTakenAndSayWhyNotElsewhere) {
+  const auto gh100 = [] { return std::optional<std::string>("GH100"); };
+  const auto none = [] { return std::optional<std::string>(); };
+  int asked = 0;
+  const auto here = [&asked] {
+    ++asked;
+    return std::string();
+  };
+  EXPECT_NO_THROW(kprof::detail::check_metrics({"set:source"}, none, {}, here));
+  EXPECT_EQ(asked, 1);  // once for the set
+  EXPECT_NO_THROW(kprof::detail::check_metrics({"gpu__time_duration.sum"}, none, {}, here));
+  EXPECT_EQ(asked, 1);                   // not asked without a sampled metric
+  if (query_system().built_with_cuda) {  // names checked against GH100's catalog too
+    EXPECT_NO_THROW(kprof::detail::check_metrics(
+        {"smsp__pcsamp_warps_issue_stalled_barrier", "dram__bytes_read.sum"}, gh100, {}, here));
+  }
+  try {
+    kprof::detail::check_metrics({"gpu__time_duration.sum", "set:source"}, none, {},
+                                 [] { return std::string("no PC sampling here"); });
+    FAIL() << "no error";
+  } catch (const OptionError& e) {
+    EXPECT_EQ(e.option(), "metrics");
+    EXPECT_EQ(e.value(), "'smsp__pcsamp_sample_count'");
+    EXPECT_EQ(e.valid(), "no PC sampling here");
+  }
+}
+
 TEST(MetricCatalog, TheFlopClassesPassWhereTheyCanBeCountedAndSayWhyNotElsewhere) {
   const auto none = [] { return std::optional<std::string>(); };
   const std::vector<std::string> flop = {"set:flop"};

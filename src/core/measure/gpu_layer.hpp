@@ -80,6 +80,11 @@ void watch_module_loads();
 // where flop_counting_unavailable() says why.
 std::unique_ptr<InstructionCounter> make_instruction_counter();
 
+// set:source sampled in the process (core/measure/sampling_pass.hpp): "" where it can be (or
+// where CUPTI cannot be asked: the profile then says why), else why not (a CUPTI before 12.4,
+// whose PC data has another layout; a build without CUDA). Touches no GPU.
+std::string warp_sampling_unavailable();
+
 // set:source's warp sampler on the current device (CUPTI's PC sampling), its period chosen for a
 // shortest region of `shortest_region_ns` (0: unknown). Throws UnsupportedError where CUPTI
 // cannot sample this device, NoGpuError in a build without CUDA.

@@ -1,6 +1,7 @@
 // set:source's warp sampler (core/measure/sampling_pass.hpp) on the current device: CUPTI's PC
 // sampling (PcSampler), its period chosen from the shortest region and the device's SMs and
 // rated clock, stopped and started again at each boundary to hand over what it sampled.
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -9,13 +10,17 @@
 #include "core/measure/gpu_layer.hpp"
 #include "core/measure/sampling_pass.hpp"
 #include "cuda/cupti/pc_sampler.hpp"
+#include "cuda/cupti/range_profiler.hpp"
 #include "cuda/device/cuda_check.hpp"
 #include "cuda/device/device_facts.hpp"
+#include "kprof/device.hpp"
 
 namespace kprof::detail {
 namespace {
 
 constexpr std::string_view kPrefix = "smsp__pcsamp_warps_issue_stalled_";
+// CUPTI 12.4's API version: PC sampling's data as pc_sampler.hpp reads it.
+constexpr std::uint32_t kFirstSamplingApi = 22;
 
 class CuptiWarpSampler final : public WarpSampler {
  public:
@@ -66,6 +71,16 @@ class CuptiWarpSampler final : public WarpSampler {
 };
 
 }  // namespace
+
+std::string warp_sampling_unavailable() {
+  const std::uint32_t version = cupti_runtime_version();
+  if (version == 0 || version >= kFirstSamplingApi) return "";
+  return "set:source samples warps with CUPTI's PC sampling as CUPTI 12.4 and later lay out its "
+         "data, and this process loaded CUPTI " +
+         format_cupti_version(static_cast<int>(version)) +
+         ": install nvidia-cuda-cupti for a CUDA 12.4 or later, or measure the warp samples "
+         "with Nsight Compute";
+}
 
 std::unique_ptr<WarpSampler> make_warp_sampler(double shortest_region_ns) {
   const DeviceInfo device = read_device_info(current_device());
