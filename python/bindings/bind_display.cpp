@@ -34,7 +34,11 @@ void field_from_cell(nb::handle cell, T& field) {
   if constexpr (std::is_same_v<T, std::string>) {
     if (nb::isinstance<nb::str>(cell)) field = nb::cast<std::string>(cell);
   } else if constexpr (std::is_arithmetic_v<T>) {
-    const double v = nb::cast<double>(nb::float_(cell));
+    double v = std::nan("");
+    try {
+      v = nb::cast<double>(nb::float_(cell));
+    } catch (const nb::python_error&) {  // pandas' NA and NaT have no float: missing
+    }
     if (!std::isnan(v)) field = static_cast<T>(v);
   }
 }

@@ -430,3 +430,20 @@ def test_the_h200_recordings_of_flop_counts_give_a_roof_per_precision(name):
     ax = plot_roofline(results).axes[0]
     roofs = sorted(label for label in roof_lines(ax) if "peak" in label)
     assert [r.split()[0] for r in roofs] == sorted({p.lower() for p, _ in scales.values()})
+
+
+def test_the_cores_cells_take_missing_values_of_any_kind():
+    """A row of a frame a user built may hold pandas' NA or None where kprof's holds NaN."""
+    cells = kprof._core.analysis_cells(
+        {
+            "bound": "memory",
+            "sm_throughput_pct": pd.NA,
+            "memory_throughput_pct": None,
+            "dram_throughput_pct": float("nan"),
+            "waves_per_sm": 2.0,
+        }
+    )
+    headings = [h for h, _ in kprof._core.analysis_headings()]
+    assert dict(zip(headings, cells, strict=True))["SM %"] == "-"
+    assert cells[:4] == ["memory", "-", "-", "-"]
+    assert dict(zip(headings, cells, strict=True))["Waves/SM"] == "2"

@@ -325,6 +325,12 @@ TEST(MetricCatalog, TheWarpSamplesPassWhereTheyCanBeTakenAndSayWhyNotElsewhere) 
   if (query_system().built_with_cuda) {  // names checked against GH100's catalog too
     EXPECT_NO_THROW(kprof::detail::check_metrics(
         {"smsp__pcsamp_warps_issue_stalled_barrier", "dram__bytes_read.sum"}, gh100, {}, here));
+    EXPECT_THROW(
+        kprof::detail::check_metrics({"smsp__pcsamp_warps_issue_stalled_barier"}, gh100, {}, here),
+        OptionError);
+    const auto info = catalog("GH100").describe("smsp__pcsamp_warps_issue_stalled_wait_not_issued");
+    EXPECT_EQ(info.unit, "sample");
+    EXPECT_EQ(info.passes, 0);
   }
   try {
     kprof::detail::check_metrics({"gpu__time_duration.sum", "set:source"}, none, {},

@@ -31,6 +31,7 @@ namespace kprof::detail {
 
 class InstructionCounter;  // core/measure/flop_pass.hpp
 class WarpSampler;         // core/measure/sampling_pass.hpp
+struct RegionSpan;         // core/measure/sampling_pass.hpp
 
 // Whether CUPTI's activity records measure `options` (kernel replay, no metric but the duration
 // and launch statistics); any counter takes the range profiler.
@@ -85,10 +86,10 @@ std::unique_ptr<InstructionCounter> make_instruction_counter();
 // whose PC data has another layout; a build without CUDA). Touches no GPU.
 std::string warp_sampling_unavailable();
 
-// set:source's warp sampler on the current device (CUPTI's PC sampling), its period chosen for a
-// shortest region of `shortest_region_ns` (0: unknown). Throws UnsupportedError where CUPTI
-// cannot sample this device, NoGpuError in a build without CUDA.
-std::unique_ptr<WarpSampler> make_warp_sampler(double shortest_region_ns);
+// set:source's warp sampler on the current device (CUPTI's PC sampling), its period chosen for
+// the regions' `span` (sampling_period_log2). Its first start() throws UnsupportedError where
+// CUPTI cannot sample this device; this throws NoGpuError in a build without CUDA.
+std::unique_ptr<WarpSampler> make_warp_sampler(const RegionSpan& span);
 
 // NVTX range in the domain "kprof" around an annotation (push/pop on the calling thread).
 void nvtx_push(const std::string& name) noexcept;

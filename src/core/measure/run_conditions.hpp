@@ -22,6 +22,7 @@ namespace kprof::detail {
 
 class InstructionCounter;  // core/measure/flop_pass.hpp
 class WarpSampler;         // core/measure/sampling_pass.hpp
+struct RegionSpan;         // core/measure/sampling_pass.hpp
 
 // What the engine uses of the GPU besides the backend; any may be null. src/api builds these
 // on NVML; tests give scripted ones.
@@ -44,8 +45,8 @@ struct SweepServices {
   // the metrics ask for its classes; empty: nothing counts them here.
   std::function<std::unique_ptr<InstructionCounter>()> instruction_counter;
   // set:source's warp sampler (core/measure/sampling_pass.hpp) for the profile's pass, its period
-  // chosen for a shortest region of the given ns; empty: nothing samples here.
-  std::function<std::unique_ptr<WarpSampler>(double shortest_region_ns)> warp_sampler;
+  // chosen for regions of the given span; empty: nothing samples here.
+  std::function<std::unique_ptr<WarpSampler>(const RegionSpan&)> warp_sampler;
 };
 
 // Monotonic seconds (steady_clock): the engine's clock unless a test gives its own.

@@ -62,26 +62,30 @@ class SamplerScope {
   WarpSampler& sampler_;
 };
 
-// The shortest of the regions' runs, in ns: the sum of its kernels' durations; 0 without any.
-double shortest_region_ns(const std::vector<Record>& measured) {
+RegionSpan region_span(const std::vector<Record>& measured) {
   std::map<std::tuple<std::size_t, int, std::string>, double> regions;
   for (const Record& r : measured)
     if (r.metric == kDurationMetric && r.kind == kKernelKind && std::isfinite(r.value))
       regions[{r.config, r.run, r.annotation}] += r.value;
-  double shortest = 0;
-  for (const auto& [region, ns] : regions)
-    if (ns > 0 && (shortest == 0 || ns < shortest)) shortest = ns;
-  return shortest;
+  RegionSpan span;
+  for (const auto& [region, ns] : regions) {
+    if (!(ns > 0)) continue;
+    if (span.shortest_ns == 0 || ns < span.shortest_ns) span.shortest_ns = ns;
+    span.longest_ns = std::max(span.longest_ns, ns);
+  }
+  return span;
 }
 
 }  // namespace
 
-int sampling_period_log2(double region_ns, int sms, double clock_khz) {
+int sampling_period_log2(double shortest_ns, double longest_ns, int sms, double clock_khz) {
   constexpr int kShortest = 5, kLongest = 31;
-  // SM cycles of all SMs in the region, over the samples wanted: the cycles between samples.
-  const double cycles = region_ns * 1e-9 * clock_khz * 1e3 * std::max(sms, 1);
-  if (!(cycles > 0)) return 10;  // nothing to go by: 2^10, Proton's period
-  const int n = static_cast<int>(std::floor(std::log2(cycles / kSamplesWanted)));
+  // SM cycles of all SMs in a region: each SM samples once a period.
+  const auto cycles = [&](double ns) { return ns * 1e-9 * clock_khz * 1e3 * std::max(sms, 1); };
+  if (!(cycles(shortest_ns) > 0)) return 10;  // nothing to go by: 2^10, Proton's period
+  int n = static_cast<int>(std::floor(std::log2(cycles(shortest_ns) / kSamplesWanted)));
+  if (cycles(longest_ns) > 0)
+    n = std::max(n, static_cast<int>(std::ceil(std::log2(cycles(longest_ns) / kSamplesAtMost))));
   return std::clamp(n, kShortest, kLongest);
 }
 
@@ -102,9 +106,11 @@ std::vector<Record> sampling_pass_records(WarpSampler& sampler, const Sweep& swe
   if (wanted.empty()) return {};
   const MetricColumns columns(wanted);
   std::uint64_t total = 0, dropped = 0;
+  bool full = false;
   const auto count = [&](const SampleWindow& w) {
     total += w.total_samples;
     dropped += w.dropped_samples;
+    full = full || w.buffer_full;
   };
   RegionProbe probe;
   probe.take = [&] {
@@ -120,16 +126,27 @@ std::vector<Record> sampling_pass_records(WarpSampler& sampler, const Sweep& swe
     try {
       sampler.start();
       taken = take_per_region(probe, sweep, body, poll, "its call sampling warps (set:source)");
-    } catch (const UserFunctionError& e) {  // costs the samples, not the profile
+    } catch (const Error& e) {
+      // A call that failed, or a GPU that cannot sample, costs the samples, not the profile; a
+      // CUDA error goes on (the context may be lost).
+      if (!dynamic_cast<const UserFunctionError*>(&e) &&
+          !dynamic_cast<const UnsupportedError*>(&e) &&
+          !dynamic_cast<const CounterPermissionError*>(&e))
+        throw;
       taken.clear();
       if (warn) warn(std::string(e.what()) + "; set:source's samples are NaN");
     }
   }
+  if (full && warn)
+    warn(
+        "set:source: the GPU's sample buffer filled up and samples were lost: the regions' "
+        "samples are fewer than were taken, their shares still hold");
   if (dropped > 0 && warn)
     warn("set:source: the GPU dropped " + std::to_string(dropped) + " of " + std::to_string(total) +
          " warp samples (its buffer was full): the regions' samples "
          "are fewer than were taken, their shares still hold");
-  return pass_records(taken, PassMetrics{wanted, "sample"}, measured, whole_regions);
+  // A kernel of a sampled region may get no sample (a short one beside a long one): 0, not NaN.
+  return pass_records(taken, PassMetrics{wanted, "sample", true}, measured, whole_regions);
 }
 
 namespace {
@@ -142,8 +159,7 @@ class SamplingPass final : public ExtraPass {
     return services.warp_sampler && !sampled_metrics_in(options.metrics).empty();
   }
   std::vector<Record> measure(const ExtraPassInputs& in) override {
-    const std::unique_ptr<WarpSampler> sampler =
-        in.services.warp_sampler(shortest_region_ns(in.measured));
+    const std::unique_ptr<WarpSampler> sampler = in.services.warp_sampler(region_span(in.measured));
     say(in.options, Verbosity::info,
         "set:source: sampling warps in one more call of each of the " +
             std::to_string(in.sweep.size()) + " config(s)");

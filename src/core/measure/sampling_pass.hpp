@@ -32,6 +32,7 @@ struct SampleWindow {
   std::vector<StallSamples> stalls;
   std::uint64_t total_samples = 0;    // all the hardware took, dropped ones included
   std::uint64_t dropped_samples = 0;  // those the hardware buffer could not keep
+  bool buffer_full = false;           // samples were lost beyond those counted as dropped
 };
 
 // What the pass needs of the GPU (src/cuda: CuptiWarpSampler; the unit tests: a script).
@@ -49,11 +50,20 @@ class WarpSampler {
   virtual void stop() noexcept = 0;
 };
 
-// The sampling period, 2^N cycles, for a pass whose shortest region runs `region_ns` on a GPU
-// of `sms` SMs at `clock_khz`: each SM takes a sample every period, and the shortest region
-// should get kSamplesWanted of them. N within CUPTI's 5 to 31.
+// The sampling period, 2^N cycles, for a pass whose regions run from `shortest_ns` to
+// `longest_ns` on a GPU of `sms` SMs at `clock_khz`: each SM takes a sample every period; the
+// shortest region should get kSamplesWanted of them, the longest no more than kSamplesAtMost
+// (the hardware buffer's share), which wins. N within CUPTI's 5 to 31.
 inline constexpr double kSamplesWanted = 20000;
-int sampling_period_log2(double region_ns, int sms, double clock_khz);
+inline constexpr double kSamplesAtMost = 2e7;
+int sampling_period_log2(double shortest_ns, double longest_ns, int sms, double clock_khz);
+
+// The shortest and longest of the measured regions' runs, in ns (the sum of a run's kernel
+// durations); 0 and 0 without any.
+struct RegionSpan {
+  double shortest_ns = 0;
+  double longest_ns = 0;
+};
 
 // The sampled metrics among `metrics` (expanded), in their order.
 std::vector<std::string> sampled_metrics_in(const std::vector<std::string>& metrics);
@@ -62,7 +72,8 @@ std::vector<std::string> sampled_metrics_in(const std::vector<std::string>& metr
 // tracker of its own, as records of the sampled metrics `metrics` asks for (unit "sample")
 // joined to the `measured` kernels (pass_records; `whole_regions` in range replay). A benchmark
 // that fails in its call costs the samples, not the profile: `warn` hears why and the values
-// are NaN. `warn` also hears of samples the hardware dropped.
+// are NaN, and so does a GPU that cannot sample (UnsupportedError, CounterPermissionError).
+// `warn` also hears of samples the hardware dropped.
 std::vector<Record> sampling_pass_records(WarpSampler& sampler, const Sweep& sweep,
                                           const RunBody& body, const std::vector<Record>& measured,
                                           bool whole_regions,

@@ -13,9 +13,12 @@
 namespace kprof::metrics {
 namespace {
 
+// The duration, the sample count and each reason's samples (not the `_not_issued` variants,
+// a part of each: named alone, they are measured too).
 std::vector<std::string> source_metrics() {
   std::vector<std::string> out = {"gpu__time_duration.sum"};
-  for (const LaunchMetric& m : sampled_metrics()) out.emplace_back(m.name);
+  for (const LaunchMetric& m : sampled_metrics())
+    if (!m.name.ends_with("_not_issued")) out.emplace_back(m.name);
   return out;
 }
 

@@ -57,14 +57,16 @@ std::vector<const Record*> launches(const std::vector<Record>& measured) {
 // The values of `kernel` in a region's functions; with `whole_region`, everything the region
 // took, once each function `kernel` names ("a|b") is among them (but the names range replay
 // gives what it cannot name, "(graph)" and "(unnamed kernel)", whose functions the sum holds
-// anyway). nullopt when one was not taken.
+// anyway). nullopt when one was not taken, unless `missing_is_zero` (no values: 0).
 std::optional<Values> values_of(const std::map<std::string, Values>& functions,
-                                const std::string& kernel, bool whole_region) {
+                                const std::string& kernel, bool whole_region,
+                                bool missing_is_zero) {
   if (!whole_region) {
     const auto f = functions.find(kernel);
-    return f == functions.end() ? std::nullopt : std::optional(f->second);
+    if (f != functions.end()) return f->second;
+    return missing_is_zero ? std::optional(Values{}) : std::nullopt;
   }
-  for (std::size_t begin = 0; begin < kernel.size();) {
+  for (std::size_t begin = 0; begin < kernel.size() && !missing_is_zero;) {
     const std::size_t end = std::min(kernel.find('|', begin), kernel.size());
     const std::string name = kernel.substr(begin, end - begin);
     if (!name.starts_with('(') && !functions.contains(name)) return std::nullopt;
@@ -98,7 +100,7 @@ std::vector<Record> pass_records(const std::vector<RegionValues>& taken, const P
   for (const Record* launch : all) {
     std::optional<Values> found;
     if (auto region = values.find({launch->config, launch->annotation}); region != values.end())
-      found = values_of(region->second, launch->kernel, whole_regions);
+      found = values_of(region->second, launch->kernel, whole_regions, metrics.missing_is_zero);
     const int ways = times[key(launch)];
     for (std::size_t m = 0; m < metrics.names.size(); ++m) {
       Record r = *launch;

@@ -25,6 +25,10 @@ struct RegionValues {
 struct PassMetrics {
   std::vector<std::string> names;
   std::string unit;
+  // A function that ran in a region taken but is missing from its values: not measured (NaN:
+  // set:flop counts every function that runs) or none of it was taken (0: sampling may miss a
+  // short kernel in a long region).
+  bool missing_is_zero = false;
 };
 
 // Whether a pass of its own gives `metric` (set:flop's classes, the sampled metrics) rather

@@ -1,6 +1,7 @@
 // The warp-sampling metrics kprof provides (kprof::metrics::sampled_metrics): names, units and
 // descriptions. Pure data: works in every build; the values come from the sampling pass
 // (core/measure/sampling_pass.cpp) and src/cuda (pc_sampler.cpp).
+#include <algorithm>
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -13,6 +14,7 @@ namespace {
 
 constexpr std::string_view kPrefix = "smsp__pcsamp_";
 constexpr std::string_view kStallPrefix = "smsp__pcsamp_warps_issue_stalled_";
+constexpr std::string_view kNotIssued = "_not_issued";
 
 struct Reason {
   std::string_view name;
@@ -53,6 +55,11 @@ struct Table {
       names.push_back(stall_metric(r.name));
       descriptions.push_back("Warp samples " + std::string(r.description));
     }
+    for (const Reason& r : kReasons) {
+      names.push_back(stall_metric(std::string(r.name) + std::string(kNotIssued)));
+      descriptions.push_back("Warp samples " + std::string(r.description) +
+                             ", of warps not issued that cycle");
+    }
     for (std::size_t i = 0; i < names.size(); ++i)
       metrics.push_back({names[i], "sample", descriptions[i]});
   }
@@ -65,7 +72,11 @@ const std::vector<LaunchMetric>& sampled_metrics() {
   return table.metrics;
 }
 
-bool is_sampled_metric(std::string_view name) { return name.starts_with(kPrefix); }
+bool is_sampled_metric(std::string_view name) {
+  if (!name.starts_with(kPrefix)) return false;
+  const auto& all = sampled_metrics();
+  return std::any_of(all.begin(), all.end(), [&](const LaunchMetric& m) { return m.name == name; });
+}
 
 std::string stall_metric(std::string_view reason) {
   return std::string(kStallPrefix) + std::string(reason);

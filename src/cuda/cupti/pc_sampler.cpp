@@ -3,6 +3,7 @@
 #include <cuda_runtime_api.h>
 #include <cupti.h>
 
+#include <algorithm>
 #include <string>
 
 #include "cuda/cupti/cupti_check.hpp"
@@ -30,6 +31,10 @@ Params params_for(CUcontext context, std::size_t size) {
 }
 
 void check_sampling(CUptiResult result, const char* call) {
+  if (result == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES)
+    throw CounterPermissionError(std::string(call) +
+                                 ": this process may not sample the GPU's warps (" +
+                                 cupti_error_text(result) + "); see `kprof doctor`");
   if (result == CUPTI_ERROR_NOT_SUPPORTED)
     throw UnsupportedError(std::string(call) +
                            ": CUPTI's PC sampling is not supported on this device or system (" +
@@ -175,21 +180,31 @@ void PcSampler::drain(PcSamples& out) {
       }
       out.pcs.push_back(std::move(pc));
     }
-    out.total_samples += buffer_.totalSamples;
-    out.dropped_samples += buffer_.droppedSamples;
-    out.non_user_samples += buffer_.nonUsrKernelsTotalSamples;
+    // Whether a fetch's totals are the range's or its own PCs' the header leaves open: the
+    // largest is kept, which is right either way for a window of up to kPcsPerFetch PCs.
+    out.total_samples = std::max<std::uint64_t>(out.total_samples, buffer_.totalSamples);
+    out.dropped_samples = std::max<std::uint64_t>(out.dropped_samples, buffer_.droppedSamples);
+    out.non_user_samples =
+        std::max<std::uint64_t>(out.non_user_samples, buffer_.nonUsrKernelsTotalSamples);
     out.hardware_buffer_full = out.hardware_buffer_full || buffer_.hardwareBufferFull != 0;
     buffer_.totalNumPcs = 0;
     buffer_.totalSamples = buffer_.droppedSamples = buffer_.nonUsrKernelsTotalSamples = 0;
   };
   take();
-  do {
+  while (true) {
     auto get =
         params_for<CUpti_PCSamplingGetDataParams>(context_, CUpti_PCSamplingGetDataParamsSize);
     get.pcSamplingData = &buffer_;
-    check_sampling(cuptiPCSamplingGetData(&get), "cuptiPCSamplingGetData");
+    const CUptiResult result = cuptiPCSamplingGetData(&get);
+    if (result == CUPTI_ERROR_OUT_OF_MEMORY) {  // the hardware buffer was full: samples lost
+      out.hardware_buffer_full = true;
+      break;
+    }
+    check_sampling(result, "cuptiPCSamplingGetData");
+    const bool fetched = buffer_.totalNumPcs > 0;
     take();
-  } while (buffer_.remainingNumPcs > 0);
+    if (buffer_.remainingNumPcs == 0 || !fetched) break;  // done, or no progress to wait for
+  }
 }
 
 }  // namespace kprof::detail

@@ -41,7 +41,7 @@ struct PcSamples {
   std::uint64_t total_samples = 0;
   std::uint64_t dropped_samples = 0;
   std::uint64_t non_user_samples = 0;
-  bool hardware_buffer_full = false;
+  bool hardware_buffer_full = false;  // samples were lost: the window's counts are fewer
 };
 
 class PcSampler {
@@ -49,11 +49,14 @@ class PcSampler {
   // Enables sampling on the current context (made current by the runtime if none is) every
   // 2^period_log2 cycles (5 to 31). Throws UnsupportedError where CUPTI's PC sampling is not
   // available (the loaded CUPTI older than the headers' layout of a PC's data, or a device
-  // without it), CudaError otherwise.
+  // without it), CounterPermissionError where this process may not sample, CudaError otherwise.
   explicit PcSampler(int period_log2);
   ~PcSampler();  // disables sampling on the context
+  // CUPTI holds the address of buffer_: never copied or moved.
   PcSampler(const PcSampler&) = delete;
   PcSampler& operator=(const PcSampler&) = delete;
+  PcSampler(PcSampler&&) = delete;
+  PcSampler& operator=(PcSampler&&) = delete;
 
   // CUPTI's stall reasons on this device, by the index a PcStall holds:
   // "smsp__pcsamp_warps_issue_stalled_long_scoreboard", "..._long_scoreboard_not_issued"...

@@ -55,6 +55,7 @@ class CuptiWarpSampler final : public WarpSampler {
     SampleWindow out;
     out.total_samples = samples.total_samples;
     out.dropped_samples = samples.dropped_samples;
+    out.buffer_full = samples.hardware_buffer_full;
     for (const SampledPc& pc : samples.pcs)
       for (const PcStall& stall : pc.stalls) {
         const std::string& name = sampler_->reasons().at(stall.reason);
@@ -82,10 +83,11 @@ std::string warp_sampling_unavailable() {
          "with Nsight Compute";
 }
 
-std::unique_ptr<WarpSampler> make_warp_sampler(double shortest_region_ns) {
+std::unique_ptr<WarpSampler> make_warp_sampler(const RegionSpan& span) {
   const DeviceInfo device = read_device_info(current_device());
-  return std::make_unique<CuptiWarpSampler>(sampling_period_log2(
-      shortest_region_ns, device.sm_count, static_cast<double>(device.compute_clock_khz)));
+  return std::make_unique<CuptiWarpSampler>(
+      sampling_period_log2(span.shortest_ns, span.longest_ns, device.sm_count,
+                           static_cast<double>(device.compute_clock_khz)));
 }
 
 }  // namespace kprof::detail
