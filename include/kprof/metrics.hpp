@@ -146,8 +146,9 @@ std::vector<std::string> launch_metrics_in(const std::vector<std::string>& names
 // was issued; the `_not_issued` variants, which Nsight Compute 2025.4 shows by default, count
 // only the samples of warps not issued). A reason's share of the samples is the share of the
 // warps' time spent on it. The reasons are CUPTI's for Hopper; another chip may name others.
+// The sample count, each reason's metric, then each reason's `_not_issued` metric.
 const std::vector<LaunchMetric>& sampled_metrics();
-// Whether `name` is a warp-sampling metric (smsp__pcsamp_...), listed or another reason's.
+// Whether `name` is one of sampled_metrics().
 bool is_sampled_metric(std::string_view name);
 // "smsp__pcsamp_warps_issue_stalled_" + reason.
 std::string stall_metric(std::string_view reason);
