@@ -29,8 +29,11 @@ struct StallShare {
 // metrics=["set:source"]) or normalized ones.
 std::vector<StallShare> stall_shares(const Results& results);
 
-// The shares as `kprof report --stalls` prints them: a heading, then per region its reasons over
-// 1% with a bar.
+// The share of a region's samples from which a reason is shown in the text and the HTML report.
+inline constexpr double kStallShownPct = 1.0;
+
+// The shares as `kprof report --stalls` prints them: a heading, then per region its reasons of
+// kStallShownPct or more, with a bar.
 std::string stalls_text(const std::vector<StallShare>& shares);
 
 }  // namespace kprof

@@ -480,6 +480,7 @@ void bind_results(nb::module_& m) {
   def_parts(results);
   def_files(results);
   bind_aggregate(m);
+  m.attr("STALL_SHOWN_PCT") = kprof::kStallShownPct;
   // A Python list of Results arrives as a vector of copies.
   m.def(
       "merge", [](const std::vector<kprof::Results>& parts) { return kprof::merge(parts); },

@@ -36,6 +36,7 @@ from kprof._report_tables import (
     table,
 )
 from kprof._results_data import ResultsData
+from kprof._stalls_html import stalls_section
 from kprof._version import version
 from kprof.errors import FormatError, KprofError, OptionError, OutputExistsError
 from kprof.roofline import plot_roofline
@@ -82,6 +83,9 @@ table.analysis tr.numbers td{border-bottom:none}
 table.analysis tr.advice td{color:#333;padding:0 .5rem .6rem 1.5rem;border-bottom:1px solid #bbb}
 table.analysis tr.advice div{position:sticky;left:1.5rem;max-width:calc(100vw - 5rem)}
 .why{color:#555;font-size:.8rem}
+table.stalls tbody.region td{border-bottom:none}
+table.stalls tbody.region{border-bottom:1px solid #bbb}
+td.barcell{width:16rem}.bar{background:#76b900;height:.75rem;margin-top:.2rem}
 table.context th{background:none;font-weight:600;white-space:nowrap}
 figure{margin:1rem 0}figure img{max-width:100%;height:auto;border:1px solid #eee}
 figcaption{color:#555;font-size:.85rem}
@@ -191,6 +195,9 @@ def render_html(
     analysis = analysis_section(results, png=_png_base64 if plots else None)
     if analysis:
         out.append(analysis)
+    stalls = stalls_section(results)
+    if stalls:
+        out.append(stalls)
     out.append(
         '<section id="context"><h2>Where and how it was measured</h2><table class="context">'
     )

@@ -4,6 +4,8 @@ the sampled metrics aggregated by it here; the GPU tests sample real kernels).""
 
 from __future__ import annotations
 
+import re
+
 import kprof
 import pytest
 from conftest import make_records
@@ -93,3 +95,32 @@ def test_kprof_report_stalls_without_samples_exits_2_before_printing(synthetic, 
     captured = capsys.readouterr()
     assert captured.out == ""
     assert captured.err.startswith("kprof report: --stalls: metrics=")
+
+
+def test_the_html_section_shows_each_regions_reasons_with_bars(two_regions):
+    from kprof._stalls_html import stalls_section
+
+    section = stalls_section(two_regions)
+    assert section.startswith('<section id="stalls"><h2>Why the warps waited</h2>')
+    regions = re.findall(r'<tbody class="region">(.*?)</tbody>', section)
+    assert len(regions) == 4  # k and sync, in both configs
+    first = regions[0]
+    assert 'rowspan="3" title="kern">k (n=1024)</td>' in first
+    assert re.findall(r"<td>([a-z_]+)</td>", first) == ["long_scoreboard", "selected", "wait"]
+    assert '<td class="num">90%</td>' in first
+    assert '<div class="bar" style="width:90.0%"></div>' in first
+    assert "not_issued" not in section
+
+
+def test_no_html_section_without_samples(synthetic):
+    from kprof._stalls_html import stalls_section
+
+    rows = [(0, 0, "k", "kern", 0, "gpu__time_duration.sum", 1000.0, "ns")]
+    assert stalls_section(ProfileResults(synthetic([], [[]], make_records(rows)))) == ""
+
+
+def test_the_report_page_has_the_section_after_the_analysis(two_regions):
+    from kprof import report
+
+    page = report.render_html(two_regions, plots=False)
+    assert page.index('<section id="stalls">') < page.index('<section id="context">')

@@ -70,14 +70,13 @@ std::vector<StallShare> stall_shares(const Results& results) {
 }
 
 std::string stalls_text(const std::vector<StallShare>& shares) {
-  constexpr double kShown = 1.0;  // % of the region's samples
   constexpr int kBarWidth = 40;
   std::string out = "why the warps waited, in % of each region's warp samples:\n";
   const StallShare* last = nullptr;
   for (const StallShare& s : shares) {
     if (last == nullptr || s.region != last->region) out += s.region + "\n";
     last = &s;
-    if (!(s.share_pct >= kShown)) continue;
+    if (!(s.share_pct >= kStallShownPct)) continue;
     std::string name = s.reason;
     name.resize(std::max<std::size_t>(name.size(), 20), ' ');
     std::string pct = format_number(s.share_pct, 3) + "%";
