@@ -152,6 +152,14 @@ const std::vector<LaunchMetric>& sampled_metrics();
 bool is_sampled_metric(std::string_view name);
 // "smsp__pcsamp_warps_issue_stalled_" + reason.
 std::string stall_metric(std::string_view reason);
+// The metric of a region's samples of every reason.
+inline constexpr std::string_view kSampleCountMetric = "smsp__pcsamp_sample_count";
+// The reason a stall metric (or CUPTI's name of a reason) counts: "long_scoreboard" of
+// stall_metric("long_scoreboard"); "" for any other name.
+std::string_view stall_reason_of(std::string_view metric);
+// Whether `reason` is a `_not_issued` variant: a part of its plain reason's samples, left out of
+// the sample count and of the shares, whose plain reasons add up to 100%.
+bool is_not_issued(std::string_view reason);
 
 // --- metric sets ------------------------------------------------------------------------------
 

@@ -10,11 +10,6 @@
 namespace kprof::detail {
 namespace {
 
-void add_values(std::vector<double>& sum, const std::vector<double>& values) {
-  if (sum.size() < values.size()) sum.resize(values.size(), 0.0);
-  for (std::size_t i = 0; i < values.size(); ++i) sum[i] += values[i];
-}
-
 // The regions open during a call, each given what is taken while it is open.
 class RegionTakes {
  public:

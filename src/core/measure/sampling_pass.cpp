@@ -5,7 +5,6 @@
 #include <map>
 #include <memory>
 #include <string>
-#include <string_view>
 #include <tuple>
 #include <utility>
 
@@ -20,9 +19,6 @@
 namespace kprof::detail {
 namespace {
 
-constexpr std::string_view kNotIssued = "_not_issued";
-constexpr const char* kSampleCount = "smsp__pcsamp_sample_count";
-
 // Where each sampled metric asked for goes in a function's values.
 class MetricColumns {
  public:
@@ -33,13 +29,13 @@ class MetricColumns {
   // reason (each sampled warp has one) to the sample count.
   FunctionValues values(const SampleWindow& window) const {
     FunctionValues out;
-    const auto count = index_.find(kSampleCount);
+    const auto count = index_.find(metrics::kSampleCountMetric);
     for (const StallSamples& s : window.stalls) {
       std::vector<double>& v = out[s.function];
       if (v.empty()) v.assign(size_, 0.0);
       const auto reason = index_.find(metrics::stall_metric(s.reason));
       if (reason != index_.end()) v[reason->second] += static_cast<double>(s.samples);
-      if (count != index_.end() && !s.reason.ends_with(kNotIssued))
+      if (count != index_.end() && !metrics::is_not_issued(s.reason))
         v[count->second] += static_cast<double>(s.samples);
     }
     return out;

@@ -98,8 +98,8 @@ bool contains_base_name(const CatalogIndex& index, std::string_view name) {
   return s.base_index && !s.suffix.empty() && has_suffix(index, *s.base_index, s.suffix);
 }
 
-// A launch statistic described as the catalog describes a metric: no pass, no suffixes.
-// A launch statistic or a sampled metric, which kprof provides beside the chip's counters.
+// A launch statistic or a sampled metric, which kprof provides beside the chip's counters,
+// described as the catalog describes a metric: no pass, no suffixes.
 std::optional<MetricInfo> launch_info(std::string_view name) {
   for (const auto& [list, hw_unit] :
        {std::pair{&launch_metrics(), "launch"}, std::pair{&sampled_metrics(), "pcsamp"}}) {

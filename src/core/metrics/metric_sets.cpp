@@ -18,7 +18,7 @@ namespace {
 std::vector<std::string> source_metrics() {
   std::vector<std::string> out = {"gpu__time_duration.sum"};
   for (const LaunchMetric& m : sampled_metrics())
-    if (!m.name.ends_with("_not_issued")) out.emplace_back(m.name);
+    if (!is_not_issued(m.name)) out.emplace_back(m.name);
   return out;
 }
 

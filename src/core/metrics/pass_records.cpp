@@ -17,11 +17,6 @@ namespace {
 using RegionKey = std::pair<std::size_t, std::string>;  // config, annotation
 using Values = std::vector<double>;
 
-void add_values(Values& sum, const Values& values) {
-  if (sum.size() < values.size()) sum.resize(values.size(), 0.0);
-  for (std::size_t i = 0; i < values.size(); ++i) sum[i] += values[i];
-}
-
 // The regions' functions by demangled name, the names kernel records carry.
 std::map<RegionKey, std::map<std::string, Values>> by_kernel_name(
     const std::vector<RegionValues>& taken) {
@@ -78,6 +73,11 @@ std::optional<Values> values_of(const std::map<std::string, Values>& functions,
 }
 
 }  // namespace
+
+void add_values(Values& sum, const Values& values) {
+  if (sum.size() < values.size()) sum.resize(values.size(), 0.0);
+  for (std::size_t i = 0; i < values.size(); ++i) sum[i] += values[i];
+}
 
 bool taken_by_a_pass(const std::string& metric) {
   return flop_class_counted_by(metric) != FlopClass::none || metrics::is_sampled_metric(metric);

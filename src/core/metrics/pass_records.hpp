@@ -31,6 +31,9 @@ struct PassMetrics {
   bool missing_is_zero = false;
 };
 
+// Adds `values` to `sum`, element by element, `sum` growing to their length.
+void add_values(std::vector<double>& sum, const std::vector<double>& values);
+
 // Whether a pass of its own gives `metric` (set:flop's classes, the sampled metrics) rather
 // than the backend's measured runs.
 bool taken_by_a_pass(const std::string& metric);

@@ -49,7 +49,7 @@ struct Table {
   std::vector<std::string> names, descriptions;
   std::vector<LaunchMetric> metrics;
   Table() {
-    names.push_back(std::string(kPrefix) + "sample_count");
+    names.emplace_back(kSampleCountMetric);
     descriptions.emplace_back("Warp samples of the region's kernels, of every reason");
     for (const Reason& r : kReasons) {
       names.push_back(stall_metric(r.name));
@@ -81,5 +81,11 @@ bool is_sampled_metric(std::string_view name) {
 std::string stall_metric(std::string_view reason) {
   return std::string(kStallPrefix) + std::string(reason);
 }
+
+std::string_view stall_reason_of(std::string_view metric) {
+  return metric.starts_with(kStallPrefix) ? metric.substr(kStallPrefix.size()) : "";
+}
+
+bool is_not_issued(std::string_view reason) { return reason.ends_with(kNotIssued); }
 
 }  // namespace kprof::metrics

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 #include "kprof/errors.hpp"
 #include "kprof/metrics.hpp"
@@ -14,10 +15,6 @@
 
 namespace kprof {
 namespace {
-
-constexpr std::string_view kCount = "smsp__pcsamp_sample_count";
-constexpr std::string_view kStallPrefix = "smsp__pcsamp_warps_issue_stalled_";
-constexpr std::string_view kNotIssued = "_not_issued";
 
 using Key = std::tuple<std::string, std::size_t, int>;  // annotation, config, kernel index
 
@@ -34,9 +31,9 @@ std::vector<StallShare> stall_shares(const Results& results) {
   std::map<Key, std::size_t> index;
   bool sampled = false;
   for (const Row& row : results.rows()) {
-    const bool count = row.metric == kCount;
-    const bool stall = row.metric.starts_with(kStallPrefix) && !row.metric.ends_with(kNotIssued);
-    if (!count && !stall) continue;
+    const bool count = row.metric == metrics::kSampleCountMetric;
+    const std::string_view reason = metrics::stall_reason_of(row.metric);
+    if (!count && (reason.empty() || metrics::is_not_issued(reason))) continue;
     if (!row.normalized_against.empty())
       throw OptionError("normalize_against", "'" + row.normalized_against + "'",
                         "no normalization for stalls(): shares need the samples themselves");
@@ -48,11 +45,11 @@ std::vector<StallShare> stall_shares(const Results& results) {
       region.count = row.mean;
       sampled = true;
     } else {
-      region.reasons.emplace_back(row.metric.substr(kStallPrefix.size()), row.mean);
+      region.reasons.emplace_back(std::string(reason), row.mean);
     }
   }
   if (!sampled)
-    throw OptionError("metrics", "results without " + std::string(kCount),
+    throw OptionError("metrics", "results without " + std::string(metrics::kSampleCountMetric),
                       "a profile that sampled warps (metrics=[\"set:source\"])");
   std::vector<StallShare> out;
   for (auto& [key, region] : regions) {

@@ -18,9 +18,6 @@ namespace {
 // PCs fetched per cuptiPCSamplingGetData: a kernel's hot loop is a few hundred instructions,
 // and what does not fit comes in the next call.
 constexpr std::size_t kPcsPerFetch = 1024;
-// The layout of a PC's data changed in CUPTI 12.4 (API version 22: correlationId added); a
-// loaded CUPTI older than that would write records of another size into ours.
-constexpr std::uint32_t kFirstApiOfThisLayout = 22;
 
 template <typename Params>
 Params params_for(CUcontext context, std::size_t size) {
@@ -63,7 +60,7 @@ CUpti_PCSamplingConfigurationInfo attribute(CUpti_PCSamplingConfigurationAttribu
 PcSampler::PcSampler(int period_log2) {
   std::uint32_t version = 0;
   check_cupti(cuptiGetVersion(&version), "cuptiGetVersion");
-  if (version < kFirstApiOfThisLayout)
+  if (version < kFirstApi)
     throw UnsupportedError(
         "PC sampling needs CUPTI 12.4 or later; the loaded CUPTI's API "
         "version is " +

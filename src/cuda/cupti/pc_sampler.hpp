@@ -46,6 +46,10 @@ struct PcSamples {
 
 class PcSampler {
  public:
+  // The first CUPTI API version whose PC data has the layout of these headers (12.4's, which
+  // added correlationId): an older CUPTI would write records of another size into ours.
+  static constexpr std::uint32_t kFirstApi = 22;
+
   // Enables sampling on the current context (made current by the runtime if none is) every
   // 2^period_log2 cycles (5 to 31). Throws UnsupportedError where CUPTI's PC sampling is not
   // available (the loaded CUPTI older than the headers' layout of a PC's data, or a device

@@ -14,13 +14,10 @@
 #include "cuda/device/cuda_check.hpp"
 #include "cuda/device/device_facts.hpp"
 #include "kprof/device.hpp"
+#include "kprof/metrics.hpp"
 
 namespace kprof::detail {
 namespace {
-
-constexpr std::string_view kPrefix = "smsp__pcsamp_warps_issue_stalled_";
-// CUPTI 12.4's API version: PC sampling's data as pc_sampler.hpp reads it.
-constexpr std::uint32_t kFirstSamplingApi = 22;
 
 class CuptiWarpSampler final : public WarpSampler {
  public:
@@ -58,10 +55,10 @@ class CuptiWarpSampler final : public WarpSampler {
     out.buffer_full = samples.hardware_buffer_full;
     for (const SampledPc& pc : samples.pcs)
       for (const PcStall& stall : pc.stalls) {
-        const std::string& name = sampler_->reasons().at(stall.reason);
-        if (!name.starts_with(kPrefix)) continue;
-        out.stalls.push_back(
-            {pc.function, pc.pc_offset, name.substr(kPrefix.size()), stall.samples});
+        const std::string_view reason =
+            metrics::stall_reason_of(sampler_->reasons().at(stall.reason));
+        if (reason.empty()) continue;
+        out.stalls.push_back({pc.function, pc.pc_offset, std::string(reason), stall.samples});
       }
     return out;
   }
@@ -75,7 +72,7 @@ class CuptiWarpSampler final : public WarpSampler {
 
 std::string warp_sampling_unavailable() {
   const std::uint32_t version = cupti_runtime_version();
-  if (version == 0 || version >= kFirstSamplingApi) return "";
+  if (version == 0 || version >= PcSampler::kFirstApi) return "";
   return "set:source samples warps with CUPTI's PC sampling as CUPTI 12.4 and later lay out its "
          "data, and this process loaded CUPTI " +
          format_cupti_version(static_cast<int>(version)) +
