@@ -31,6 +31,12 @@ __all__ = ["analysis_frame", "analysis_section"]
 
 
 @functools.cache
+def _headings() -> tuple[tuple[str, bool], ...]:
+    """The core's columns of the analysis after the region: (heading, numeric)."""
+    return tuple(_core.analysis_headings())
+
+
+@functools.cache
 def _fields() -> dict[str, str]:
     """The analysis frame's column names and the fields of the core's analysis they hold."""
     return {
@@ -71,7 +77,7 @@ def _row_html(row: Mapping[str, Any], parameters: Sequence[str], span: int) -> s
     cells += [f'<td class="verdict">{e(_text(row["Verdict"]))}</td>']
     fields = _fields()
     shown = _core.analysis_cells({fields[k]: v for k, v in row.items() if k in fields})
-    for (_, numeric), text in zip(_core.analysis_headings(), shown, strict=True):
+    for (_, numeric), text in zip(_headings(), shown, strict=True):
         cells.append(f'<td class="num">{e(text)}</td>' if numeric else f"<td>{e(text)}</td>")
     advice = _text(row["Advice"])
     lines = ['<tbody class="region"><tr class="numbers">' + "".join(cells) + "</tr>"]
@@ -85,7 +91,7 @@ def _row_html(row: Mapping[str, Any], parameters: Sequence[str], span: int) -> s
 
 def _table(frame: pd.DataFrame, parameters: Sequence[str]) -> str:
     e = html.escape
-    heads = ["Annotation", *parameters, "Verdict", *(h for h, _ in _core.analysis_headings())]
+    heads = ["Annotation", *parameters, "Verdict", *(h for h, _ in _headings())]
     parts = ['<table class="analysis"><thead><tr>']
     parts += [f"<th>{e(h)}</th>" for h in heads]
     parts.append("</tr></thead>")

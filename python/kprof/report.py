@@ -82,7 +82,6 @@ table.analysis td.verdict{font-weight:600}
 table.analysis tr.numbers td{border-bottom:none}
 table.analysis tr.advice td{color:#333;padding:0 .5rem .6rem 1.5rem;border-bottom:1px solid #bbb}
 table.analysis tr.advice div{position:sticky;left:1.5rem;max-width:calc(100vw - 5rem)}
-.why{color:#555;font-size:.8rem}
 table.stalls tbody.region td{border-bottom:none}
 table.stalls tbody.region{border-bottom:1px solid #bbb}
 td.barcell{width:16rem}.bar{background:#76b900;height:.75rem;margin-top:.2rem}
