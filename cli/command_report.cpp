@@ -51,12 +51,14 @@ std::string explanation(const std::string& flag, const Results& results) {
   }
 }
 
-// The stall shares of `results` for --stalls; a file that sampled no warps is a wrong command line.
-static std::string stalls(const Results& results) {
+// What `flag` (--stalls, --source) shows of `results`; a file that sampled no warps is a wrong
+// command line.
+template <class Text>
+static std::string sampled(const std::string& flag, Text text) {
   try {
-    return stalls_text(stall_shares(results));
+    return text();
   } catch (const OptionError& e) {
-    throw UsageError(std::string("--stalls: ") + e.what());
+    throw UsageError(flag + ": " + e.what());
   }
 }
 
@@ -65,7 +67,13 @@ int command_report(const ParsedArgs& args, std::ostream& out, std::ostream& err)
   const Results results = read_results_arg("FILE", path);
   // Checked before anything is printed: a file without set:analysis is a wrong command line.
   const std::string explained = args.has("--explain") ? explanation("--explain", results) : "";
-  const std::string stalled = args.has("--stalls") ? stalls(results) : "";
+  const std::string stalled =
+      args.has("--stalls") ? sampled("--stalls", [&] { return stalls_text(stall_shares(results)); })
+                           : "";
+  const std::string hottest =
+      args.has("--source")
+          ? sampled("--source", [&] { return source_text(instruction_shares(results)); })
+          : "";
   std::vector<std::vector<std::string>> context = session_context(results.session());
   context.insert(context.begin(), {"file", path});
   if (const std::string merged = parts_note(results); !merged.empty())
@@ -76,6 +84,7 @@ int command_report(const ParsedArgs& args, std::ostream& out, std::ostream& err)
     out << "\nimbalance between ranks:\n" << slowest;
   if (!explained.empty()) out << "\n" << explained;
   if (!stalled.empty()) out << "\n" << stalled;
+  if (!hottest.empty()) out << "\n" << hottest;
   return kExitOk;
 }
 

@@ -101,12 +101,14 @@ std::vector<Command> results_commands() {
        "scaled to readable units. --explain adds what limits each region (Nsight Compute's\n"
        "Speed-of-Light verdict, occupancy, the roofline and advice) for results that measured\n"
        "set:analysis; --stalls why each region's warps waited (the share of each stall\n"
-       "reason) for results that sampled warps (set:source). --plot, --html, --roofline and\n"
+       "reason) and --source where (each region's hottest instructions and source lines) for\n"
+       "results that sampled warps (set:source). --plot, --html, --roofline and\n"
        "--metric are the Python package's: `python3 -m kprof.cli report FILE --plot out.png`.\n"
-       "Exit code 0 when the file was read, 2 when it cannot be read, lacks what --explain or\n"
-       "--stalls needs, or the command line is wrong.",
+       "Exit code 0 when the file was read, 2 when it cannot be read, lacks what --explain,\n"
+       "--stalls or --source needs, or the command line is wrong.",
        {{"--explain", "", "say what limits each region (results of set:analysis)"},
         {"--stalls", "", "say why each region's warps waited (results of set:source)"},
+        {"--source", "", "show where each region's warps waited: its hottest source lines"},
         {"--plot", "PATH", "draw the results to an image (png, svg, pdf)", false, true},
         {"--html", "PATH", "write a self-contained HTML report", false, true},
         {"--roofline", "PATH", "draw the roofline of set:analysis results", false, true},

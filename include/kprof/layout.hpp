@@ -30,13 +30,16 @@ enum class ResultTable {
   imbalance,     // ProfileResults.imbalance(): the slowest and fastest rank (kprof/merge.hpp)
   comparison,    // kprof.compare() and `kprof compare`: two results row by row (kprof/compare.hpp)
   stalls,        // ProfileResults.stalls(): why each region's warps waited (kprof/stalls.hpp)
+  source,        // the sampled instructions by reason (Results::source()), long form
+  instructions,  // ProfileResults.source_dataframe(): each sampled instruction's share
 };
 
-inline constexpr std::array<ResultTable, 12> kResultTables{
+inline constexpr std::array<ResultTable, 14> kResultTables{
     ResultTable::rows,         ResultTable::samples,      ResultTable::samples_file,
     ResultTable::records,      ResultTable::records_file, ResultTable::runs,
     ResultTable::configs_file, ResultTable::info_file,    ResultTable::analysis,
-    ResultTable::imbalance,    ResultTable::comparison,   ResultTable::stalls};
+    ResultTable::imbalance,    ResultTable::comparison,   ResultTable::stalls,
+    ResultTable::source,       ResultTable::instructions};
 
 // What a column's cells hold; a DataFrame's dtype follows it.
 enum class ColumnKind {

@@ -147,6 +147,22 @@ struct InfoValue {
   std::string text;
 };
 
+// One instruction's warp samples of one stall reason, in a region of a config: set:source's
+// sampling pass (one call of each config) saw the region's warps waiting there for that reason.
+// Long form, one line per reason an instruction was sampled with; ProfileResults.
+// source_dataframe() turns the reasons into columns.
+struct SourceSample {
+  std::size_t config = 0;
+  std::string annotation;
+  std::string kernel;          // the function, demangled as the records name kernels
+  std::int64_t pc_offset = 0;  // bytes from the function's start
+  std::string sass;            // the instruction; empty where its module's code was not kept
+  std::string file;            // its source file; empty without line information
+  int line = 0;                // its source line; 0 without line information
+  std::string reason;          // "long_scoreboard"; the "_not_issued" variants too
+  double samples = 0;
+};
+
 // An info collector's column(s) in one row.
 struct InfoStat {
   std::string name;
@@ -223,7 +239,7 @@ class Results {
   Results(SessionInfo session, Sweep sweep, std::vector<Record> records,
           std::vector<Sample> samples, std::vector<Row> rows, std::vector<ConfigInfo> configs,
           std::vector<RunInfo> runs, std::vector<InfoValue> info,
-          std::vector<ResultPart> parts = {});
+          std::vector<ResultPart> parts = {}, std::vector<SourceSample> source = {});
 
   // The session of the profile; for merged results, the first part's.
   const SessionInfo& session() const noexcept { return session_; }
@@ -249,6 +265,8 @@ class Results {
   const std::vector<RunInfo>& run_info() const noexcept { return runs_; }
   // Every value the info collectors returned (raw data).
   const std::vector<InfoValue>& info() const noexcept { return info_; }
+  // set:source's warp samples per instruction (empty unless profiled with set:source).
+  const std::vector<SourceSample>& source() const noexcept { return source_; }
   bool empty() const noexcept { return rows_.empty(); }
 
   // Aggregates raw records and conditions with the rules of a profile under `options` (kernels
@@ -297,6 +315,7 @@ class Results {
   std::vector<ConfigInfo> configs_;
   std::vector<RunInfo> runs_;
   std::vector<InfoValue> info_;
+  std::vector<SourceSample> source_;
   std::vector<ResultPart> parts_;
 };
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -35,5 +36,32 @@ inline constexpr double kStallShownPct = 1.0;
 // The shares as `kprof report --stalls` prints them: a heading, then per region its reasons of
 // kStallShownPct or more, with a bar.
 std::string stalls_text(const std::vector<StallShare>& shares);
+
+// Where a region's warps waited: one of its sampled instructions (Results::source()), with its
+// samples of the plain reasons (each sampled warp has one) and their share of the region's.
+struct InstructionShare {
+  std::string annotation;
+  std::size_t config = 0;
+  std::string kernel;
+  std::string region;  // as reports name it (region_name)
+  std::int64_t pc_offset = 0;
+  std::string sass;
+  std::string file;
+  int line = 0;
+  double samples = 0;
+  double share_pct = 0;    // of the region's sampled instructions' samples
+  std::string top_reason;  // the reason most of its samples had
+};
+
+// Per region (annotation and config), in the order of the source table, each sampled
+// instruction, most samples first. Throws OptionError (option "metrics") for results without
+// sampled instructions (profile with metrics=["set:source"]).
+std::vector<InstructionShare> instruction_shares(const Results& results);
+
+// The hottest instructions as `kprof report --source` prints them: a heading, then per region
+// its `per_region` most sampled instructions of kStallShownPct or more, each with its share, a
+// bar, the reason most of its samples had, its file:line (or its offset) and SASS, and the
+// line's text where the file can be read here.
+std::string source_text(const std::vector<InstructionShare>& shares, std::size_t per_region = 10);
 
 }  // namespace kprof

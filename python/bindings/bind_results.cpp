@@ -376,7 +376,25 @@ void def_tables(nb::class_<kprof::Results>& results) {
       .def(
           "stalls_text",
           [](const kprof::Results& r) { return kprof::stalls_text(kprof::stall_shares(r)); },
-          "The stall shares as `kprof report --stalls` prints them.");
+          "The stall shares as `kprof report --stalls` prints them.")
+      .def(
+          "source_columns",
+          [](const kprof::Results& r) { return columns(r.source(), source_fields); },
+          "set:source's sampled instructions by reason (Results::source()) as {column: list}.")
+      .def(
+          "instruction_columns",
+          [](const kprof::Results& r) {
+            return columns(kprof::instruction_shares(r), instruction_fields);
+          },
+          "Each region's sampled instructions with their shares (kprof/stalls.hpp) as "
+          "{column: list}, the fields of kprof::InstructionShare.")
+      .def(
+          "source_text",
+          [](const kprof::Results& r, std::size_t per_region) {
+            return kprof::source_text(kprof::instruction_shares(r), per_region);
+          },
+          nb::arg("per_region") = 10,
+          "Each region's hottest instructions as `kprof report --source` prints them.");
 }
 
 // Merged results: their parts, ranks and imbalance.

@@ -436,6 +436,40 @@ class ResultsData:
         """
         return self._frame("stalls", self._core.stalls_columns())
 
+    def source_dataframe(self) -> pd.DataFrame:
+        """Where each region's warps waited, from results that sampled warps
+        (``metrics=["set:source"]``): a row per region and sampled instruction, most samples
+        first.
+
+        Columns: ``Annotation``, ``Kernel``, ``Region`` (as reports name it), ``PcOffset`` (bytes
+        from the function's start), ``Sass`` (the instruction's opcode; None where the module's
+        code or nvdisasm was missing), ``File`` and ``Line`` (None and 0 where the code has no
+        line information: build CUDA C++ with ``-lineinfo``; cuBLAS's and PyTorch's own kernels
+        have none), ``Samples`` (each sampled warp counts once), ``SharePct`` (of the region's
+        samples), ``TopReason`` (the stall reason most of them had), the parameter columns, then
+        one column per stall reason asked for with the instruction's samples of it, most sampled
+        reason first (the ``_not_issued`` variants where asked for by name).
+
+        A line of a few samples says little: with N samples, a share is known to about
+        ``100 / sqrt(N)`` percent of itself.
+
+        Raises:
+            kprof.errors.OptionError: The results hold no sampled instructions.
+        """
+        shares = self._frame("instructions", self._core.instruction_columns())
+        by_reason = self._frame("source", self._core.source_columns())
+        fixed = {"Sass", "File", "Line", "Reason", "Samples"}
+        keys = [c for c in by_reason.columns if c not in fixed]
+        reasons = (
+            by_reason.groupby([*keys, "Reason"], dropna=False, sort=False)["Samples"]
+            .sum()
+            .unstack("Reason", fill_value=0.0)
+        )
+        order = by_reason.groupby("Reason")["Samples"].sum().sort_values(ascending=False)
+        reasons = reasons[list(order.index)].reset_index()
+        reasons.columns.name = None
+        return shares.merge(reasons, on=keys, how="left", sort=False)
+
     # --- ranks ----------------------------------------------------------------------------------
 
     @property
@@ -465,6 +499,12 @@ class ResultsData:
         """:meth:`analysis` as text: a table and the advice for each region, as ``kprof
         report FILE --explain`` prints it."""
         return str(self._core.analysis_text())
+
+    def source_text(self, per_region: int = 10) -> str:
+        """:meth:`source_dataframe` as text: each region's ``per_region`` hottest instructions
+        with their share, the reason most of their samples had, file:line and SASS, and the
+        line's text where the file can be read, as ``kprof report FILE --source`` prints it."""
+        return str(self._core.source_text(per_region))
 
     def stalls_text(self) -> str:
         """:meth:`stalls` as text: each region's reasons over 1% with a bar, as ``kprof report

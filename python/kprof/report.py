@@ -403,8 +403,8 @@ def _outputs_error(args: argparse.Namespace) -> str:
 
 
 def main(argv: Sequence[str]) -> int:
-    """``kprof report FILE [--explain] [--stalls] [--plot PATH] [--html PATH] [--roofline PATH]
-    [--metric NAMES] [--force]``.
+    """``kprof report FILE [--explain] [--stalls] [--source] [--plot PATH] [--html PATH]
+    [--roofline PATH] [--metric NAMES] [--force]``.
 
     ``argv`` starts with the command's name (``["report", "results.json", "--plot",
     "x.png"]``). Prints the results table (the core's :meth:`~kprof.ProfileResults.table`),
@@ -459,11 +459,15 @@ def main(argv: Sequence[str]) -> int:
         return EXIT_USAGE
     if args.stalls and not _can_show("--stalls", results.stalls):
         return EXIT_USAGE
+    if args.source and not _can_show("--source", results.source_dataframe):
+        return EXIT_USAGE
     print(_context_text(args.file, results.session) + "\n" + results.table(), end="", flush=True)
     if args.explain:
         print("\n" + results.explain(), end="", flush=True)
     if args.stalls:
         print("\n" + results.stalls_text(), end="", flush=True)
+    if args.source:
+        print("\n" + results.source_text(), end="", flush=True)
     return _write_outputs(args, results, metrics)
 
 

@@ -88,11 +88,16 @@ bool counts_flop(const Options& options) {
   return !detail::flop_counts_in(metrics::expand(options.metrics)).empty();
 }
 
+bool samples_warps(const Options& options) {
+  return !detail::sampled_metrics_in(metrics::expand(options.metrics)).empty();
+}
+
 }  // namespace
 
 void prepare_profile(const Options& options) noexcept {
   try {
-    if (counts_flop(options) && detail::flop_counting_unavailable().empty())
+    if ((counts_flop(options) && detail::flop_counting_unavailable().empty()) ||
+        (samples_warps(options) && detail::warp_sampling_unavailable().empty()))
       detail::watch_module_loads();
   } catch (...) {  // the profile that needs the watcher says what stopped it
   }
@@ -133,8 +138,15 @@ Results profile(const Options& given, const Sweep& sweep, const BenchmarkFn& fn,
     detail::watch_module_loads();
     services.instruction_counter = detail::make_instruction_counter;
   }
-  if (!detail::sampled_metrics_in(options.metrics).empty())
+  if (!detail::sampled_metrics_in(options.metrics).empty()) {
     services.warp_sampler = detail::make_warp_sampler;
+    // The sampled instructions' SASS and source lines are read from the code of the modules
+    // loaded from here on; without it the samples still count, placed by function and offset.
+    try {
+      detail::watch_module_loads();
+    } catch (const Error&) {
+    }
+  }
   detail::SweepHooks hooks = progress_hooks(options, sweep);
   hooks.run_end = profile_hooks.run_done;
   const detail::InterruptWatch ctrl_c;

@@ -203,6 +203,7 @@ double share(const kprof::Results& r, const std::string& annotation, const std::
 TEST(SourceSet, AProfileGivesEachRegionItsStallReasons) {
   kprof::Options o = kprof_test::duration_options(kprof::CacheControl::all, 2);
   o.metrics = {"set:source"};
+  o.verbosity = kprof::Verbosity::debug;  // the pass's warnings and what it sampled
   const kprof::Results r = kprof::profile(o, kprof::Sweep(), [](const kprof::Config&) {
     {
       kprof::Annotation a("chase");
@@ -221,6 +222,23 @@ TEST(SourceSet, AProfileGivesEachRegionItsStallReasons) {
     r.write_json(std::string(dir) + "/source-set.json");
   EXPECT_GT(share(r, "chase", "long_scoreboard"), 0.9);
   EXPECT_GT(share(r, "barrier", "barrier"), 0.6);
+  // The chase's most sampled instruction is its load, on the load's line (-lineinfo).
+  std::map<std::int64_t, double> chase;
+  std::map<std::int64_t, const kprof::SourceSample*> at;
+  for (const kprof::SourceSample& x : r.source()) {
+    if (x.annotation != "chase") continue;
+    chase[x.pc_offset] += x.samples;
+    at[x.pc_offset] = &x;
+  }
+  ASSERT_FALSE(chase.empty());
+  const auto hottest = std::max_element(chase.begin(), chase.end(),
+                                        [](auto& a, auto& b) { return a.second < b.second; });
+  const kprof::SourceSample& top = *at[hottest->first];
+  std::printf("chase: %zu instructions sampled; the hottest at 0x%llx, %s, %s:%d, %.0f samples\n",
+              chase.size(), static_cast<unsigned long long>(top.pc_offset), top.sass.c_str(),
+              top.file.c_str(), top.line, hottest->second);
+  EXPECT_TRUE(top.file.ends_with("stall_kernels.cu")) << top.file;
+  EXPECT_EQ(top.line, kprof_test::chase_load_line());
 }
 
 }  // namespace

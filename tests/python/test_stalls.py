@@ -124,3 +124,93 @@ def test_the_report_page_has_the_section_after_the_analysis(two_regions):
 
     page = report.render_html(two_regions, plots=False)
     assert page.index('<section id="stalls">') < page.index('<section id="context">')
+
+
+def with_source(results: ProfileResults, lines: list[tuple], tmp_path) -> ProfileResults:
+    """`results` saved with a source table of `lines` (config, annotation, kernel, pc_offset,
+    sass, file, line, reason, samples), as a sampling pass writes it, and loaded back."""
+    import json
+
+    doc = json.loads(results.to_json())
+    fields = ["config", "annotation", "kernel", "pc_offset", "sass", "file", "line", "reason"]
+    doc["source"] = {f: [x[i] for x in lines] for i, f in enumerate([*fields, "samples"])}
+    path = tmp_path / "sampled.json"
+    path.write_text(json.dumps(doc))
+    return kprof.load(path)
+
+
+@pytest.fixture
+def sampled_lines(two_regions, tmp_path):
+    lines = [
+        (0, "k", "kern", 0x40, "LDG", "/src/k.cu", 12, "long_scoreboard", 80.0),
+        (0, "k", "kern", 0x40, "LDG", "/src/k.cu", 12, "long_scoreboard_not_issued", 70.0),
+        (0, "k", "kern", 0x40, "LDG", "/src/k.cu", 12, "wait", 2.0),
+        (0, "k", "kern", 0x80, "FFMA", "/src/k.cu", 14, "selected", 8.0),
+        (0, "k", "kern", 0x80, "FFMA", "/src/k.cu", 14, "long_scoreboard", 10.0),
+        (1, "k", "kern", 0x40, "LDG", "", 0, "long_scoreboard", 50.0),
+    ]
+    return with_source(two_regions, lines, tmp_path)
+
+
+def test_each_sampled_instruction_with_its_share_and_reasons(sampled_lines):
+    frame = sampled_lines.source_dataframe()
+    k0 = frame[(frame["Annotation"] == "k") & (frame["n"] == 1024)]
+    assert list(k0["PcOffset"]) == [0x40, 0x80]  # most samples first
+    assert list(k0["Samples"]) == pytest.approx([82.0, 18.0])  # _not_issued left out
+    assert list(k0["SharePct"]) == pytest.approx([82.0, 18.0])
+    assert list(k0["TopReason"]) == ["long_scoreboard", "long_scoreboard"]
+    assert list(k0["Line"]) == [12, 14] and list(k0["Sass"]) == ["LDG", "FFMA"]
+    assert set(k0["Region"]) == {"k (n=1024)"}
+    # A column per reason, the most sampled first; an instruction's missing reason is 0.
+    reasons = list(frame.columns[frame.columns.get_loc("n") + 1 :])
+    assert reasons[:2] == ["long_scoreboard", "long_scoreboard_not_issued"]
+    assert list(k0["long_scoreboard"]) == pytest.approx([80.0, 10.0])
+    assert list(k0["selected"]) == pytest.approx([0.0, 8.0])
+    # Without line information: no file, line 0.
+    k1 = frame[frame["n"] == 2048]
+    assert k1["File"].isna().all() and list(k1["Line"]) == [0]
+    assert list(k1["SharePct"]) == pytest.approx([100.0])
+
+
+def test_the_sampled_instructions_go_through_json_and_parquet(sampled_lines, tmp_path):
+    pytest.importorskip("pyarrow")
+    for name in ("again.json", "again.parquet"):
+        sampled_lines.save(tmp_path / name)
+        back = kprof.load(tmp_path / name).source_dataframe()
+        pd_testing = pytest.importorskip("pandas.testing")
+        pd_testing.assert_frame_equal(back, sampled_lines.source_dataframe())
+
+
+def test_results_without_sampled_instructions_are_refused(two_regions):
+    with pytest.raises(OptionError, match="set:source") as info:
+        two_regions.source_dataframe()
+    assert info.value.option == "metrics"
+
+
+def test_kprof_report_source_prints_each_regions_hottest_lines(sampled_lines, tmp_path, capsys):
+    from kprof import report
+
+    source = tmp_path / "k.cu"
+    source.write_text("\n" * 11 + "    float v = data[i];  // the load\n")
+    lines = [
+        (0, "k", "kern", 0x40, "LDG", str(source), 12, "long_scoreboard", 80.0),
+        (0, "k", "kern", 0x80, "FFMA", "/elsewhere/k.cu", 14, "selected", 20.0),
+    ]
+    path = tmp_path / "lines.json"
+    with_source(sampled_lines, lines, tmp_path).save(path)
+    assert report.main([str(path), "--source"]) == 0
+    out = capsys.readouterr().out
+    text = out[out.index("where the warps waited") :].splitlines()
+    assert text[1] == "k (n=1024)  (kern)"
+    assert "80%" in text[2] and "long_scoreboard" in text[2] and "k.cu:12" in text[2]
+    assert text[2].endswith("LDG  | float v = data[i];  // the load")
+    assert "k.cu:14" in text[3] and text[3].endswith("FFMA")  # the file is not here: no text
+
+
+def test_kprof_report_source_without_samples_exits_2(two_regions, tmp_path, capsys):
+    from kprof import report
+
+    path = tmp_path / "sampled.json"
+    two_regions.save(path)
+    assert report.main([str(path), "--source"]) == 2
+    assert capsys.readouterr().err.startswith("kprof report: --source: metrics=")

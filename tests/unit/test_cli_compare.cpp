@@ -229,7 +229,7 @@ TEST(CliReport, TheOptionsThatPythonHandlesAreMarkedInTheOneTable) {
     if (o.python_only) python_only.push_back(o.name);
   EXPECT_EQ(python_only, (std::vector<std::string>{"--plot", "--html", "--roofline", "--metric"}));
   EXPECT_EQ(cli::command_synopsis("report"),
-            "kprof report FILE [--explain] [--stalls] [--plot PATH] [--html PATH] "
+            "kprof report FILE [--explain] [--stalls] [--source] [--plot PATH] [--html PATH] "
             "[--roofline PATH] "
             "[--metric NAME[,NAME...]] [--force]");
   EXPECT_TRUE(cli::command_options("no-such-command").empty());

@@ -39,7 +39,7 @@ class ToyPass final : public ExtraPass {
     return std::find(options.metrics.begin(), options.metrics.end(), kToyMetric) !=
            options.metrics.end();
   }
-  std::vector<Record> measure(const ExtraPassInputs& in) override {
+  kprof::detail::PassOutput measure(const ExtraPassInputs& in) override {
     std::map<std::size_t, int> calls;
     for (std::size_t c = 0; c < in.sweep.size(); ++c) {
       in.body(c, 0);
@@ -57,7 +57,7 @@ class ToyPass final : public ExtraPass {
       r.start_ns = r.end_ns = r.stream = -1;
       out.push_back(r);
     }
-    return out;
+    return {out, {}};
   }
 };
 

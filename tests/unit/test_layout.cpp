@@ -50,6 +50,10 @@ std::set<std::string> item_fields(ResultTable table) {
       return field_names<ComparedRow>(compared_fields);
     case ResultTable::stalls:
       return field_names<StallShare>(stall_fields);
+    case ResultTable::source:
+      return field_names<SourceSample>(source_fields);
+    case ResultTable::instructions:
+      return field_names<InstructionShare>(instruction_fields);
   }
   return {};
 }

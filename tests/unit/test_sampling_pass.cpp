@@ -33,14 +33,21 @@ class ScriptedSampler : public kprof::detail::WarpSampler {
   SampleWindow take() override { return std::exchange(pending_, {}); }
   void discard() override { pending_ = {}; }
   void stop() noexcept override { ++stops; }
-  // `function` was sampled `n` times stalled on `reason`.
+  // Made-up places: the opcode and line tell the offset and the cubin.
+  kprof::detail::InstructionPlace place(std::uint32_t crc, const std::string&,
+                                        std::uint64_t pc_offset) override {
+    ++placed;
+    return {"OP" + std::to_string(pc_offset), "k" + std::to_string(crc) + ".cu",
+            static_cast<int>(pc_offset / 16)};
+  }
+  // `function` was sampled `n` times stalled on `reason` (at `pc_offset` of cubin 7).
   void sampled(const std::string& function, const std::string& reason, std::uint64_t n,
-               std::uint64_t dropped = 0) {
-    pending_.stalls.push_back({function, 0x10, reason, n});
+               std::uint64_t dropped = 0, std::uint64_t pc_offset = 0x10) {
+    pending_.stalls.push_back({function, pc_offset, 7, reason, n});
     pending_.total_samples += n + dropped;
     pending_.dropped_samples += dropped;
   }
-  int starts = 0, stops = 0;
+  int starts = 0, stops = 0, placed = 0;
 
  private:
   SampleWindow pending_;
@@ -53,6 +60,10 @@ class Forwarding : public kprof::detail::WarpSampler {
   SampleWindow take() override { return to_.take(); }
   void discard() override { to_.discard(); }
   void stop() noexcept override { to_.stop(); }
+  kprof::detail::InstructionPlace place(std::uint32_t crc, const std::string& function,
+                                        std::uint64_t pc_offset) override {
+    return to_.place(crc, function, pc_offset);
+  }
 
  private:
   ScriptedSampler& to_;
@@ -201,6 +212,45 @@ TEST(SamplingPass, ABenchmarkThatFailsInItsSampledCallCostsTheSamplesNotTheProfi
   ASSERT_TRUE(m.contains({"k", kLong}));
   EXPECT_TRUE(std::isnan(m.at({"k", kLong})));
   EXPECT_DOUBLE_EQ(m.at({"k", "gpu__time_duration.sum"}), 1000);
+}
+
+// Each region's sampled instructions: a line per reason asked for, placed once per instruction;
+// a nested region's instructions are its parent's too, as its samples are.
+TEST(SamplingPass, EachRegionKeepsItsSampledInstructionsAndTheirPlaces) {
+  kprof::testing::ScriptedBackend gpu;
+  ScriptedSampler sampler;
+  const Sampled s = profile(sampler, gpu, 1, {kCount, kLong, kBarrier}, Sweep(), [&](std::size_t) {
+    Annotation outer("outer");  // its one kernel is inner's
+    sampler.sampled("_Z4kernv", "long_scoreboard", 30, 0, 0x40);
+    sampler.sampled("_Z4kernv", "barrier", 5, 0, 0x40);
+    sampler.sampled("_Z4kernv", "wait", 9, 0, 0x50);  // a reason not asked for
+    Annotation inner("inner");
+    gpu.launch("kern()", 500);
+    sampler.sampled("_Z4kernv", "long_scoreboard", 12, 0, 0x80);
+  });
+  std::map<std::pair<std::string, std::int64_t>, std::map<std::string, double>> got;
+  for (const kprof::SourceSample& x : s.results.source()) {
+    got[{x.annotation, x.pc_offset}][x.reason] = x.samples;
+    EXPECT_EQ(x.kernel, "kern()");
+    EXPECT_EQ(x.sass, "OP" + std::to_string(x.pc_offset));
+    EXPECT_EQ(x.file, "k7.cu");
+    EXPECT_EQ(x.line, x.pc_offset / 16);
+  }
+  using Reasons = std::map<std::string, double>;
+  EXPECT_EQ((got[{"outer", 0x40}]), (Reasons{{"barrier", 5}, {"long_scoreboard", 30}}));
+  EXPECT_EQ((got[{"outer", 0x80}]), (Reasons{{"long_scoreboard", 12}}));
+  EXPECT_EQ((got[{"outer/inner", 0x80}]), (Reasons{{"long_scoreboard", 12}}));
+  EXPECT_FALSE(got.contains({"outer", 0x50}));  // only "wait", which was not asked for
+  EXPECT_FALSE(got.contains({"outer/inner", 0x40}));
+  EXPECT_EQ(sampler.placed, 3);  // 0x40, 0x50, 0x80: once each
+  // The counts by function are as before.
+  EXPECT_DOUBLE_EQ((means(s.results)[{"outer", kLong}]), 42);
+  EXPECT_DOUBLE_EQ((means(s.results)[{"outer", kCount}]), 56);
+  // The table goes with the results through JSON.
+  const kprof::Results back = kprof::Results::from_json(s.results.to_json());
+  ASSERT_EQ(back.source().size(), s.results.source().size());
+  EXPECT_EQ(back.source().front().sass, s.results.source().front().sass);
+  EXPECT_EQ(back.source().back().line, s.results.source().back().line);
 }
 
 TEST(SamplingPass, TheSetHoldsTheDurationTheCountAndEachReason) {

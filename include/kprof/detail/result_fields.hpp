@@ -154,6 +154,18 @@ inline constexpr auto info_fields = [](auto& v, auto&& f) {
   f("text", v.text);
 };
 
+inline constexpr auto source_fields = [](auto& s, auto&& f) {
+  f("config", s.config);
+  f("annotation", s.annotation);
+  f("kernel", s.kernel);
+  f("pc_offset", s.pc_offset);
+  f("sass", s.sass);
+  f("file", s.file);
+  f("line", s.line);
+  f("reason", s.reason);
+  f("samples", s.samples);
+};
+
 inline constexpr auto info_stat_fields = [](auto& v, auto&& f) {
   f("name", v.name);
   f("numeric", v.numeric);
@@ -210,6 +222,20 @@ inline constexpr auto stall_fields = [](auto& s, auto&& f) {
   f("reason", s.reason);
   f("samples", s.samples);
   f("share_pct", s.share_pct);
+};
+
+inline constexpr auto instruction_fields = [](auto& s, auto&& f) {
+  f("annotation", s.annotation);
+  f("config", s.config);
+  f("kernel", s.kernel);
+  f("region", s.region);
+  f("pc_offset", s.pc_offset);
+  f("sass", s.sass);
+  f("file", s.file);
+  f("line", s.line);
+  f("samples", s.samples);
+  f("share_pct", s.share_pct);
+  f("top_reason", s.top_reason);
 };
 
 inline constexpr auto imbalance_fields = [](auto& m, auto&& f) {

@@ -108,17 +108,17 @@ void report_conditions(const Options& options, const SessionInfo& session,
 }
 
 // The measurement kinds of a pass of their own (set:flop's counts, ...), once every measured and
-// unprofiled call is done: their records join `records`.
+// unprofiled call is done: their records join `records`, their tables `conditions`.
 void add_extra_pass_records(const Options& options, const Sweep& sweep, const RunBody& body,
                             const SweepServices& services, const std::function<void()>& poll,
-                            std::vector<Record>& records) {
+                            std::vector<Record>& records, Conditions& conditions) {
   const std::function<void(const std::string&)> warn = [&options](const std::string& why) {
     say(options, Verbosity::info, "warning: " + why);
   };
-  std::vector<Record> extra =
-      measure_extra_passes({options, sweep, body, records, services, poll, warn});
-  records.insert(records.end(), std::make_move_iterator(extra.begin()),
-                 std::make_move_iterator(extra.end()));
+  PassOutput extra = measure_extra_passes({options, sweep, body, records, services, poll, warn});
+  records.insert(records.end(), std::make_move_iterator(extra.records.begin()),
+                 std::make_move_iterator(extra.records.end()));
+  conditions.source = std::move(extra.source);
 }
 
 // clock_control="base": the SM clock locked to base in `clocks` (given back as it goes).
@@ -190,7 +190,8 @@ Results run_sweep(Backend& backend, const Options& options, const Sweep& sweep, 
     backend.release();
     clocks.reset();
     disclose_overhead(unprofiled, conditions.runs, options.warmup, conditions.configs, session);
-    add_extra_pass_records(options, sweep, body, services, hooks.interrupt_poll, records);
+    add_extra_pass_records(options, sweep, body, services, hooks.interrupt_poll, records,
+                           conditions);
   } catch (Error& e) {  // the measurements are complete: they stay usable
     e.set_partial_results(partial_results(session, sweep, records, conditions, options));
     throw;

@@ -34,19 +34,22 @@ std::vector<std::string> extra_pass_names() {
   return names;
 }
 
-std::vector<Record> measure_extra_passes(const ExtraPassInputs& in) {
+PassOutput measure_extra_passes(const ExtraPassInputs& in) {
   std::vector<ExtraPassFactory> makers;
   {
     std::lock_guard lock(registry_mutex());
     for (const auto& [name, make] : registry()) makers.push_back(make);
   }
-  std::vector<Record> out;
+  PassOutput out;
+  const auto append = [](auto& to, auto& from) {
+    to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
+  };
   for (const ExtraPassFactory& make : makers) {
     const std::unique_ptr<ExtraPass> pass = make();
     if (!pass->wanted(in.options, in.services)) continue;
-    std::vector<Record> records = pass->measure(in);
-    out.insert(out.end(), std::make_move_iterator(records.begin()),
-               std::make_move_iterator(records.end()));
+    PassOutput measured = pass->measure(in);
+    append(out.records, measured.records);
+    append(out.source, measured.source);
   }
   return out;
 }

@@ -34,15 +34,22 @@ struct ExtraPassInputs {
   const std::function<void(const std::string&)>& warn;
 };
 
+// What a pass measured: records of its metrics, joined to the measured kernels, and set:source's
+// table of sampled instructions.
+struct PassOutput {
+  std::vector<Record> records;
+  std::vector<SourceSample> source;
+};
+
 class ExtraPass {
  public:
   virtual ~ExtraPass() = default;
   // Whether the options ask for this pass and these services can make it (the metrics name its
   // metrics; the GPU layer gave what it needs).
   virtual bool wanted(const Options& options, const SweepServices& services) const = 0;
-  // Calls the benchmark as it needs and returns its records. An error keeps the measured
+  // Calls the benchmark as it needs and returns what it measured. An error keeps the measured
   // records (the engine attaches them as partial results).
-  virtual std::vector<Record> measure(const ExtraPassInputs& in) = 0;
+  virtual PassOutput measure(const ExtraPassInputs& in) = 0;
 };
 
 using ExtraPassFactory = std::function<std::unique_ptr<ExtraPass>()>;
@@ -54,7 +61,7 @@ bool register_extra_pass(const std::string& name, ExtraPassFactory make);
 // The registered names, in the order the engine runs them (by name).
 std::vector<std::string> extra_pass_names();
 
-// Runs every registered pass the options ask for, in name order; their records.
-std::vector<Record> measure_extra_passes(const ExtraPassInputs& in);
+// Runs every registered pass the options ask for, in name order; what they measured.
+PassOutput measure_extra_passes(const ExtraPassInputs& in);
 
 }  // namespace kprof::detail

@@ -96,16 +96,17 @@ class FlopPass final : public ExtraPass {
   bool wanted(const Options& options, const SweepServices& services) const override {
     return services.instruction_counter && !flop_counts_in(options.metrics).empty();
   }
-  std::vector<Record> measure(const ExtraPassInputs& in) override {
+  PassOutput measure(const ExtraPassInputs& in) override {
     const std::unique_ptr<InstructionCounter> counter = in.services.instruction_counter();
     // The progress display has ended: a sweep's counted calls take a while of their own.
     say(in.options, Verbosity::info,
         "set:flop: counting FP instructions in one more call of each of the " +
             std::to_string(in.sweep.size()) +
             " config(s) (each kernel patched at its first launch)");
-    return flop_pass_records(*counter, in.sweep, in.body, in.measured,
-                             traits_of(in.options.replay_mode).whole_region, in.options.metrics,
-                             in.poll, in.warn);
+    return {flop_pass_records(*counter, in.sweep, in.body, in.measured,
+                              traits_of(in.options.replay_mode).whole_region, in.options.metrics,
+                              in.poll, in.warn),
+            {}};
   }
 };
 

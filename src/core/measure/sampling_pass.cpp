@@ -13,11 +13,69 @@
 #include "core/measure/region_tracker.hpp"
 #include "core/metrics/pass_records.hpp"
 #include "core/say.hpp"
+#include "kprof/demangle.hpp"
 #include "kprof/errors.hpp"
 #include "kprof/metrics.hpp"
 
 namespace kprof::detail {
 namespace {
+
+// A sampled instruction as a region's values name it, where the region pass names functions:
+// its function, cubin and offset, apart by a character no name holds.
+std::string pc_key(const std::string& function, std::uint32_t crc, std::uint64_t pc_offset) {
+  return function + '\n' + std::to_string(crc) + '\n' + std::to_string(pc_offset);
+}
+
+struct PcKey {
+  std::string function;
+  std::uint32_t crc = 0;
+  std::uint64_t pc_offset = 0;
+};
+
+PcKey parse_pc_key(const std::string& key) {
+  const std::size_t a = key.find('\n');
+  const std::size_t b = key.find('\n', a + 1);
+  return {key.substr(0, a), static_cast<std::uint32_t>(std::stoul(key.substr(a + 1, b - a - 1))),
+          std::stoull(key.substr(b + 1))};
+}
+
+// The regions' values per function, pass_records' input, from their values per instruction.
+std::vector<RegionValues> per_function(const std::vector<RegionValues>& per_pc) {
+  std::vector<RegionValues> out;
+  out.reserve(per_pc.size());
+  for (const RegionValues& region : per_pc) {
+    RegionValues r{region.config, region.annotation, {}};
+    for (const auto& [key, values] : region.functions)
+      add_values(r.functions[key.substr(0, key.find('\n'))], values);
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+// Each region's instructions as source lines: a line per reason asked for with samples, placed
+// by the sampler once per instruction.
+std::vector<SourceSample> source_lines(const std::vector<RegionValues>& per_pc,
+                                       const std::vector<std::string>& wanted,
+                                       WarpSampler& sampler) {
+  std::map<std::string, InstructionPlace> places;
+  std::vector<SourceSample> out;
+  for (const RegionValues& region : per_pc)
+    for (const auto& [key, values] : region.functions) {
+      const PcKey pc = parse_pc_key(key);
+      auto place = places.find(key);
+      if (place == places.end())
+        place = places.emplace(key, sampler.place(pc.crc, pc.function, pc.pc_offset)).first;
+      const std::string kernel = demangle(pc.function);
+      for (std::size_t m = 0; m < values.size() && m < wanted.size(); ++m) {
+        if (wanted[m] == metrics::kSampleCountMetric || !(values[m] > 0)) continue;
+        out.push_back({region.config, region.annotation, kernel,
+                       static_cast<std::int64_t>(pc.pc_offset), place->second.sass,
+                       place->second.file, place->second.line,
+                       std::string(metrics::stall_reason_of(wanted[m])), values[m]});
+      }
+    }
+  return out;
+}
 
 // Where each sampled metric asked for goes in a function's values.
 class MetricColumns {
@@ -25,13 +83,13 @@ class MetricColumns {
   explicit MetricColumns(const std::vector<std::string>& metrics) : size_(metrics.size()) {
     for (std::size_t i = 0; i < metrics.size(); ++i) index_[metrics[i]] = i;
   }
-  // A window's samples per function: each reason's to its metric, and every sample with a plain
-  // reason (each sampled warp has one) to the sample count.
+  // A window's samples per instruction (pc_key): each reason's to its metric, and every sample
+  // with a plain reason (each sampled warp has one) to the sample count.
   FunctionValues values(const SampleWindow& window) const {
     FunctionValues out;
     const auto count = index_.find(metrics::kSampleCountMetric);
     for (const StallSamples& s : window.stalls) {
-      std::vector<double>& v = out[s.function];
+      std::vector<double>& v = out[pc_key(s.function, s.cubin_crc, s.pc_offset)];
       if (v.empty()) v.assign(size_, 0.0);
       const auto reason = index_.find(metrics::stall_metric(s.reason));
       if (reason != index_.end()) v[reason->second] += static_cast<double>(s.samples);
@@ -97,16 +155,20 @@ std::vector<Record> sampling_pass_records(WarpSampler& sampler, const Sweep& swe
                                           bool whole_regions,
                                           const std::vector<std::string>& metrics,
                                           const std::function<void()>& poll,
-                                          const std::function<void(const std::string&)>& warn) {
+                                          const std::function<void(const std::string&)>& warn,
+                                          std::vector<SourceSample>* source, SampleTally* tally) {
   const std::vector<std::string> wanted = sampled_metrics_in(metrics);
   if (wanted.empty()) return {};
   const MetricColumns columns(wanted);
-  std::uint64_t total = 0, dropped = 0;
+  SampleTally sums;
   bool full = false;
   const auto count = [&](const SampleWindow& w) {
-    total += w.total_samples;
-    dropped += w.dropped_samples;
+    sums.total += w.total_samples;
+    sums.dropped += w.dropped_samples;
+    ++sums.windows;
     full = full || w.buffer_full;
+    for (const StallSamples& s : w.stalls)
+      if (!metrics::is_not_issued(s.reason)) sums.functions[s.function] += s.samples;
   };
   RegionProbe probe;
   probe.take = [&] {
@@ -137,12 +199,16 @@ std::vector<Record> sampling_pass_records(WarpSampler& sampler, const Sweep& swe
     warn(
         "set:source: the GPU's sample buffer filled up and samples were lost: the regions' "
         "samples are fewer than were taken, their shares still hold");
-  if (dropped > 0 && warn)
-    warn("set:source: the GPU dropped " + std::to_string(dropped) + " of " + std::to_string(total) +
+  if (sums.dropped > 0 && warn)
+    warn("set:source: the GPU dropped " + std::to_string(sums.dropped) + " of " +
+         std::to_string(sums.total) +
          " warp samples (its buffer was full): the regions' samples "
          "are fewer than were taken, their shares still hold");
+  if (tally != nullptr) *tally = std::move(sums);
+  if (source != nullptr) *source = source_lines(taken, wanted, sampler);
   // A kernel of a sampled region may get no sample (a short one beside a long one): 0, not NaN.
-  return pass_records(taken, PassMetrics{wanted, "sample", true}, measured, whole_regions);
+  return pass_records(per_function(taken), PassMetrics{wanted, "sample", true}, measured,
+                      whole_regions);
 }
 
 namespace {
@@ -154,14 +220,25 @@ class SamplingPass final : public ExtraPass {
   bool wanted(const Options& options, const SweepServices& services) const override {
     return services.warp_sampler && !sampled_metrics_in(options.metrics).empty();
   }
-  std::vector<Record> measure(const ExtraPassInputs& in) override {
+  PassOutput measure(const ExtraPassInputs& in) override {
     const std::unique_ptr<WarpSampler> sampler = in.services.warp_sampler(region_span(in.measured));
     say(in.options, Verbosity::info,
         "set:source: sampling warps in one more call of each of the " +
             std::to_string(in.sweep.size()) + " config(s)");
-    return sampling_pass_records(*sampler, in.sweep, in.body, in.measured,
-                                 traits_of(in.options.replay_mode).whole_region, in.options.metrics,
-                                 in.poll, in.warn);
+    SampleTally tally;
+    PassOutput out;
+    out.records = sampling_pass_records(*sampler, in.sweep, in.body, in.measured,
+                                        traits_of(in.options.replay_mode).whole_region,
+                                        in.options.metrics, in.poll, in.warn, &out.source, &tally);
+    say(in.options, Verbosity::info,
+        "set:source: " + std::to_string(tally.total) + " warp samples (" +
+            std::to_string(tally.dropped) + " dropped) in " +
+            std::to_string(tally.functions.size()) + " function(s), " +
+            std::to_string(tally.windows) + " window(s)");
+    for (const auto& [function, samples] : tally.functions)
+      say(in.options, Verbosity::debug,
+          "set:source: " + std::to_string(samples) + " samples in " + demangle(function));
+    return out;
   }
 };
 

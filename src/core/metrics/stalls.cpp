@@ -2,6 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
 #include <map>
 #include <string>
 #include <string_view>
@@ -62,6 +66,113 @@ std::vector<StallShare> stall_shares(const Results& results) {
                      reason, samples,
                      region.count > 0 ? 100.0 * samples / region.count : std::nan("")});
     }
+  }
+  return out;
+}
+
+std::vector<InstructionShare> instruction_shares(const Results& results) {
+  if (results.source().empty())
+    throw OptionError("metrics", "results without sampled instructions",
+                      "a profile that sampled warps (metrics=[\"set:source\"])");
+  using Region = std::pair<std::string, std::size_t>;   // annotation, config
+  using Place = std::tuple<std::string, std::int64_t>;  // kernel, offset
+  struct Instruction {
+    const SourceSample* first = nullptr;
+    double samples = 0;
+    double top = -1;
+    std::string top_reason;
+  };
+  std::vector<Region> order;
+  std::map<Region, std::map<Place, Instruction>> regions;
+  std::map<Region, double> totals;
+  for (const SourceSample& s : results.source()) {
+    if (metrics::is_not_issued(s.reason)) continue;
+    const Region region{s.annotation, s.config};
+    auto [at, added] = regions.try_emplace(region);
+    if (added) order.push_back(region);
+    Instruction& in = at->second[{s.kernel, s.pc_offset}];
+    if (in.first == nullptr) in.first = &s;
+    in.samples += s.samples;
+    totals[region] += s.samples;
+    if (s.samples > in.top) {
+      in.top = s.samples;
+      in.top_reason = s.reason;
+    }
+  }
+  std::vector<InstructionShare> out;
+  for (const Region& region : order) {
+    const std::string name = region_name(results, region.first, region.second, -1);
+    const std::size_t first = out.size();
+    for (const auto& [place, in] : regions[region]) {
+      const SourceSample& s = *in.first;
+      out.push_back({region.first, region.second, s.kernel, name, s.pc_offset, s.sass, s.file,
+                     s.line, in.samples, 100.0 * in.samples / totals[region], in.top_reason});
+    }
+    std::stable_sort(out.begin() + static_cast<std::ptrdiff_t>(first), out.end(),
+                     [](const auto& a, const auto& b) { return a.samples > b.samples; });
+  }
+  return out;
+}
+
+namespace {
+
+// A file's lines, read once; none where it cannot be read (results from another machine).
+class SourceFiles {
+ public:
+  std::string line(const std::string& file, int number) {
+    auto [at, added] = files_.try_emplace(file);
+    if (added) {
+      std::ifstream in(file);
+      for (std::string text; std::getline(in, text);) at->second.push_back(std::move(text));
+    }
+    const std::vector<std::string>& lines = at->second;
+    if (number < 1 || static_cast<std::size_t>(number) > lines.size()) return "";
+    std::string text = lines[static_cast<std::size_t>(number) - 1];
+    const std::size_t begin = text.find_first_not_of(" \t");
+    return begin == std::string::npos ? "" : text.substr(begin);
+  }
+
+ private:
+  std::map<std::string, std::vector<std::string>> files_;
+};
+
+std::string base_name(const std::string& path) {
+  const std::size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+}  // namespace
+
+std::string source_text(const std::vector<InstructionShare>& shares, std::size_t per_region) {
+  constexpr int kBarWidth = 20;
+  std::string out =
+      "where the warps waited, each region's hottest instructions in % of its warp "
+      "samples:\n";
+  SourceFiles files;
+  const InstructionShare* last = nullptr;
+  std::size_t shown = 0;
+  for (const InstructionShare& s : shares) {
+    if (last == nullptr || s.region != last->region) {
+      out += s.region + "  (" + s.kernel + ")\n";
+      shown = 0;
+    }
+    last = &s;
+    if (shown == per_region || !(s.share_pct >= kStallShownPct)) continue;
+    ++shown;
+    std::string pct = format_number(s.share_pct, 3) + "%";
+    pct.insert(0, pct.size() < 7 ? 7 - pct.size() : 0, ' ');
+    std::string bar(static_cast<std::size_t>(std::lround(s.share_pct / 100.0 * kBarWidth)), '#');
+    bar.resize(kBarWidth, ' ');
+    std::string reason = s.top_reason;
+    reason.resize(std::max<std::size_t>(reason.size(), 16), ' ');
+    char offset[32];
+    std::snprintf(offset, sizeof offset, "+0x%llx", static_cast<unsigned long long>(s.pc_offset));
+    std::string place = s.line > 0 ? base_name(s.file) + ":" + std::to_string(s.line) : offset;
+    place.resize(std::max<std::size_t>(place.size(), 22), ' ');
+    out += "  " + pct + " " + bar + " " + reason + " " + place + " " + s.sass;
+    if (const std::string text = s.line > 0 ? files.line(s.file, s.line) : ""; !text.empty())
+      out += "  | " + text;
+    out += "\n";
   }
   return out;
 }

@@ -522,7 +522,7 @@ Results aggregate(SessionInfo session, Sweep sweep, std::vector<Record> records,
   add_conditions(rows, conditions, options.warmup);
   return Results(std::move(session), std::move(sweep), std::move(records), std::move(samples),
                  std::move(rows), std::move(conditions.configs), std::move(conditions.runs),
-                 std::move(conditions.info));
+                 std::move(conditions.info), {}, std::move(conditions.source));
 }
 
 }  // namespace kprof::detail

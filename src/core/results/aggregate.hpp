@@ -50,6 +50,7 @@ struct Conditions {
   std::vector<ConfigInfo> configs;
   std::vector<RunInfo> runs;
   std::vector<InfoValue> info;
+  std::vector<SourceSample> source;  // set:source's pass: the regions' sampled instructions
 };
 
 // Fills each row's RunsDone, StoppedBy, MeasuredClock (mean of the config's runs' SM clock),

@@ -280,6 +280,36 @@ constexpr auto kStallColumns = std::to_array<ResultColumn>({
 
 constexpr auto kStalls = join(kStallColumns, kRank, kParameters);
 
+// set:source's sampled instructions (Results::source()): a line per instruction and reason.
+constexpr auto kSourceColumns = std::to_array<ResultColumn>({
+    {"Annotation", K::text, S::item, "annotation"},
+    {"Kernel", K::text, S::item, "kernel"},
+    {"PcOffset", K::integer, S::item, "pc_offset"},
+    {"Sass", K::optional_text, S::item, "sass"},
+    {"File", K::optional_text, S::item, "file"},
+    {"Line", K::integer, S::item, "line"},
+    {"Reason", K::text, S::item, "reason"},
+    {"Samples", K::real, S::item, "samples", "sample"},
+});
+
+constexpr auto kSource = join(kSourceColumns, kParameters);
+
+// Each sampled instruction of a region with its share (kprof/stalls.hpp's InstructionShare).
+constexpr auto kInstructionColumns = std::to_array<ResultColumn>({
+    {"Annotation", K::text, S::item, "annotation"},
+    {"Kernel", K::text, S::item, "kernel"},
+    {"Region", K::text, S::item, "region"},
+    {"PcOffset", K::integer, S::item, "pc_offset"},
+    {"Sass", K::optional_text, S::item, "sass"},
+    {"File", K::optional_text, S::item, "file"},
+    {"Line", K::integer, S::item, "line"},
+    {"Samples", K::real, S::item, "samples", "sample"},
+    {"SharePct", K::real, S::item, "share_pct", "%"},
+    {"TopReason", K::text, S::item, "top_reason"},
+});
+
+constexpr auto kInstructions = join(kInstructionColumns, kParameters);
+
 struct TableEntry {
   ResultTable table;
   std::string_view name;
@@ -299,6 +329,8 @@ constexpr TableEntry kTables[] = {
     {ResultTable::imbalance, "imbalance", kImbalance},
     {ResultTable::comparison, "comparison", kComparison},
     {ResultTable::stalls, "stalls", kStalls},
+    {ResultTable::source, "source", kSource},
+    {ResultTable::instructions, "instructions", kInstructions},
 };
 
 static_assert(std::size(kTables) == kResultTables.size());
@@ -325,7 +357,8 @@ const std::vector<std::string>& result_column_names() {
     for (const TableEntry& t : kTables) {
       if (t.table == ResultTable::configs_file || t.table == ResultTable::info_file ||
           t.table == ResultTable::analysis || t.table == ResultTable::imbalance ||
-          t.table == ResultTable::comparison || t.table == ResultTable::stalls)
+          t.table == ResultTable::comparison || t.table == ResultTable::stalls ||
+          t.table == ResultTable::source || t.table == ResultTable::instructions)
         continue;
       for (const ResultColumn& c : t.columns)
         if (!c.name.empty() && std::find(out.begin(), out.end(), c.name) == out.end())

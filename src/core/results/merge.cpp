@@ -138,6 +138,7 @@ Results merge_parts(std::span<const Results> parts, bool each_once) {
   std::vector<ConfigInfo> configs;
   std::vector<RunInfo> runs;
   std::vector<InfoValue> info;
+  std::vector<SourceSample> source;
   std::vector<ResultPart> merged_parts;
   for (const Results& r : parts) {
     if (r.sweep().names() != names)
@@ -151,11 +152,12 @@ Results merge_parts(std::span<const Results> parts, bool each_once) {
     append_shifted(configs, r.config_info(), offset);
     append_shifted(runs, r.run_info(), offset);
     append_shifted(info, r.info(), offset);
+    append_shifted(source, r.source(), offset);
     append_parts(merged_parts, r, offset);
   }
   return Results(parts.front().session(), Sweep::list(names, std::move(points)), std::move(records),
                  std::move(samples), std::move(rows), std::move(configs), std::move(runs),
-                 std::move(info), std::move(merged_parts));
+                 std::move(info), std::move(merged_parts), std::move(source));
 }
 
 }  // namespace
@@ -168,7 +170,7 @@ Results merge_shares(std::span<const Results> shares) {
   detail::add_geomeans(rows);
   return Results(merged.session(), merged.sweep(), merged.records(), merged.samples(),
                  std::move(rows), merged.config_info(), merged.run_info(), merged.info(),
-                 merged.parts());
+                 merged.parts(), merged.source());
 }
 
 std::string parts_note(const Results& results) {

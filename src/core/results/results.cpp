@@ -210,7 +210,8 @@ Results::Results(SessionInfo session, Sweep sweep, std::vector<Record> records,
 Results::Results(SessionInfo session, Sweep sweep, std::vector<Record> records,
                  std::vector<Sample> samples, std::vector<Row> rows,
                  std::vector<ConfigInfo> configs, std::vector<RunInfo> runs,
-                 std::vector<InfoValue> info, std::vector<ResultPart> parts)
+                 std::vector<InfoValue> info, std::vector<ResultPart> parts,
+                 std::vector<SourceSample> source)
     : session_(std::move(session)),
       sweep_(std::move(sweep)),
       records_(std::move(records)),
@@ -219,6 +220,7 @@ Results::Results(SessionInfo session, Sweep sweep, std::vector<Record> records,
       configs_(std::move(configs)),
       runs_(std::move(runs)),
       info_(std::move(info)),
+      source_(std::move(source)),
       parts_(std::move(parts)) {
   std::size_t next = 0;
   for (const ResultPart& p : parts_) {

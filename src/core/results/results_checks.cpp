@@ -59,6 +59,7 @@ void check_read_results(const Results& results, const std::string& source, const
   check.configs("configs", results.config_info());
   check.configs("runs", results.run_info());
   check.configs("info", results.info());
+  check.configs("source", results.source());
   const auto& records = results.records();
   for (std::size_t i = 0; i < records.size(); ++i)
     check.duration("records", "value", i, records[i].metric, records[i].value, records[i].unit);

@@ -143,6 +143,7 @@ std::string Results::to_json() const {
   table("configs", configs_, config_fields);
   table("runs", runs_, run_fields);
   table("info", info_, info_fields);
+  if (!source_.empty()) table("source", source_, source_fields);  // set:source only
   if (!parts_.empty()) {
     Json parts = Json::array();
     for (const ResultPart& p : parts_)

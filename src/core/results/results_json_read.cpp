@@ -38,7 +38,7 @@ bool added_later(std::string_view where, std::string_view name) {
                   "throttled_runs", "info",       "overhead_seconds"};
   const List configs{"unprofiled_seconds"};
   const List records{"start_ns", "end_ns", "stream", "kind", "bytes"};
-  const List document{"configs", "runs", "info"};
+  const List document{"configs", "runs", "info", "source"};
   const List none{};
   const List& names = where == "rows"       ? rows
                       : where == "records"  ? records
@@ -173,10 +173,11 @@ struct Tables {
   TableSink<ConfigInfo, decltype(config_fields)> configs{"configs", config_fields};
   TableSink<RunInfo, decltype(run_fields)> runs{"runs", run_fields};
   TableSink<InfoValue, decltype(info_fields)> info{"info", info_fields};
+  TableSink<SourceSample, decltype(source_fields)> source{"source", source_fields};
 
   detail::ColumnSink* find(std::string_view key) {
     for (detail::ColumnSink* table : std::initializer_list<detail::ColumnSink*>{
-             &records, &samples, &rows, &configs, &runs, &info})
+             &records, &samples, &rows, &configs, &runs, &info, &source})
       if (key == table->name()) return table;
     return nullptr;
   }
@@ -194,7 +195,8 @@ class Reader {
     Results results(session(member(doc, "session", "the document")), sweep(doc),
                     columns(tables.records, doc), columns(tables.samples, doc),
                     columns(tables.rows, doc), columns(tables.configs, doc),
-                    columns(tables.runs, doc), columns(tables.info, doc), parts(doc));
+                    columns(tables.runs, doc), columns(tables.info, doc), parts(doc),
+                    columns(tables.source, doc));
     detail::check_read_results(
         results, source_, [](std::string_view table, std::string_view field, std::size_t i) {
           return std::string(table) + "." + std::string(field) + "[" + std::to_string(i) + "]";

@@ -25,12 +25,13 @@ Store& store() {
   return s;
 }
 
-// The cubin's bytes (a copy: a module may be kept meanwhile), empty when not kept.
-std::vector<std::uint8_t> kept(ModuleCode::Crc crc) {
+// The cubin's bytes, null when not kept. A kept cubin is never changed or freed and the map's
+// nodes stay where they are, so the bytes can be read outside the lock (a PC at a time).
+const std::vector<std::uint8_t>* kept(ModuleCode::Crc crc) {
   Store& s = store();
   std::lock_guard lock(s.mutex);
   const auto found = s.cubins.find(crc);
-  return found == s.cubins.end() ? std::vector<std::uint8_t>{} : found->second;
+  return found == s.cubins.end() ? nullptr : &found->second;
 }
 
 }  // namespace
@@ -54,21 +55,21 @@ const Disassembly* ModuleCode::disassembly(Crc crc) {
     std::lock_guard lock(s.mutex);
     if (auto done = s.disassemblies.find(crc); done != s.disassemblies.end()) return &done->second;
   }
-  const std::vector<std::uint8_t> cubin = kept(crc);
-  if (cubin.empty()) return nullptr;
+  const std::vector<std::uint8_t>* cubin = kept(crc);
+  if (cubin == nullptr) return nullptr;
   // nvdisasm takes milliseconds to seconds: module loads (keep) do not wait for it.
-  Disassembly parsed = parse_disassembly(disassemble(cubin.data(), cubin.size()));
+  Disassembly parsed = parse_disassembly(disassemble(cubin->data(), cubin->size()));
   std::lock_guard lock(s.mutex);
   return &s.disassemblies.try_emplace(crc, std::move(parsed)).first->second;
 }
 
 SourceLine ModuleCode::source_line(Crc crc, const std::string& function, std::uint64_t pc_offset) {
-  const std::vector<std::uint8_t> cubin = kept(crc);
-  if (cubin.empty()) return {};
+  const std::vector<std::uint8_t>* cubin = kept(crc);
+  if (cubin == nullptr) return {};
   CUpti_GetSassToSourceCorrelationParams p{};
   p.size = CUpti_GetSassToSourceCorrelationParamsSize;
-  p.cubin = cubin.data();
-  p.cubinSize = cubin.size();
+  p.cubin = cubin->data();
+  p.cubinSize = cubin->size();
   p.functionName = function.c_str();
   p.pcOffset = pc_offset;
   // Fails where the cubin has no line table: the PC then has no line, which is not an error.

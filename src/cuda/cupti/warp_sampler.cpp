@@ -9,11 +9,13 @@
 
 #include "core/measure/gpu_layer.hpp"
 #include "core/measure/sampling_pass.hpp"
+#include "cuda/cupti/module_code.hpp"
 #include "cuda/cupti/pc_sampler.hpp"
 #include "cuda/cupti/range_profiler.hpp"
 #include "cuda/device/cuda_check.hpp"
 #include "cuda/device/device_facts.hpp"
 #include "kprof/device.hpp"
+#include "kprof/errors.hpp"
 #include "kprof/metrics.hpp"
 
 namespace kprof::detail {
@@ -36,6 +38,29 @@ class CuptiWarpSampler final : public WarpSampler {
     return out;
   }
   void discard() override { (void)take(); }
+  InstructionPlace place(std::uint32_t crc, const std::string& function,
+                         std::uint64_t pc_offset) override {
+    InstructionPlace out;
+    const SourceLine line = ModuleCode::source_line(crc, function, pc_offset);
+    if (line.line > 0) {
+      out.line = static_cast<int>(line.line);
+      // A relative name is the compiler's directory's.
+      out.file =
+          line.dir.empty() || line.file.starts_with('/') ? line.file : line.dir + "/" + line.file;
+    }
+    if (!disassembly_missing_) {
+      try {
+        if (const Disassembly* code = ModuleCode::disassembly(crc); code != nullptr)
+          if (const auto f = code->find(function); f != code->end())
+            if (const auto pc = f->second.find(static_cast<std::uint32_t>(pc_offset));
+                pc != f->second.end())
+              out.sass = pc->second;
+      } catch (const UnsupportedError&) {  // no nvdisasm: lines without their SASS
+        disassembly_missing_ = true;
+      }
+    }
+    return out;
+  }
   void stop() noexcept override {
     try {
       if (sampling_) (void)sampler_->stop();
@@ -58,7 +83,8 @@ class CuptiWarpSampler final : public WarpSampler {
         const std::string_view reason =
             metrics::stall_reason_of(sampler_->reasons().at(stall.reason));
         if (reason.empty()) continue;
-        out.stalls.push_back({pc.function, pc.pc_offset, std::string(reason), stall.samples});
+        out.stalls.push_back({pc.function, pc.pc_offset, static_cast<std::uint32_t>(pc.cubin_crc),
+                              std::string(reason), stall.samples});
       }
     return out;
   }
@@ -66,6 +92,7 @@ class CuptiWarpSampler final : public WarpSampler {
   int period_log2_;
   std::optional<PcSampler> sampler_;
   bool sampling_ = false;
+  bool disassembly_missing_ = false;
 };
 
 }  // namespace
