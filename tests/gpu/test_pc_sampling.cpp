@@ -199,6 +199,16 @@ double share(const kprof::Results& r, const std::string& annotation, const std::
   return count > 0 ? stalled / count : 0;
 }
 
+// A timed profile leaves the process able to sample warps: the sampling pass runs after one.
+TEST(SourceSet, APcSamplerSamplesAfterATimedProfile) {
+  kprof::Options o = kprof_test::duration_options(kprof::CacheControl::all, 2);
+  (void)kprof::profile(o, kprof::Sweep(), [](const kprof::Config&) {
+    kprof::Annotation a("chase");
+    kprof_test::launch_stall(StallKernel::chase);
+  });
+  EXPECT_EQ(top_reason(sample(StallKernel::chase, "chase after a profile")), "long_scoreboard");
+}
+
 // set:source through kprof::profile: a pass of its own samples each region's kernels.
 TEST(SourceSet, AProfileGivesEachRegionItsStallReasons) {
   kprof::Options o = kprof_test::duration_options(kprof::CacheControl::all, 2);
