@@ -36,6 +36,7 @@ from kprof._report_tables import (
     table,
 )
 from kprof._results_data import ResultsData
+from kprof._source_html import source_section
 from kprof._stalls_html import stalls_section
 from kprof._version import version
 from kprof.errors import FormatError, KprofError, OptionError, OutputExistsError
@@ -84,6 +85,8 @@ table.analysis tr.advice td{color:#333;padding:0 .5rem .6rem 1.5rem;border-botto
 table.analysis tr.advice div{position:sticky;left:1.5rem;max-width:calc(100vw - 5rem)}
 table.stalls tbody.region td{border-bottom:none}
 table.stalls tbody.region{border-bottom:1px solid #bbb}
+table.source th{background:none;font-weight:600;padding-top:.6rem}
+table.source td.barcell{width:8rem}
 td.barcell{width:16rem}.bar{background:#76b900;height:.75rem;margin-top:.2rem}
 table.context th{background:none;font-weight:600;white-space:nowrap}
 figure{margin:1rem 0}figure img{max-width:100%;height:auto;border:1px solid #eee}
@@ -197,6 +200,9 @@ def render_html(
     stalls = stalls_section(results)
     if stalls:
         out.append(stalls)
+    where = source_section(results)
+    if where:
+        out.append(where)
     out.append(
         '<section id="context"><h2>Where and how it was measured</h2><table class="context">'
     )

@@ -139,7 +139,7 @@ Results profile(const Options& given, const Sweep& sweep, const BenchmarkFn& fn,
     services.instruction_counter = detail::make_instruction_counter;
   }
   if (!detail::sampled_metrics_in(options.metrics).empty()) {
-    services.warp_sampler = detail::make_warp_sampler;
+    services.warp_sampler = detail::prepare_warp_sampling();
     // The sampled instructions' SASS and source lines are read from the code of the modules
     // loaded from here on; without it the samples still count, placed by function and offset.
     try {

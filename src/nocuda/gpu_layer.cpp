@@ -23,7 +23,9 @@ void watch_module_loads() { throw built_without_cuda(); }
 
 std::unique_ptr<InstructionCounter> make_instruction_counter() { throw built_without_cuda(); }
 
-std::unique_ptr<WarpSampler> make_warp_sampler(const RegionSpan&) { throw built_without_cuda(); }
+std::function<std::unique_ptr<WarpSampler>(const RegionSpan&)> prepare_warp_sampling() {
+  throw built_without_cuda();
+}
 
 std::string gpu_fault() noexcept { return {}; }
 void wait_for_gpu() noexcept {}

@@ -209,6 +209,34 @@ TEST(SourceSet, APcSamplerSamplesAfterATimedProfile) {
   EXPECT_EQ(top_reason(sample(StallKernel::chase, "chase after a profile")), "long_scoreboard");
 }
 
+// The same with the module loaded before the profile (no activity tracing then).
+TEST(SourceSet, AModuleLoadedBeforeAProfileIsSampledAfterIt) {
+  kprof_test::launch_stall(StallKernel::chase);
+  kprof::Options o = kprof_test::duration_options(kprof::CacheControl::all, 2);
+  (void)kprof::profile(o, kprof::Sweep(), [](const kprof::Config&) {
+    kprof::Annotation a("chase");
+    kprof_test::launch_stall(StallKernel::chase);
+  });
+  EXPECT_EQ(top_reason(sample(StallKernel::chase, "module before the profile")), "long_scoreboard");
+}
+
+// Sampling enabled before the timed profile, started after it.
+TEST(SourceSet, ASamplerEnabledBeforeAProfileSamplesAfterIt) {
+  kprof_test::launch_stall(StallKernel::chase);
+  PcSampler sampler(kPeriodLog2);
+  kprof::Options o = kprof_test::duration_options(kprof::CacheControl::all, 2);
+  (void)kprof::profile(o, kprof::Sweep(), [](const kprof::Config&) {
+    kprof::Annotation a("chase");
+    kprof_test::launch_stall(StallKernel::chase);
+  });
+  sampler.start();
+  kprof_test::launch_stall(StallKernel::chase);
+  const PcSamples s = sampler.stop();
+  const auto reasons = by_reason(sampler, s, kprof_test::stall_kernel_name(StallKernel::chase));
+  print("enabled before the profile", s, reasons);
+  EXPECT_EQ(top_reason(reasons), "long_scoreboard");
+}
+
 // set:source through kprof::profile: a pass of its own samples each region's kernels.
 TEST(SourceSet, AProfileGivesEachRegionItsStallReasons) {
   kprof::Options o = kprof_test::duration_options(kprof::CacheControl::all, 2);

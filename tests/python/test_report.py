@@ -421,7 +421,9 @@ def test_report_help_lists_the_options_of_the_command_lines_one_table(capsys):
     for name, value_name, text, _python in kprof._core.command_options("report"):
         assert f"{name} {value_name}".strip() in out
         assert text.split()[0] in out
-    assert report.USAGE.startswith("usage: kprof report FILE [--explain] [--stalls] [--source] [--plot PATH]")
+    assert report.USAGE.startswith(
+        "usage: kprof report FILE [--explain] [--stalls] [--source] [--plot PATH]"
+    )
 
 
 # --- in a browser ---------------------------------------------------------------------------------

@@ -203,8 +203,8 @@ def test_kprof_report_source_prints_each_regions_hottest_lines(sampled_lines, tm
     text = out[out.index("where the warps waited") :].splitlines()
     assert text[1] == "k (n=1024)  (kern)"
     assert "80%" in text[2] and "long_scoreboard" in text[2] and "k.cu:12" in text[2]
-    assert text[2].endswith("LDG  | float v = data[i];  // the load")
-    assert "k.cu:14" in text[3] and text[3].endswith("FFMA")  # the file is not here: no text
+    assert re.search(r" LDG +\| float v = data\[i\];  // the load$", text[2]), text[2]
+    assert "k.cu:14" in text[3] and text[3].endswith(" FFMA")  # the file is not here: no text
 
 
 def test_kprof_report_source_without_samples_exits_2(two_regions, tmp_path, capsys):
@@ -214,3 +214,32 @@ def test_kprof_report_source_without_samples_exits_2(two_regions, tmp_path, caps
     two_regions.save(path)
     assert report.main([str(path), "--source"]) == 2
     assert capsys.readouterr().err.startswith("kprof report: --source: metrics=")
+
+
+def test_the_html_source_section_shows_each_regions_hottest_lines(sampled_lines, tmp_path):
+    from kprof import report
+    from kprof._source_html import source_section
+
+    source = tmp_path / "k.cu"
+    source.write_text("\n" * 11 + "    float v = data[i] < 1;  // the load\n")
+    lines = [
+        (0, "k", "kern", 0x40, "LDG", str(source), 12, "long_scoreboard", 80.0),
+        (0, "k", "kern", 0x80, "FFMA", "", 0, "selected", 20.0),
+    ]
+    results = with_source(sampled_lines, lines, tmp_path)
+    section = source_section(results)
+    assert section.startswith('<section id="source"><h2>Where the warps waited</h2>')
+    rows = re.findall(r"<tr><td class=\"num\">(.*?)</tr>", section)
+    assert len(rows) == 2
+    assert "80%" in rows[0] and "long_scoreboard" in rows[0] and ">k.cu:12<" in rows[0]
+    assert "float v = data[i] &lt; 1;  // the load" in rows[0]  # the line, escaped
+    assert ">+0x80<" in rows[1] and "<code>FFMA</code>" in rows[1]
+    page = report.render_html(results, plots=False, source="runs/k.json")
+    assert page.index('<section id="stalls">') < page.index('<section id="source">')
+    assert "<tr><th>file</th><td>runs/k.json</td></tr>" in page
+
+
+def test_no_html_source_section_without_sampled_instructions(two_regions):
+    from kprof._source_html import source_section
+
+    assert source_section(two_regions) == ""

@@ -5,6 +5,7 @@
 // and use_device() (kprof/device.hpp), and the demo kernels (kprof/demo.hpp).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -86,10 +87,13 @@ std::unique_ptr<InstructionCounter> make_instruction_counter();
 // whose PC data has another layout; a build without CUDA). Touches no GPU.
 std::string warp_sampling_unavailable();
 
-// set:source's warp sampler on the current device (CUPTI's PC sampling), its period chosen for
-// the regions' `span` (sampling_period_log2). Its first start() throws UnsupportedError where
-// CUPTI cannot sample this device; this throws NoGpuError in a build without CUDA.
-std::unique_ptr<WarpSampler> make_warp_sampler(const RegionSpan& span);
+// set:source's warp samplers on the current device (CUPTI's PC sampling), sampling enabled now,
+// before the profile traces anything: enabled after the measured runs, CUPTI counts every sample
+// as another's kernels' and gives no PC (docs/validation.md). The pass calls the factory with
+// the regions' `span`, which sets the period (sampling_period_log2). Where CUPTI cannot sample,
+// the sampler's first start() throws why (UnsupportedError, CounterPermissionError); in a build
+// without CUDA, this throws NoGpuError.
+std::function<std::unique_ptr<WarpSampler>(const RegionSpan&)> prepare_warp_sampling();
 
 // NVTX range in the domain "kprof" around an annotation (push/pop on the calling thread).
 void nvtx_push(const std::string& name) noexcept;

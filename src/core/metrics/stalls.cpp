@@ -169,9 +169,12 @@ std::string source_text(const std::vector<InstructionShare>& shares, std::size_t
     std::snprintf(offset, sizeof offset, "+0x%llx", static_cast<unsigned long long>(s.pc_offset));
     std::string place = s.line > 0 ? base_name(s.file) + ":" + std::to_string(s.line) : offset;
     place.resize(std::max<std::size_t>(place.size(), 22), ' ');
-    out += "  " + pct + " " + bar + " " + reason + " " + place + " " + s.sass;
+    std::string sass = s.sass;
+    sass.resize(std::max<std::size_t>(sass.size(), 6), ' ');
+    out += "  " + pct + " " + bar + " " + reason + " " + place + " " + sass;
     if (const std::string text = s.line > 0 ? files.line(s.file, s.line) : ""; !text.empty())
-      out += "  | " + text;
+      out += " | " + text;
+    out.erase(out.find_last_not_of(' ') + 1);
     out += "\n";
   }
   return out;

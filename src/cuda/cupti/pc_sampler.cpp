@@ -139,6 +139,14 @@ PcSampler::~PcSampler() {
   cuptiPCSamplingDisable(&disable);
 }
 
+void PcSampler::set_period(int period_log2) {
+  std::vector<CUpti_PCSamplingConfigurationInfo> infos;
+  infos.push_back(attribute(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_PERIOD));
+  infos.back().attributeData.samplingPeriodData.samplingPeriod =
+      static_cast<std::uint32_t>(period_log2);
+  set_attributes(context_, infos);
+}
+
 void PcSampler::start() {
   check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize (before PC sampling)");
   auto start = params_for<CUpti_PCSamplingStartParams>(context_, CUpti_PCSamplingStartParamsSize);

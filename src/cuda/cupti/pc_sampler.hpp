@@ -66,6 +66,9 @@ class PcSampler {
   // "smsp__pcsamp_warps_issue_stalled_long_scoreboard", "..._long_scoreboard_not_issued"...
   const std::vector<std::string>& reasons() const noexcept { return names_; }
 
+  // Samples every 2^period_log2 cycles from the next start(); not while sampling.
+  void set_period(int period_log2);
+
   // Waits for the context's work, then samples until stop().
   void start();
   // Waits for the context's work, stops and returns every PC sampled since start().

@@ -2,10 +2,12 @@
 // sampling (PcSampler), its period chosen from the shortest region and the device's SMs and
 // rated clock, stopped and started again at each boundary to hand over what it sampled.
 #include <cstdint>
+#include <exception>
+#include <functional>
 #include <memory>
-#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "core/measure/gpu_layer.hpp"
 #include "core/measure/sampling_pass.hpp"
@@ -21,12 +23,24 @@
 namespace kprof::detail {
 namespace {
 
+// The period sampling is enabled with, until the pass sets the regions' own.
+constexpr int kDefaultPeriodLog2 = 10;
+
+// PC sampling enabled on the context for a profile, or why it could not be.
+struct EnabledSampling {
+  std::unique_ptr<PcSampler> sampler;
+  std::exception_ptr failed;
+};
+
 class CuptiWarpSampler final : public WarpSampler {
  public:
-  explicit CuptiWarpSampler(int period_log2) : period_log2_(period_log2) {}
+  CuptiWarpSampler(std::shared_ptr<EnabledSampling> enabled, int period_log2)
+      : enabled_(std::move(enabled)), period_log2_(period_log2) {}
 
   void start() override {
-    if (!sampler_) sampler_.emplace(period_log2_);
+    if (enabled_->failed) std::rethrow_exception(enabled_->failed);
+    sampler_ = enabled_->sampler.get();
+    sampler_->set_period(period_log2_);
     sampler_->start();
     sampling_ = true;
   }
@@ -67,7 +81,6 @@ class CuptiWarpSampler final : public WarpSampler {
     } catch (...) {  // the pass's own error, if any, says what went wrong
     }
     sampling_ = false;
-    sampler_.reset();
   }
 
  private:
@@ -89,8 +102,9 @@ class CuptiWarpSampler final : public WarpSampler {
     return out;
   }
 
+  std::shared_ptr<EnabledSampling> enabled_;
   int period_log2_;
-  std::optional<PcSampler> sampler_;
+  PcSampler* sampler_ = nullptr;  // enabled_'s, once started
   bool sampling_ = false;
   bool disassembly_missing_ = false;
 };
@@ -107,11 +121,19 @@ std::string warp_sampling_unavailable() {
          "with Nsight Compute";
 }
 
-std::unique_ptr<WarpSampler> make_warp_sampler(const RegionSpan& span) {
-  const DeviceInfo device = read_device_info(current_device());
-  return std::make_unique<CuptiWarpSampler>(
-      sampling_period_log2(span.shortest_ns, span.longest_ns, device.sm_count,
-                           static_cast<double>(device.compute_clock_khz)));
+std::function<std::unique_ptr<WarpSampler>(const RegionSpan&)> prepare_warp_sampling() {
+  auto enabled = std::make_shared<EnabledSampling>();
+  try {
+    enabled->sampler = std::make_unique<PcSampler>(kDefaultPeriodLog2);
+  } catch (...) {  // said by the pass, which keeps the measured runs
+    enabled->failed = std::current_exception();
+  }
+  return [enabled](const RegionSpan& span) -> std::unique_ptr<WarpSampler> {
+    const DeviceInfo device = read_device_info(current_device());
+    return std::make_unique<CuptiWarpSampler>(
+        enabled, sampling_period_log2(span.shortest_ns, span.longest_ns, device.sm_count,
+                                      static_cast<double>(device.compute_clock_khz)));
+  };
 }
 
 }  // namespace kprof::detail
