@@ -241,7 +241,7 @@ TEST(SourceSet, ASamplerEnabledBeforeAProfileSamplesAfterIt) {
 TEST(SourceSet, AProfileGivesEachRegionItsStallReasons) {
   kprof::Options o = kprof_test::duration_options(kprof::CacheControl::all, 2);
   o.metrics = {"set:source"};
-  o.verbosity = kprof::Verbosity::debug;  // the pass's warnings and what it sampled
+  o.verbosity = kprof::Verbosity::info;  // the pass's warnings and what it sampled
   const kprof::Results r = kprof::profile(o, kprof::Sweep(), [](const kprof::Config&) {
     {
       kprof::Annotation a("chase");
