@@ -60,6 +60,17 @@ class Rows:
         return len(self.columns["annotation"])
 
 
+def regions_shown(count: int, accessor: str) -> str:
+    """The note under a section of a table per region that shows at most ``TABLE_MAX_ROWS``:
+    how many there are and which call holds them all; empty when all are shown."""
+    if count <= TABLE_MAX_ROWS:
+        return ""
+    return (
+        f'<p class="note">{count:,} regions: the first {TABLE_MAX_ROWS} are shown; '
+        f"<code>{accessor}</code> holds them all.</p>"
+    )
+
+
 def _num(value: Any, factor: float = 1.0) -> str:
     """A number as the text table prints it: 4 significant digits, ``-`` when missing."""
     try:

@@ -16,7 +16,7 @@ import os
 from typing import Any
 
 from kprof._native import core as _core
-from kprof._report_tables import TABLE_MAX_ROWS
+from kprof._report_tables import TABLE_MAX_ROWS, regions_shown
 from kprof.errors import OptionError
 
 __all__ = ["source_section", "PER_REGION"]
@@ -79,10 +79,7 @@ def source_section(results: Any) -> str:
         )
         parts.append("</tbody>")
     parts.append("</table></div>")
-    if len(items) > TABLE_MAX_ROWS:
-        parts.append(
-            f'<p class="note">{len(items):,} regions: the first {TABLE_MAX_ROWS} are shown; '
-            "<code>results.source_dataframe()</code> holds them all.</p>"
-        )
+    if more := regions_shown(len(items), "results.source_dataframe()"):
+        parts.append(more)
     parts.append("</section>")
     return "\n".join(parts)

@@ -14,7 +14,7 @@ import html
 from typing import Any
 
 from kprof._native import core as _core
-from kprof._report_tables import TABLE_MAX_ROWS
+from kprof._report_tables import TABLE_MAX_ROWS, regions_shown
 from kprof.errors import OptionError
 
 __all__ = ["stalls_section"]
@@ -66,10 +66,7 @@ def stalls_section(results: Any) -> str:
     for name, (kernel, reasons) in items[:TABLE_MAX_ROWS]:
         parts.append(_region_rows(name, kernel, reasons))
     parts.append("</table></div>")
-    if len(items) > TABLE_MAX_ROWS:
-        parts.append(
-            f'<p class="note">{len(items):,} regions: the first {TABLE_MAX_ROWS} are shown; '
-            "<code>results.stalls()</code> holds them all.</p>"
-        )
+    if more := regions_shown(len(items), "results.stalls()"):
+        parts.append(more)
     parts.append("</section>")
     return "\n".join(parts)
