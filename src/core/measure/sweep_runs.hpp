@@ -110,7 +110,7 @@ class SweepRuns {
   // --- for the engine ---------------------------------------------------------------------
   std::vector<Record> take_records() { return std::move(records_); }
   Conditions take_conditions() {
-    return {std::move(configs_), conditions_.take_runs(), info_.take()};
+    return {std::move(configs_), conditions_.take_runs(), info_.take(), {}};
   }
   const ThermalGuard* thermal() const { return conditions_.thermal(); }
   std::string clock_source() const { return conditions_.clock_source(); }

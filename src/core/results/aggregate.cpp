@@ -533,7 +533,7 @@ Results Results::aggregate(SessionInfo session, Sweep sweep, std::vector<Record>
                            const Options& options, std::vector<ConfigInfo> configs,
                            std::vector<RunInfo> runs, std::vector<InfoValue> info) {
   return detail::aggregate(std::move(session), std::move(sweep), std::move(records), options,
-                           {std::move(configs), std::move(runs), std::move(info)});
+                           {std::move(configs), std::move(runs), std::move(info), {}});
 }
 
 }  // namespace kprof
