@@ -155,6 +155,7 @@ struct SourceSample {
   std::size_t config = 0;
   std::string annotation;
   std::string kernel;          // the function, demangled as the records name kernels
+  std::uint32_t cubin = 0;     // its module's code (CUPTI's CRC): kernels of one name differ
   std::int64_t pc_offset = 0;  // bytes from the function's start
   std::string sass;            // the instruction; empty where its module's code was not kept
   std::string file;            // its source file; empty without line information

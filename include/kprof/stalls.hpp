@@ -44,6 +44,7 @@ struct InstructionShare {
   std::size_t config = 0;
   std::string kernel;
   std::string region;  // as reports name it (region_name)
+  std::uint32_t cubin = 0;
   std::int64_t pc_offset = 0;
   std::string sass;
   std::string file;
@@ -63,5 +64,11 @@ std::vector<InstructionShare> instruction_shares(const Results& results);
 // bar, the reason most of its samples had, its file:line (or its offset) and SASS, and the
 // line's text where the file can be read here.
 std::string source_text(const std::vector<InstructionShare>& shares, std::size_t per_region = 10);
+
+// The text of `file`'s line `line` (1-based), leading blanks removed, as source_text and the
+// HTML report show it; empty where the file cannot be read here, the line is not in it, or the
+// file is not source code by its name (.cu, .cuh, .c, .cc, .cpp, .cxx, .h, .hh, .hpp, .py): a
+// results file names the files it shows, and other files are not shown.
+std::string source_line_text(const std::string& file, int line);
 
 }  // namespace kprof

@@ -456,19 +456,24 @@ class ResultsData:
         Raises:
             kprof.errors.OptionError: The results hold no sampled instructions.
         """
-        shares = self._frame("instructions", self._core.instruction_columns())
-        by_reason = self._frame("source", self._core.source_columns())
-        fixed = {"Sass", "File", "Line", "Reason", "Samples"}
-        keys = [c for c in by_reason.columns if c not in fixed]
-        reasons = (
-            by_reason.groupby([*keys, "Reason"], dropna=False, sort=False)["Samples"]
-            .sum()
-            .unstack("Reason", fill_value=0.0)
-        )
+        items = self._core.instruction_columns()
+        shares = self._frame("instructions", items)
+        lines = self._core.source_columns()
+        # An instruction of a region: its config, annotation, kernel, module and offset (the
+        # parameters may repeat across merged ranks, or hold lists).
+        fields = ("config", "annotation", "kernel", "cubin", "pc_offset")
+        key = pd.MultiIndex.from_arrays([items[f] for f in fields])
+        by_reason = pd.DataFrame({"Reason": lines["reason"], "Samples": lines["samples"]})
+        by_reason.index = pd.MultiIndex.from_arrays([lines[f] for f in fields])
+        reasons = by_reason.set_index("Reason", append=True)["Samples"]
+        reasons = reasons.groupby(level=[*range(len(fields)), len(fields)], sort=False).sum()
+        table = reasons.unstack(len(fields), fill_value=0.0)
         order = by_reason.groupby("Reason")["Samples"].sum().sort_values(ascending=False)
-        reasons = reasons[list(order.index)].reset_index()
-        reasons.columns.name = None
-        return shares.merge(reasons, on=keys, how="left", sort=False)
+        table = table.reindex(index=key, columns=list(order.index), fill_value=0.0)
+        for reason in order.index:
+            name = reason if reason not in shares.columns else f"{reason} (samples)"
+            shares[name] = table[reason].to_numpy()
+        return shares
 
     # --- ranks ----------------------------------------------------------------------------------
 

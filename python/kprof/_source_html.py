@@ -11,7 +11,6 @@ line (or its offset) and SASS, and the line's text where the source file can be 
 from __future__ import annotations
 
 import html
-import linecache
 import os
 from typing import Any
 
@@ -37,7 +36,7 @@ def _instruction_row(row: dict[str, Any]) -> str:
     width = f"{max(0.0, min(share, 100.0)):.1f}%"
     text = ""
     if row["Line"] and row["File"]:
-        text = linecache.getline(str(row["File"]), int(row["Line"])).strip()
+        text = str(_core.source_line_text(str(row["File"]), int(row["Line"])))
     return (
         f'<tr><td class="num">{e(str(_core._format_number(share, 3)))}%</td>'
         f'<td class="barcell"><div class="bar" style="width:{width}"></div></td>'
@@ -57,11 +56,15 @@ def source_section(results: Any) -> str:
     except OptionError:
         return ""
     shown = float(_core.STALL_SHOWN_PCT)
-    regions: dict[str, list[dict[str, Any]]] = {}
-    kernels: dict[str, str] = {}
-    for row in frame.to_dict("records"):
-        lines = regions.setdefault(row["Region"], [])
-        kernels.setdefault(row["Region"], str(row["Kernel"]))
+    # Regions by annotation and config: merged ranks' regions share their names.
+    configs = results._core.instruction_columns()["config"]
+    regions: dict[tuple[str, int], list[dict[str, Any]]] = {}
+    names: dict[tuple[str, int], tuple[str, str]] = {}
+    for row, config in zip(frame.to_dict("records"), configs, strict=True):
+        region = (str(row["Annotation"]), int(config))
+        lines = regions.setdefault(region, [])
+        rank = f" (rank {row['Rank']})" if "Rank" in row else ""
+        names.setdefault(region, (f"{row['Region']}{rank}", str(row["Kernel"])))
         if row["SharePct"] >= shown and len(lines) < PER_REGION:
             lines.append(row)
     parts = ['<section id="source"><h2>Where the warps waited</h2>']
@@ -71,10 +74,10 @@ def source_section(results: Any) -> str:
         "-lineinfo; other kernels show their offset) and SASS (docs/source.md).</p>"
     )
     parts.append('<div class="scroll"><table class="stalls source">')
-    items = [(name, lines) for name, lines in regions.items() if lines]
-    for name, lines in items[:TABLE_MAX_ROWS]:
+    items = [(names[region], lines) for region, lines in regions.items() if lines]
+    for (name, kernel), lines in items[:TABLE_MAX_ROWS]:
         parts.append(
-            f'<tbody class="region"><tr><th colspan="6" title="{html.escape(kernels[name])}">'
+            f'<tbody class="region"><tr><th colspan="6" title="{html.escape(kernel)}">'
             f"{html.escape(name)}</th></tr>" + "".join(_instruction_row(r) for r in lines)
         )
         parts.append("</tbody>")

@@ -134,6 +134,7 @@ def with_source(results: ProfileResults, lines: list[tuple], tmp_path) -> Profil
     doc = json.loads(results.to_json())
     fields = ["config", "annotation", "kernel", "pc_offset", "sass", "file", "line", "reason"]
     doc["source"] = {f: [x[i] for x in lines] for i, f in enumerate([*fields, "samples"])}
+    doc["source"]["cubin"] = [7] * len(lines)  # one module's code
     path = tmp_path / "sampled.json"
     path.write_text(json.dumps(doc))
     return kprof.load(path)
@@ -243,3 +244,21 @@ def test_no_html_source_section_without_sampled_instructions(two_regions):
     from kprof._source_html import source_section
 
     assert source_section(two_regions) == ""
+
+
+def test_merged_ranks_keep_their_own_instructions(sampled_lines, tmp_path):
+    import json
+
+    parts = []
+    for rank, scale in ((0, 1.0), (1, 3.0)):
+        doc = json.loads(sampled_lines.to_json())
+        doc["session"].update(rank=rank, world_size=2, started_at=f"2026-12-07T00:00:0{rank}Z")
+        doc["source"]["samples"] = [v * scale for v in doc["source"]["samples"]]
+        path = tmp_path / f"rank{rank}.json"
+        path.write_text(json.dumps(doc))
+        parts.append(kprof.load(path))
+    frame = kprof.merge(parts).source_dataframe()
+    k0 = frame[(frame["Annotation"] == "k") & (frame["n"] == 1024) & (frame["PcOffset"] == 0x40)]
+    assert list(k0["Rank"]) == [0, 1]
+    assert list(k0["Samples"]) == pytest.approx([82.0, 246.0])
+    assert list(k0["long_scoreboard"]) == pytest.approx([80.0, 240.0])  # each rank's own

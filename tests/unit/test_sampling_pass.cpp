@@ -47,6 +47,8 @@ class ScriptedSampler : public kprof::detail::WarpSampler {
     pending_.total_samples += n + dropped;
     pending_.dropped_samples += dropped;
   }
+  // `n` samples the GPU took that CUPTI placed in no kernel it knows.
+  void unplaced(std::uint64_t n) { pending_.total_samples += n; }
   int starts = 0, stops = 0, placed = 0;
 
  private:
@@ -234,6 +236,7 @@ TEST(SamplingPass, EachRegionKeepsItsSampledInstructionsAndTheirPlaces) {
     EXPECT_EQ(x.kernel, "kern()");
     EXPECT_EQ(x.sass, "OP" + std::to_string(x.pc_offset));
     EXPECT_EQ(x.file, "k7.cu");
+    EXPECT_EQ(x.cubin, 7u);
     EXPECT_EQ(x.line, x.pc_offset / 16);
   }
   using Reasons = std::map<std::string, double>;
@@ -251,6 +254,25 @@ TEST(SamplingPass, EachRegionKeepsItsSampledInstructionsAndTheirPlaces) {
   ASSERT_EQ(back.source().size(), s.results.source().size());
   EXPECT_EQ(back.source().front().sass, s.results.source().front().sass);
   EXPECT_EQ(back.source().back().line, s.results.source().back().line);
+}
+
+// CUPTI counted samples but placed none in a kernel it knows: NaN and a warning, not zeros that
+// would read as a region that never waited.
+TEST(SamplingPass, SamplesOfNoKnownKernelAreNaNAndSaid) {
+  kprof::testing::ScriptedBackend gpu;
+  ScriptedSampler sampler;
+  const Sampled s = profile(sampler, gpu, 1, {kCount, kLong}, Sweep(), [&](std::size_t) {
+    Annotation a("k");
+    gpu.launch("kern()", 1000);
+    sampler.unplaced(500);
+  });
+  const auto m = means(s.results);
+  EXPECT_TRUE(std::isnan(m.at({"k", kLong})));
+  EXPECT_TRUE(s.results.source().empty());
+  bool said = false;
+  for (const std::string& line : s.warnings)
+    said = said || line.find("attributed none to a kernel") != std::string::npos;
+  EXPECT_TRUE(said);
 }
 
 TEST(SamplingPass, TheSetHoldsTheDurationTheCountAndEachReason) {

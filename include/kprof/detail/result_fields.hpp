@@ -158,6 +158,7 @@ inline constexpr auto source_fields = [](auto& s, auto&& f) {
   f("config", s.config);
   f("annotation", s.annotation);
   f("kernel", s.kernel);
+  f("cubin", s.cubin);
   f("pc_offset", s.pc_offset);
   f("sass", s.sass);
   f("file", s.file);
@@ -229,6 +230,7 @@ inline constexpr auto instruction_fields = [](auto& s, auto&& f) {
   f("config", s.config);
   f("kernel", s.kernel);
   f("region", s.region);
+  f("cubin", s.cubin);
   f("pc_offset", s.pc_offset);
   f("sass", s.sass);
   f("file", s.file);

@@ -87,9 +87,10 @@ std::unique_ptr<InstructionCounter> make_instruction_counter();
 // whose PC data has another layout; a build without CUDA). Touches no GPU.
 std::string warp_sampling_unavailable();
 
-// set:source's warp samplers on the current device (CUPTI's PC sampling), sampling enabled now,
-// before the profile traces anything: enabled after the measured runs, CUPTI counts every sample
-// as another's kernels' and gives no PC (docs/validation.md). The pass calls the factory with
+// set:source's warp samplers on the current device (CUPTI's PC sampling), sampling enabled now
+// (and kept enabled for the process), before the profile traces anything: enabled after the
+// measured runs, CUPTI counts every sample as another's kernels' and gives no PC
+// (docs/validation.md). The pass calls the factory with
 // the regions' `span`, which sets the period (sampling_period_log2). Where CUPTI cannot sample,
 // the sampler's first start() throws why (UnsupportedError, CounterPermissionError); in a build
 // without CUDA, this throws NoGpuError.

@@ -52,15 +52,23 @@ std::vector<RegionValues> per_function(const std::vector<RegionValues>& per_pc) 
   return out;
 }
 
-// Each region's instructions as source lines: a line per reason asked for with samples, placed
-// by the sampler once per instruction.
+// Each region's instructions as source lines: a line per reason asked for with samples, the
+// region's openings (a region in a loop opens once a step) summed, placed by the sampler once
+// per instruction.
 std::vector<SourceSample> source_lines(const std::vector<RegionValues>& per_pc,
                                        const std::vector<std::string>& wanted,
                                        WarpSampler& sampler) {
+  std::vector<std::pair<std::size_t, std::string>> order;  // config, annotation
+  std::map<std::pair<std::size_t, std::string>, FunctionValues> regions;
+  for (const RegionValues& region : per_pc) {
+    auto [at, added] = regions.try_emplace({region.config, region.annotation});
+    if (added) order.push_back(at->first);
+    for (const auto& [key, values] : region.functions) add_values(at->second[key], values);
+  }
   std::map<std::string, InstructionPlace> places;
   std::vector<SourceSample> out;
-  for (const RegionValues& region : per_pc)
-    for (const auto& [key, values] : region.functions) {
+  for (const auto& region : order)
+    for (const auto& [key, values] : regions[region]) {
       const PcKey pc = parse_pc_key(key);
       auto place = places.find(key);
       if (place == places.end())
@@ -68,7 +76,7 @@ std::vector<SourceSample> source_lines(const std::vector<RegionValues>& per_pc,
       const std::string kernel = demangle(pc.function);
       for (std::size_t m = 0; m < values.size() && m < wanted.size(); ++m) {
         if (wanted[m] == metrics::kSampleCountMetric || !(values[m] > 0)) continue;
-        out.push_back({region.config, region.annotation, kernel,
+        out.push_back({region.first, region.second, kernel, pc.crc,
                        static_cast<std::int64_t>(pc.pc_offset), place->second.sass,
                        place->second.file, place->second.line,
                        std::string(metrics::stall_reason_of(wanted[m])), values[m]});
@@ -195,6 +203,16 @@ std::vector<Record> sampling_pass_records(WarpSampler& sampler, const Sweep& swe
       if (warn) warn(std::string(e.what()) + "; set:source's samples are NaN");
     }
   }
+  if (!taken.empty() && sums.total > 0 && sums.functions.empty()) {
+    // The GPU sampled, but CUPTI placed no sample in a kernel it knows (it counts them as
+    // "non-user" kernels'): zeros would read as regions that never waited.
+    taken.clear();
+    if (warn)
+      warn("set:source: the GPU took " + std::to_string(sums.total) +
+           " warp samples and CUPTI attributed none to a kernel of this process (as it does when "
+           "PC sampling is enabled after kernels were traced in the process: run the set:source "
+           "profile first, or in a process of its own); set:source's samples are NaN");
+  }
   if (full && warn)
     warn(
         "set:source: the GPU's sample buffer filled up and samples were lost: the regions' "
@@ -205,7 +223,15 @@ std::vector<Record> sampling_pass_records(WarpSampler& sampler, const Sweep& swe
          " warp samples (its buffer was full): the regions' samples "
          "are fewer than were taken, their shares still hold");
   if (tally != nullptr) *tally = std::move(sums);
-  if (source != nullptr) *source = source_lines(taken, wanted, sampler);
+  if (source != nullptr) {
+    try {
+      *source = source_lines(taken, wanted, sampler);
+    } catch (const Error& e) {  // the counts stand without their places
+      source->clear();
+      if (warn)
+        warn(std::string("set:source could not place the sampled instructions: ") + e.what());
+    }
+  }
   // A kernel of a sampled region may get no sample (a short one beside a long one): 0, not NaN.
   return pass_records(per_function(taken), PassMetrics{wanted, "sample", true}, measured,
                       whole_regions);

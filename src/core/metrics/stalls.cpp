@@ -74,8 +74,8 @@ std::vector<InstructionShare> instruction_shares(const Results& results) {
   if (results.source().empty())
     throw OptionError("metrics", "results without sampled instructions",
                       "a profile that sampled warps (metrics=[\"set:source\"])");
-  using Region = std::pair<std::string, std::size_t>;   // annotation, config
-  using Place = std::tuple<std::string, std::int64_t>;  // kernel, offset
+  using Region = std::pair<std::string, std::size_t>;                  // annotation, config
+  using Place = std::tuple<std::string, std::uint32_t, std::int64_t>;  // kernel, cubin, offset
   struct Instruction {
     const SourceSample* first = nullptr;
     double samples = 0;
@@ -90,7 +90,7 @@ std::vector<InstructionShare> instruction_shares(const Results& results) {
     const Region region{s.annotation, s.config};
     auto [at, added] = regions.try_emplace(region);
     if (added) order.push_back(region);
-    Instruction& in = at->second[{s.kernel, s.pc_offset}];
+    Instruction& in = at->second[{s.kernel, s.cubin, s.pc_offset}];
     if (in.first == nullptr) in.first = &s;
     in.samples += s.samples;
     totals[region] += s.samples;
@@ -105,8 +105,9 @@ std::vector<InstructionShare> instruction_shares(const Results& results) {
     const std::size_t first = out.size();
     for (const auto& [place, in] : regions[region]) {
       const SourceSample& s = *in.first;
-      out.push_back({region.first, region.second, s.kernel, name, s.pc_offset, s.sass, s.file,
-                     s.line, in.samples, 100.0 * in.samples / totals[region], in.top_reason});
+      out.push_back({region.first, region.second, s.kernel, name, s.cubin, s.pc_offset, s.sass,
+                     s.file, s.line, in.samples, 100.0 * in.samples / totals[region],
+                     in.top_reason});
     }
     std::stable_sort(out.begin() + static_cast<std::ptrdiff_t>(first), out.end(),
                      [](const auto& a, const auto& b) { return a.samples > b.samples; });
@@ -116,20 +117,35 @@ std::vector<InstructionShare> instruction_shares(const Results& results) {
 
 namespace {
 
+bool is_source_file(const std::string& file) {
+  constexpr std::string_view kEndings[] = {".cu",  ".cuh", ".c",  ".cc",  ".cpp",
+                                           ".cxx", ".h",   ".hh", ".hpp", ".py"};
+  return std::any_of(std::begin(kEndings), std::end(kEndings),
+                     [&](std::string_view e) { return file.ends_with(e); });
+}
+
+std::vector<std::string> file_lines(const std::string& file) {
+  std::vector<std::string> lines;
+  if (!is_source_file(file)) return lines;
+  std::ifstream in(file);
+  for (std::string text; std::getline(in, text);) lines.push_back(std::move(text));
+  return lines;
+}
+
+std::string line_of(const std::vector<std::string>& lines, int number) {
+  if (number < 1 || static_cast<std::size_t>(number) > lines.size()) return "";
+  const std::string& text = lines[static_cast<std::size_t>(number) - 1];
+  const std::size_t begin = text.find_first_not_of(" \t");
+  return begin == std::string::npos ? "" : text.substr(begin);
+}
+
 // A file's lines, read once; none where it cannot be read (results from another machine).
 class SourceFiles {
  public:
   std::string line(const std::string& file, int number) {
     auto [at, added] = files_.try_emplace(file);
-    if (added) {
-      std::ifstream in(file);
-      for (std::string text; std::getline(in, text);) at->second.push_back(std::move(text));
-    }
-    const std::vector<std::string>& lines = at->second;
-    if (number < 1 || static_cast<std::size_t>(number) > lines.size()) return "";
-    std::string text = lines[static_cast<std::size_t>(number) - 1];
-    const std::size_t begin = text.find_first_not_of(" \t");
-    return begin == std::string::npos ? "" : text.substr(begin);
+    if (added) at->second = file_lines(file);
+    return line_of(at->second, number);
   }
 
  private:
@@ -152,7 +168,7 @@ std::string source_text(const std::vector<InstructionShare>& shares, std::size_t
   const InstructionShare* last = nullptr;
   std::size_t shown = 0;
   for (const InstructionShare& s : shares) {
-    if (last == nullptr || s.region != last->region) {
+    if (last == nullptr || s.annotation != last->annotation || s.config != last->config) {
       out += s.region + "  (" + s.kernel + ")\n";
       shown = 0;
     }
@@ -178,6 +194,10 @@ std::string source_text(const std::vector<InstructionShare>& shares, std::size_t
     out += "\n";
   }
   return out;
+}
+
+std::string source_line_text(const std::string& file, int line) {
+  return line_of(file_lines(file), line);
 }
 
 std::string stalls_text(const std::vector<StallShare>& shares) {

@@ -292,7 +292,7 @@ constexpr auto kSourceColumns = std::to_array<ResultColumn>({
     {"Samples", K::real, S::item, "samples", "sample"},
 });
 
-constexpr auto kSource = join(kSourceColumns, kParameters);
+constexpr auto kSource = join(kSourceColumns, kRank, kParameters);
 
 // Each sampled instruction of a region with its share (kprof/stalls.hpp's InstructionShare).
 constexpr auto kInstructionColumns = std::to_array<ResultColumn>({
@@ -308,7 +308,7 @@ constexpr auto kInstructionColumns = std::to_array<ResultColumn>({
     {"TopReason", K::text, S::item, "top_reason"},
 });
 
-constexpr auto kInstructions = join(kInstructionColumns, kParameters);
+constexpr auto kInstructions = join(kInstructionColumns, kRank, kParameters);
 
 struct TableEntry {
   ResultTable table;

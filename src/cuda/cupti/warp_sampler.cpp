@@ -4,7 +4,9 @@
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -26,11 +28,30 @@ namespace {
 // The period sampling is enabled with, until the pass sets the regions' own.
 constexpr int kDefaultPeriodLog2 = 10;
 
-// PC sampling enabled on the context for a profile, or why it could not be.
+// PC sampling enabled on a device's context, or why it could not be.
 struct EnabledSampling {
   std::unique_ptr<PcSampler> sampler;
   std::exception_ptr failed;
 };
+
+// PC sampling stays enabled on each device's context from the first profile that samples its
+// warps: enabled after the process traced kernels, CUPTI attributes no sample to them
+// (docs/validation.md), so a later profile keeps using it. Never freed: CUPTI holds its buffer.
+std::shared_ptr<EnabledSampling> enabled_sampling(int device) {
+  static auto& mutex = *new std::mutex;
+  static auto& enabled = *new std::map<int, std::shared_ptr<EnabledSampling>>;
+  const std::lock_guard lock(mutex);
+  std::shared_ptr<EnabledSampling>& slot = enabled[device];
+  if (slot == nullptr || slot->failed) {
+    slot = std::make_shared<EnabledSampling>();
+    try {
+      slot->sampler = std::make_unique<PcSampler>(kDefaultPeriodLog2);
+    } catch (...) {  // said by the pass, which keeps the measured runs
+      slot->failed = std::current_exception();
+    }
+  }
+  return slot;
+}
 
 class CuptiWarpSampler final : public WarpSampler {
  public:
@@ -71,6 +92,7 @@ class CuptiWarpSampler final : public WarpSampler {
               out.sass = pc->second;
       } catch (const UnsupportedError&) {  // no nvdisasm: lines without their SASS
         disassembly_missing_ = true;
+      } catch (const Error&) {  // this module's code could not be read: its lines without SASS
       }
     }
     return out;
@@ -122,12 +144,7 @@ std::string warp_sampling_unavailable() {
 }
 
 std::function<std::unique_ptr<WarpSampler>(const RegionSpan&)> prepare_warp_sampling() {
-  auto enabled = std::make_shared<EnabledSampling>();
-  try {
-    enabled->sampler = std::make_unique<PcSampler>(kDefaultPeriodLog2);
-  } catch (...) {  // said by the pass, which keeps the measured runs
-    enabled->failed = std::current_exception();
-  }
+  std::shared_ptr<EnabledSampling> enabled = enabled_sampling(current_device());
   return [enabled](const RegionSpan& span) -> std::unique_ptr<WarpSampler> {
     const DeviceInfo device = read_device_info(current_device());
     return std::make_unique<CuptiWarpSampler>(
