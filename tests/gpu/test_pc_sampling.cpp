@@ -199,28 +199,9 @@ double share(const kprof::Results& r, const std::string& annotation, const std::
   return count > 0 ? stalled / count : 0;
 }
 
-// A timed profile leaves the process able to sample warps: the sampling pass runs after one.
-TEST(SourceSet, APcSamplerSamplesAfterATimedProfile) {
-  kprof::Options o = kprof_test::duration_options(kprof::CacheControl::all, 2);
-  (void)kprof::profile(o, kprof::Sweep(), [](const kprof::Config&) {
-    kprof::Annotation a("chase");
-    kprof_test::launch_stall(StallKernel::chase);
-  });
-  EXPECT_EQ(top_reason(sample(StallKernel::chase, "chase after a profile")), "long_scoreboard");
-}
-
-// The same with the module loaded before the profile (no activity tracing then).
-TEST(SourceSet, AModuleLoadedBeforeAProfileIsSampledAfterIt) {
-  kprof_test::launch_stall(StallKernel::chase);
-  kprof::Options o = kprof_test::duration_options(kprof::CacheControl::all, 2);
-  (void)kprof::profile(o, kprof::Sweep(), [](const kprof::Config&) {
-    kprof::Annotation a("chase");
-    kprof_test::launch_stall(StallKernel::chase);
-  });
-  EXPECT_EQ(top_reason(sample(StallKernel::chase, "module before the profile")), "long_scoreboard");
-}
-
-// Sampling enabled before the timed profile, started after it.
+// Sampling enabled before a timed profile samples after it: enabled after one, CUPTI 13.0.1 put
+// every sample in "non-user" kernels and gave no PC (docs/validation.md, 2026-12-07), which is
+// why a profile enables it before it traces anything.
 TEST(SourceSet, ASamplerEnabledBeforeAProfileSamplesAfterIt) {
   kprof_test::launch_stall(StallKernel::chase);
   PcSampler sampler(kPeriodLog2);
