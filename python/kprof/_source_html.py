@@ -58,12 +58,13 @@ def source_section(results: Any) -> str:
     shown = float(_core.STALL_SHOWN_PCT)
     # Regions by annotation and config: merged ranks' regions share their names.
     configs = results._core.instruction_columns()["config"]
+    merged = len(results.ranks) > 1
     regions: dict[tuple[str, int], list[dict[str, Any]]] = {}
     names: dict[tuple[str, int], tuple[str, str]] = {}
     for row, config in zip(frame.to_dict("records"), configs, strict=True):
         region = (str(row["Annotation"]), int(config))
         lines = regions.setdefault(region, [])
-        rank = f" (rank {row['Rank']})" if "Rank" in row else ""
+        rank = f" (rank {row['Rank']})" if merged else ""
         names.setdefault(region, (f"{row['Region']}{rank}", str(row["Kernel"])))
         if row["SharePct"] >= shown and len(lines) < PER_REGION:
             lines.append(row)

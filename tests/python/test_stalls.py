@@ -262,3 +262,7 @@ def test_merged_ranks_keep_their_own_instructions(sampled_lines, tmp_path):
     assert list(k0["Rank"]) == [0, 1]
     assert list(k0["Samples"]) == pytest.approx([82.0, 246.0])
     assert list(k0["long_scoreboard"]) == pytest.approx([80.0, 240.0])  # each rank's own
+    from kprof._source_html import source_section
+
+    section = source_section(kprof.merge(parts))
+    assert ">k (n=1024) (rank 0)</th>" in section and ">k (n=1024) (rank 1)</th>" in section
