@@ -65,10 +65,12 @@ std::vector<InstructionShare> instruction_shares(const Results& results);
 // line's text where the file can be read here.
 std::string source_text(const std::vector<InstructionShare>& shares, std::size_t per_region = 10);
 
-// The text of `file`'s line `line` (1-based), leading blanks removed, as source_text and the
-// HTML report show it; empty where the file cannot be read here, the line is not in it, or the
-// file is not source code by its name (.cu, .cuh, .c, .cc, .cpp, .cxx, .h, .hh, .hpp, .py): a
-// results file names the files it shows, and other files are not shown.
-std::string source_line_text(const std::string& file, int line);
+// The text of each `files[i]`'s line `lines[i]` (1-based), leading blanks removed, as
+// source_text and the HTML report show it, each file read once; empty where the file cannot be
+// read here, the line is not in it, or the file is not source code by its name (.cu, .cuh, .c,
+// .cc, .cpp, .cxx, .h, .hh, .hpp, .py): a results file names the files it shows, and other
+// files are not shown.
+std::vector<std::string> source_line_texts(const std::vector<std::string>& files,
+                                           const std::vector<int>& lines);
 
 }  // namespace kprof

@@ -499,8 +499,8 @@ void bind_results(nb::module_& m) {
   def_files(results);
   bind_aggregate(m);
   m.attr("STALL_SHOWN_PCT") = kprof::kStallShownPct;
-  m.def("source_line_text", &kprof::source_line_text, nb::arg("file"), nb::arg("line"),
-        "kprof::source_line_text: a source file's line as the reports show it, or ''.");
+  m.def("source_line_texts", &kprof::source_line_texts, nb::arg("files"), nb::arg("lines"),
+        "kprof::source_line_texts: source files' lines as the reports show them ('' if not).");
   // A Python list of Results arrives as a vector of copies.
   m.def(
       "merge", [](const std::vector<kprof::Results>& parts) { return kprof::merge(parts); },

@@ -17,8 +17,8 @@ import numpy as np
 import pandas as pd
 
 from kprof import _arguments
+from kprof._layout_cells import _layout
 from kprof._native import core as _core
-from kprof._results_data import _layout
 from kprof.results import ProfileResults, load
 
 __all__ = ["compare", "CompareWarning"]

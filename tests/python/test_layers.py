@@ -103,7 +103,14 @@ def test_the_package_has_no_import_cycle():
 def test_errors_and_the_results_data_sit_below_plots_reports_and_files():
     graph = imports(module_names(PACKAGE))
     assert graph["kprof.errors"] == set()  # the bottom layer: errors import no kprof module
-    below_data = {"kprof._native", "kprof.errors", "kprof._files", "kprof._arguments"}
+    below_data = {
+        "kprof._native",
+        "kprof.errors",
+        "kprof._files",
+        "kprof._arguments",
+        "kprof._layout_cells",
+    }
+    assert graph["kprof._layout_cells"] <= {"kprof._native"}  # the layout's columns alone
     assert graph["kprof._arguments"] <= {"kprof.errors"}  # argument checks: errors alone
     assert graph["kprof._results_data"] <= below_data
     for above in ("kprof.visualization", "kprof.report", "kprof._saving", "kprof._parquet"):

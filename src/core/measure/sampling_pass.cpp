@@ -46,29 +46,22 @@ std::vector<RegionValues> per_function(const std::vector<RegionValues>& per_pc) 
   for (const RegionValues& region : per_pc) {
     RegionValues r{region.config, region.annotation, {}};
     for (const auto& [key, values] : region.functions)
-      add_values(r.functions[key.substr(0, key.find('\n'))], values);
+      add_values(r.functions[parse_pc_key(key).function], values);
     out.push_back(std::move(r));
   }
   return out;
 }
 
-// Each region's instructions as source lines: a line per reason asked for with samples, the
-// region's openings (a region in a loop opens once a step) summed, placed by the sampler once
-// per instruction.
+// Each region's instructions as source lines: a line per reason asked for with samples, placed
+// by the sampler once per instruction. A region is opened once per call (the tracker refuses
+// an annotation opened twice in a run), so each is one of `per_pc`.
 std::vector<SourceSample> source_lines(const std::vector<RegionValues>& per_pc,
                                        const std::vector<std::string>& wanted,
                                        WarpSampler& sampler) {
-  std::vector<std::pair<std::size_t, std::string>> order;  // config, annotation
-  std::map<std::pair<std::size_t, std::string>, FunctionValues> regions;
-  for (const RegionValues& region : per_pc) {
-    auto [at, added] = regions.try_emplace({region.config, region.annotation});
-    if (added) order.push_back(at->first);
-    for (const auto& [key, values] : region.functions) add_values(at->second[key], values);
-  }
   std::map<std::string, InstructionPlace> places;
   std::vector<SourceSample> out;
-  for (const auto& region : order)
-    for (const auto& [key, values] : regions[region]) {
+  for (const RegionValues& region : per_pc)
+    for (const auto& [key, values] : region.functions) {
       const PcKey pc = parse_pc_key(key);
       auto place = places.find(key);
       if (place == places.end())
@@ -76,7 +69,7 @@ std::vector<SourceSample> source_lines(const std::vector<RegionValues>& per_pc,
       const std::string kernel = demangle(pc.function);
       for (std::size_t m = 0; m < values.size() && m < wanted.size(); ++m) {
         if (wanted[m] == metrics::kSampleCountMetric || !(values[m] > 0)) continue;
-        out.push_back({region.first, region.second, kernel, pc.crc,
+        out.push_back({region.config, region.annotation, kernel, pc.crc,
                        static_cast<std::int64_t>(pc.pc_offset), place->second.sass,
                        place->second.file, place->second.line,
                        std::string(metrics::stall_reason_of(wanted[m])), values[m]});

@@ -196,8 +196,13 @@ std::string source_text(const std::vector<InstructionShare>& shares, std::size_t
   return out;
 }
 
-std::string source_line_text(const std::string& file, int line) {
-  return line_of(file_lines(file), line);
+std::vector<std::string> source_line_texts(const std::vector<std::string>& files,
+                                           const std::vector<int>& lines) {
+  SourceFiles read;
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < files.size() && i < lines.size(); ++i)
+    out.push_back(read.line(files[i], lines[i]));
+  return out;
 }
 
 std::string stalls_text(const std::vector<StallShare>& shares) {
