@@ -291,6 +291,9 @@ class Results {
   std::string to_json() const;
   static Results read_json(const std::string& path);
   static Results from_json(const std::string& text);
+  // Results a reader outside the core built (the Python package's Parquet columns), checked as
+  // read_json checks a document: a FormatError names `source` and the table, field and item.
+  static Results checked(Results results, const std::string& source);
 
   // nsight-python's CSV layout: <prefix>profiled_data-<tag>.csv (samples) and
   // <prefix>processed_data-<tag>.csv (rows); also <prefix>records-<tag>.csv (raw records),

@@ -21,6 +21,7 @@ namespace nb = nanobind;
 void bind_errors(nb::module_& m);
 void bind_options(nb::module_& m);
 void bind_results(nb::module_& m);
+void bind_arrays(nb::module_& m);
 void bind_profile(nb::module_& m);
 void bind_annotate(nb::module_& m);
 void bind_system(nb::module_& m);

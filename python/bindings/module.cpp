@@ -26,6 +26,7 @@ NB_MODULE(_core, m) {
   kprof::py::bind_progress(m);
   kprof::py::bind_display(m);
   kprof::py::bind_results(m);
+  kprof::py::bind_arrays(m);
   kprof::py::bind_layout(m);
   kprof::py::bind_compare(m);
   kprof::py::bind_options(m);

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from kprof import _arguments
-from kprof._layout_cells import _cells, _column, _layout, _object_column, _shown
+from kprof._layout_cells import _arrays, _cells, _column, _layout, _object_column, _shown, _Text
 from kprof._native import core as _core
 from kprof.errors import OutputExistsError
 
@@ -190,44 +190,72 @@ class ResultsData:
         return columns
 
     def _run_values(self, items: Mapping[str, Sequence[Any]]) -> Callable[[str], Any]:
-        """The values of a run field for each item's (config, run); None where no run. Items
-        find their run through a table indexed by (config, run): a dictionary lookup per item
-        costs more than the rest of a million samples' DataFrame."""
-        r = self._core.runs_columns()
+        """The values of a run field for each item's (config, run); missing (NaN, or -1 for
+        integers and flags) where no run. Items find their run through a table indexed by
+        (config, run): a dictionary lookup per item costs more than the rest of a million
+        samples' DataFrame."""
+        r = _arrays(self._core, "runs")
         configs = np.asarray(items["config"], dtype=np.int64)
         runs = np.asarray(items["run"], dtype=np.int64)
         run_configs = np.asarray(r["config"], dtype=np.int64)
         run_runs = np.asarray(r["run"], dtype=np.int64)
         width = 1 + max(runs.max(initial=0), run_runs.max(initial=0))
         height = 1 + max(configs.max(initial=0), run_configs.max(initial=0))
-        table = np.full((height, width), len(run_configs), dtype=np.int64)  # the None after all
+        table = np.full((height, width), len(run_configs), dtype=np.int64)  # the missing value
         table[run_configs, run_runs] = np.arange(len(run_configs))
         known = (configs >= 0) & (runs >= 0)
         where = np.full(len(configs), len(run_configs), dtype=np.int64)
         where[known] = table[configs[known], runs[known]]
 
         def values(field: str) -> Any:
-            column = np.empty(len(run_configs) + 1, dtype=object)
-            column[:-1] = r[field]
-            return column[where]
+            column = r[field]
+            missing = np.nan if column.dtype.kind == "f" else -1
+            return np.append(column, np.asarray(missing, dtype=column.dtype))[where]
 
         return values
 
-    def _session_values(self, items: Mapping[str, Sequence[Any]]) -> Callable[[str], list[Any]]:
+    def _session_values(self, items: Mapping[str, Sequence[Any]]) -> Callable[[str], Any]:
         """The values of a session field for each item's config: the session of its part in
-        merged results (:func:`kprof.merge`), else the one session."""
-        parts = self._core.parts
-        if not parts:
-            session, n = self._core.session, len(items["config"])
-            return lambda field: [session[field]] * n
-        sessions = [p["session"] for p in parts]
-        where = self._core.part_indices(list(items["config"]))
-        return lambda field: [sessions[i][field] for i in where]
+        merged results (:func:`kprof.merge`), else the one session. Text comes as codes into
+        the parts' values, numbers as an array: a column of a million items, built once."""
+        n = len(items["config"])
+        if self._core.parts:
+            sessions = [p["session"] for p in self._core.parts]
+            configs = np.asarray(items["config"]).tolist()
+            where = np.asarray(self._core.part_indices(configs), dtype=np.int64)
+        else:
+            sessions = [self._core.session]
+            where = np.zeros(n, dtype=np.int64)
+
+        def values(field: str) -> Any:
+            per_part = [s[field] for s in sessions]
+            if all(isinstance(v, str) for v in per_part):
+                distinct = list(dict.fromkeys(per_part))
+                codes = np.asarray([distinct.index(v) for v in per_part], dtype=np.int32)
+                return _Text(codes[where], distinct)
+            numbers = np.asarray(per_part)
+            if numbers.dtype.kind not in "iuf":  # not all numbers of one kind
+                numbers = np.asarray(per_part, dtype=object)
+            return numbers[where]
+
+        return values
 
     def _frame(self, table: str, items: Mapping[str, Sequence[Any]]) -> pd.DataFrame:
         """The DataFrame of one of the core's tables, its columns in the layout's order."""
-        columns = _layout(table)
         n = len(items["config"])
+        data = self._frame_columns(table, items, keep_text=False)
+        return pd.DataFrame({k: _column(v, n) for k, v in data.items()})
+
+    def frame_columns(self, table: str) -> dict[str, Any]:
+        """The columns of :meth:`to_dataframe` (``"rows"``) or :meth:`raw_dataframe`
+        (``"samples"``) by name, text kept as codes into its values (``_Text``): for writers
+        that keep text encoded, such as Parquet's."""
+        return self._frame_columns(table, _arrays(self._core, table), keep_text=True)
+
+    def _frame_columns(
+        self, table: str, items: Mapping[str, Sequence[Any]], keep_text: bool
+    ) -> dict[str, Any]:
+        columns = _layout(table)
         shown = _shown(columns, items)
         run_values = session_values = None
         data: dict[str, Any] = {}
@@ -244,13 +272,13 @@ class ResultsData:
                 )
             elif c.source == "session":
                 session_values = session_values or self._session_values(items)
-                data[c.name] = _cells(c.kind, session_values(c.field))
+                data[c.name] = _cells(c.kind, session_values(c.field), keep_text)
             elif c.source == "run":
                 run_values = run_values or self._run_values(items)
-                data[c.name] = _cells(c.kind, run_values(c.field))
+                data[c.name] = _cells(c.kind, run_values(c.field), keep_text)
             else:
-                data[c.name] = _cells(c.kind, items[c.field])
-        return pd.DataFrame({k: _column(v, n) for k, v in data.items()})
+                data[c.name] = _cells(c.kind, items[c.field], keep_text)
+        return data
 
     def to_dataframe(self) -> pd.DataFrame:
         """The aggregated results: one row per (annotation, config, metric), and per kernel
@@ -280,7 +308,7 @@ class ResultsData:
         NVML. Last, ``Rank`` (the process's rank in its job, 0 alone) and ``Device`` (the CUDA
         ordinal of the GPU): in merged results (:func:`kprof.merge`) each row's own.
         """
-        return self._frame("rows", self._core.rows_columns())
+        return self._frame("rows", _arrays(self._core, "rows"))
 
     def runs_dataframe(self) -> pd.DataFrame:
         """One row per run of the benchmark function (kprof only): ``Config`` (index into
@@ -305,14 +333,14 @@ class ResultsData:
         conditions ``MeasuredClock``, ``Temperature``, ``ClockEventReasons``, ``Throttled``
         (see :meth:`runs_dataframe`), and the parameter columns last.
         """
-        return self._frame("samples", self._core.samples_columns())
+        return self._frame("samples", _arrays(self._core, "samples"))
 
     def records_dataframe(self) -> pd.DataFrame:
         """The raw records: one row per measured kernel, run and metric, before kernels were
         combined (kprof only). Columns: ``Annotation`` (the path, ``"outer/inner"`` when
         nested), ``Kernel``, ``KernelIndex`` (launch order inside the region in that run),
         ``Run``, ``Metric``, ``Value``, ``Unit``, then the parameter columns."""
-        return self._frame("records", self._core.records_columns())
+        return self._frame("records", _arrays(self._core, "records"))
 
     # --- analysis -------------------------------------------------------------------------------
 

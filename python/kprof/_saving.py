@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 """Results in files: kprof's JSON document (the core writes and reads it), or one Parquet table
-with the JSON document in its metadata (:mod:`kprof._parquet`), chosen by the file's suffix."""
+that holds the core's tables too (:mod:`kprof._parquet`), chosen by the file's suffix."""
 
 from __future__ import annotations
 
@@ -52,5 +52,5 @@ def read(path: str | os.PathLike[str]) -> Any:
     """The ``kprof._core.Results`` saved in ``path`` (see :func:`kprof.load`)."""
     path = _arguments.path("kprof.load", "path", path)
     if _parquet.is_parquet(path):
-        return _core.Results.from_json(_parquet.read_json(path))
+        return _parquet.read(path)
     return _core.Results.read_json(path)

@@ -199,17 +199,22 @@ double share(const kprof::Results& r, const std::string& annotation, const std::
   return count > 0 ? stalled / count : 0;
 }
 
-// Sampling enabled before a timed profile samples after it: enabled after one, CUPTI 13.0.1 put
-// every sample in "non-user" kernels and gave no PC (docs/validation.md, 2026-12-07), which is
-// why a profile enables it before it traces anything.
+// Sampling enabled before a timed profile samples after it, and the profile still times its
+// kernels: enabled after one, CUPTI 13.0.1 put every sample in "non-user" kernels and gave no
+// PC, and with sampling enabled it refuses to trace concurrent kernels (docs/validation.md,
+// 2026-12-07 and 12-08), which is why a profile enables it before it traces anything and then
+// traces kernels one at a time.
 TEST(SourceSet, ASamplerEnabledBeforeAProfileSamplesAfterIt) {
   kprof_test::launch_stall(StallKernel::chase);
   PcSampler sampler(kPeriodLog2);
   kprof::Options o = kprof_test::duration_options(kprof::CacheControl::all, 2);
-  (void)kprof::profile(o, kprof::Sweep(), [](const kprof::Config&) {
+  const kprof::Results timed = kprof::profile(o, kprof::Sweep(), [](const kprof::Config&) {
     kprof::Annotation a("chase");
     kprof_test::launch_stall(StallKernel::chase);
   });
+  ASSERT_EQ(timed.rows().size(), 1u);
+  std::printf("the chase timed with sampling enabled: %.1f us\n", timed.rows()[0].mean / 1e3);
+  EXPECT_GT(timed.rows()[0].mean, 0);
   sampler.start();
   kprof_test::launch_stall(StallKernel::chase);
   const PcSamples s = sampler.stop();

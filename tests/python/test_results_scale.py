@@ -70,15 +70,27 @@ def test_a_large_result_reads_back_from_csv(large, tmp_path):
     assert back.core.rows_columns()["mean"] == large.core.rows_columns()["mean"]
 
 
-def test_the_parquet_table_has_its_document_as_data_not_metadata(large_parquet):
+def test_the_parquet_table_holds_the_core_tables_on_a_few_lines(large, large_parquet):
     pq = pytest.importorskip("pyarrow.parquet")
+    pa = pytest.importorskip("pyarrow")
     file = pq.ParquetFile(large_parquet)  # every reader's default limits
     metadata = file.schema_arrow.metadata or {}
     assert sum(len(v) for v in metadata.values()) < 100_000  # the pandas schema, no document
     kinds = file.read(columns=["Kind"]).column(0).to_pylist()
     assert kinds.count("row") == CONFIGS * METRICS
     assert kinds.count("sample") == CONFIGS * METRICS * RUNS
-    assert kinds.count("document") >= 1
+    # The core's tables ride on a few lines each, as typed columns (text dictionary-encoded);
+    # the document is left with the session and the sweep.
+    assert 1 <= kinds.count("kprof.records") <= 4 and kinds.count("kprof.rows") == 1
+    assert kinds.count("document") == 1
+    assert len(kinds) < CONFIGS * METRICS * (RUNS + 1) + 20
+    document = file.read(columns=["KprofDocument"]).column(0).drop_null()
+    assert sum(len(piece.as_py()) for piece in document) < 2_000_000
+    stream = file.read(columns=["Kind", "KprofTable"]).to_pandas().query("Kind == 'kprof.rows'")
+    rows = pa.ipc.open_stream(pa.py_buffer(stream["KprofTable"].iloc[0])).read_all()
+    assert rows.schema.field("mean").type == pa.float64()
+    assert pa.types.is_dictionary(rows.schema.field("metric").type)
+    assert rows.num_rows == len(large)
     # A table tool sees the rows as before.
     rows = file.read(columns=["Kind", "AvgValue"]).to_pandas().query("Kind == 'row'")
     assert len(rows) == CONFIGS * METRICS and rows["AvgValue"].notna().all()
@@ -86,11 +98,27 @@ def test_the_parquet_table_has_its_document_as_data_not_metadata(large_parquet):
 
 def test_a_parquet_file_that_would_not_read_back_is_no_file(tmp_path, monkeypatch):
     pytest.importorskip("pyarrow")
-    monkeypatch.setattr(_parquet, "_document_lines", lambda metadata: 0)
+    monkeypatch.setattr(_parquet, "_count_documents", lambda metadata: 0)
     path = tmp_path / "r.parquet"
     with pytest.raises(errors.FormatError, match="holds 0 of the 1 pieces of its document"):
         kprof.load(DEMO).save(path)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_parquet_file_with_the_whole_document_on_its_lines_still_loads(tmp_path):
+    """Files written before the tables became columns carried the whole JSON document."""
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    results = kprof.load(DEMO)
+    document = pa.array([results.to_json().encode()], type=pa.large_binary())
+    table = pa.table(
+        {
+            "Kind": ["row", "document"],
+            "KprofDocument": pa.concat_arrays([pa.nulls(1, type=pa.large_binary()), document]),
+        }
+    )
+    pq.write_table(table, tmp_path / "earlier.parquet")
+    assert kprof.load(tmp_path / "earlier.parquet") == results
 
 
 def test_a_parquet_file_with_the_document_in_its_metadata_still_loads(tmp_path):

@@ -197,11 +197,7 @@ class Reader {
                     columns(tables.rows, doc), columns(tables.configs, doc),
                     columns(tables.runs, doc), columns(tables.info, doc), parts(doc),
                     columns(tables.source, doc));
-    detail::check_read_results(
-        results, source_, [](std::string_view table, std::string_view field, std::size_t i) {
-          return std::string(table) + "." + std::string(field) + "[" + std::to_string(i) + "]";
-        });
-    return results;
+    return Results::checked(std::move(results), source_);
   }
 
  private:
@@ -334,6 +330,14 @@ class Reader {
 }  // namespace
 
 Results Results::from_json(const std::string& text) { return Reader("string").read(text); }
+
+Results Results::checked(Results results, const std::string& source) {
+  detail::check_read_results(
+      results, source, [](std::string_view table, std::string_view field, std::size_t i) {
+        return std::string(table) + "." + std::string(field) + "[" + std::to_string(i) + "]";
+      });
+  return results;
+}
 
 Results Results::read_json(const std::string& path) {
   return Reader(path).read(detail::read_text_file(path));

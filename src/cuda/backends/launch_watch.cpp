@@ -9,6 +9,7 @@
 #include "cuda/cupti/copy_apis.hpp"
 #include "cuda/cupti/cupti_check.hpp"
 #include "cuda/cupti/launch_apis.hpp"
+#include "cuda/cupti/pc_sampler.hpp"
 #include "cuda/device/cuda_check.hpp"
 #include "cuda/device/device_facts.hpp"
 #include "kprof/errors.hpp"
@@ -37,8 +38,14 @@ void LaunchWatch::start(const FlushPlan& plan, ProfilerPause* pause) {
 void LaunchWatch::record_kernels(bool copies) {
   sink_ = std::make_unique<ActivitySink>(attribution_->correlations());
   sink_->attach();
-  check_cupti(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL),
-              "cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)");
+  // Where warps are sampled, kernels are traced one at a time: CUPTI samples no kernel traced
+  // concurrently (PcSampler::enabled_in_process).
+  kernel_kind_ = PcSampler::enabled_in_process() ? CUPTI_ACTIVITY_KIND_KERNEL
+                                                 : CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+  check_cupti(cuptiActivityEnable(kernel_kind_),
+              kernel_kind_ == CUPTI_ACTIVITY_KIND_KERNEL
+                  ? "cuptiActivityEnable(CUPTI_ACTIVITY_KIND_KERNEL)"
+                  : "cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)");
   kernels_recorded_ = true;
   if (!copies) return;
   subscriber_.enable(CUPTI_CB_DOMAIN_DRIVER_API, driver_copy_cbids());
@@ -69,7 +76,7 @@ std::vector<KernelRecord> LaunchWatch::take_records(Dropped dropped) {
 
 void LaunchWatch::stop() noexcept {
   if (kernels_recorded_) {
-    (void)cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    (void)cuptiActivityDisable(kernel_kind_);
     if (copies_recorded_) {
       (void)cuptiActivityDisable(CUPTI_ACTIVITY_KIND_MEMCPY);
       (void)cuptiActivityDisable(CUPTI_ACTIVITY_KIND_MEMSET);

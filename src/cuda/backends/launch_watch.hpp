@@ -5,6 +5,8 @@
 // from one decision (flush_plan), so the kinds cannot disagree on when to flush.
 #pragma once
 
+#include <cupti_activity.h>
+
 #include <memory>
 #include <vector>
 
@@ -57,6 +59,8 @@ class LaunchWatch {
   std::unique_ptr<LaunchAttribution> attribution_;
   std::unique_ptr<ActivitySink> sink_;
   bool kernels_recorded_ = false;
+  // The kind of kernel records record_kernels() enabled.
+  CUpti_ActivityKind kernel_kind_ = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
   bool copies_recorded_ = false;
 };
 

@@ -4,6 +4,7 @@
 #include <cupti.h>
 
 #include <algorithm>
+#include <atomic>
 #include <string>
 
 #include "cuda/cupti/cupti_check.hpp"
@@ -14,6 +15,9 @@
 namespace kprof::detail {
 
 namespace {
+
+// Samplers enabled in this process (PcSampler::enabled_in_process).
+std::atomic<int> enabled_samplers{0};
 
 // PCs fetched per cuptiPCSamplingGetData: a kernel's hot loop is a few hundred instructions,
 // and what does not fit comes in the next call.
@@ -127,6 +131,7 @@ PcSampler::PcSampler(int period_log2) {
     cuptiPCSamplingDisable(&disable);
     throw;
   }
+  ++enabled_samplers;
 }
 
 PcSampler::~PcSampler() {
@@ -137,7 +142,10 @@ PcSampler::~PcSampler() {
   auto disable =
       params_for<CUpti_PCSamplingDisableParams>(context_, CUpti_PCSamplingDisableParamsSize);
   cuptiPCSamplingDisable(&disable);
+  --enabled_samplers;
 }
+
+bool PcSampler::enabled_in_process() noexcept { return enabled_samplers.load() > 0; }
 
 void PcSampler::set_period(int period_log2) {
   std::vector<CUpti_PCSamplingConfigurationInfo> infos;

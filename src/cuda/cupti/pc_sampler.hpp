@@ -66,6 +66,12 @@ class PcSampler {
   // "smsp__pcsamp_warps_issue_stalled_long_scoreboard", "..._long_scoreboard_not_issued"...
   const std::vector<std::string>& reasons() const noexcept { return names_; }
 
+  // Whether sampling is enabled on some context of this process. CUPTI refuses to trace
+  // concurrent kernels then (CUPTI_ERROR_NOT_COMPATIBLE), and a sampler enabled after
+  // concurrent kernels were traced samples no kernel of the process (docs/validation.md): the
+  // durations of such a process come from serialized kernel records instead.
+  static bool enabled_in_process() noexcept;
+
   // Samples every 2^period_log2 cycles from the next start(); not while sampling.
   void set_period(int period_log2);
 
