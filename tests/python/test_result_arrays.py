@@ -64,46 +64,40 @@ def test_an_unknown_table_is_refused_with_the_valid_ones():
         _core.table_arrays(results.core, "record")
 
 
-def _records(results: kprof.ProfileResults) -> dict:
-    return {"records": _core.table_arrays(results.core, "records")}
-
-
-def test_a_code_that_names_no_value_is_a_format_error():
-    results = kprof.load(DATA / "h200-python-demo-2026-11-30.json")
-    arrays = _records(results)
-    codes, values = arrays["records"]["metric"]
+def _code_naming_no_value(records: dict) -> None:
+    codes, values = records["metric"]
     codes = codes.copy()
     codes[1] = len(values)
-    arrays["records"]["metric"] = (codes, values)
-    document = _core.document_without(results.core, ["records"])
-    with pytest.raises(errors.FormatError, match=r"records\.metric\[1\]: code \d+ names no value"):
-        _core.results_from_arrays(document, arrays, "f.parquet")
+    records["metric"] = (codes, values)
 
 
-def test_columns_of_different_lengths_are_a_format_error():
+def _shorter_column(records: dict) -> None:
+    records["value"] = records["value"][:-1]
+
+
+def _column_of_another_kind(records: dict) -> None:
+    records["value"] = records["value"].astype(np.int64)
+
+
+def _config_not_in_the_sweep(records: dict) -> None:
+    records["config"] = records["config"].copy()
+    records["config"][0] = 99
+
+
+@pytest.mark.parametrize(
+    ("spoil", "message"),
+    [
+        (_code_naming_no_value, r"records\.metric\[1\]: code \d+ names no value"),
+        (_shorter_column, r"records\.value: \d+ values where the table's other columns have"),
+        (_column_of_another_kind, r"records\.value: not a column of the kind the field holds"),
+        (_config_not_in_the_sweep, r"f\.parquet: records\.config\[0\]"),
+    ],
+    ids=["code", "length", "kind", "checked as a file"],
+)
+def test_arrays_that_no_profile_wrote_are_a_format_error(spoil, message):
     results = kprof.load(DATA / "h200-python-demo-2026-11-30.json")
-    arrays = _records(results)
-    arrays["records"]["value"] = arrays["records"]["value"][:-1]
+    arrays = {"records": _core.table_arrays(results.core, "records")}
+    spoil(arrays["records"])
     document = _core.document_without(results.core, ["records"])
-    with pytest.raises(errors.FormatError, match=r"records\.value: \d+ values where"):
-        _core.results_from_arrays(document, arrays, "f.parquet")
-
-
-def test_a_column_of_another_kind_is_a_format_error():
-    results = kprof.load(DATA / "h200-python-demo-2026-11-30.json")
-    arrays = _records(results)
-    arrays["records"]["value"] = arrays["records"]["value"].astype(np.int64)
-    document = _core.document_without(results.core, ["records"])
-    with pytest.raises(errors.FormatError, match=r"records\.value: not a column of the kind"):
-        _core.results_from_arrays(document, arrays, "f.parquet")
-
-
-def test_arrays_are_checked_as_a_file_is():
-    results = kprof.load(DATA / "h200-python-demo-2026-11-30.json")
-    arrays = _records(results)
-    config = arrays["records"]["config"].copy()
-    config[0] = 99
-    arrays["records"]["config"] = config
-    document = _core.document_without(results.core, ["records"])
-    with pytest.raises(errors.FormatError, match=r"f\.parquet: records\.config\[0\]"):
+    with pytest.raises(errors.FormatError, match=message):
         _core.results_from_arrays(document, arrays, "f.parquet")
