@@ -2,11 +2,13 @@
 // core (kprof::compare); this command reads the files, prints, and turns the verdicts into an
 // exit code for CI.
 #include <ostream>
+#include <string>
 
 #include "cli/cli.hpp"
 #include "cli/commands.hpp"
 #include "kprof/compare.hpp"
 #include "kprof/errors.hpp"
+#include "kprof/stalls.hpp"
 
 namespace kprof::cli {
 
@@ -61,9 +63,22 @@ int command_compare(const ParsedArgs& args, std::ostream& out, std::ostream& err
     err << "kprof compare: " << one_line(e.what()) << "\n";
     return kExitUsage;
   }
+  std::string source;
+  if (args.has("--source")) {
+    try {
+      source = source_comparison_text(compare_source(base, next));
+    } catch (const OptionError& e) {  // a file without sampled instructions
+      throw UsageError("--source needs results of set:source: " + e.value() +
+                       "; valid: " + e.valid());
+    } catch (const FormatError& e) {
+      err << "kprof compare: --source: " << one_line(e.what()) << "\n";
+      return kExitUsage;
+    }
+  }
   print_columns(out, {{"BASE", base_path, session_summary(base.session())},
                       {"NEW", new_path, session_summary(next.session())}});
   out << "\n" << comparison.table();
+  if (!source.empty()) out << "\n" << source;
   return comparison.any_slower() ? kExitFailure : kExitOk;
 }
 

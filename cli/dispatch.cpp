@@ -129,10 +129,13 @@ std::vector<Command> results_commands() {
        "measured on different GPUs or with different backends, cache, clock or replay modes.\n"
        "Exit code 0 when nothing got slower, 1 when something did, 2 for a wrong command line,\n"
        "a file that cannot be read, or files with no row to compare (none in both, or those\n"
-       "in both in units that do not convert or normalized differently).",
+       "in both in units that do not convert or normalized differently). With --source (results\n"
+       "of set:source), then, per region sampled in both, each source line's share of the\n"
+       "region's warp samples in BASE and NEW and the stall reasons whose share changed most.",
        {{"--threshold", "PCT", "smallest change of the mean that counts, in % (default 2)"},
         {"--alpha", "A", "significance level of the test (default 0.05)"},
-        {"--metric", "NAME", "only this metric; several: comma-separated"}},
+        {"--metric", "NAME", "only this metric; several: comma-separated"},
+        {"--source", "", "also compare where the warps waited, line by line (set:source)"}},
        command_compare,
        {"BASE", "NEW"}},
       {"export",

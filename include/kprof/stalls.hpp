@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kprof/results.hpp"
@@ -72,5 +73,33 @@ std::string source_text(const std::vector<InstructionShare>& shares, std::size_t
 // files are not shown.
 std::vector<std::string> source_line_texts(const std::vector<std::string>& files,
                                            const std::vector<int>& lines);
+
+// One place of a region's code in two results: a source line where the code has line
+// information, else the kernel's instructions without it, as a whole.
+struct SourceChange {
+  std::string annotation;
+  std::string region;  // as reports name it in the base results (region_name)
+  std::string kernel;
+  std::string file;     // empty: the kernel's instructions without line information
+  int line = 0;         // 0 with no file
+  double base_pct = 0;  // the place's share of the region's warp samples in the base results
+  double new_pct = 0;   // and in the new ones; 0 where it has no sample there
+  // Per stall reason, the change of the share of the region's samples that waited at this
+  // place for it, in percentage points (new - base); the largest changes first.
+  std::vector<std::pair<std::string, double>> reasons;
+};
+
+// Where two measurements of the same regions waited: for each region sampled in both (the
+// annotation, and a config of the same parameter values), each place sampled in either, the
+// largest changes of share first. Shares, not samples: two runs differ in duration and period.
+// Throws OptionError (option "metrics") where a result has no sampled instructions, and
+// FormatError ("nothing to compare: ...") where no region was sampled in both.
+std::vector<SourceChange> compare_source(const Results& base, const Results& next);
+
+// The changes as `kprof compare BASE NEW --source` prints them: per region, its `per_region`
+// places of largest change (of kStallShownPct points or more), with both shares, the change,
+// and the reasons that changed most.
+std::string source_comparison_text(const std::vector<SourceChange>& changes,
+                                   std::size_t per_region = 10);
 
 }  // namespace kprof

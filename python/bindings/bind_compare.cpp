@@ -8,6 +8,7 @@
 
 #include "common.hpp"
 #include "kprof/compare.hpp"
+#include "kprof/stalls.hpp"
 
 namespace kprof::py {
 namespace {
@@ -73,9 +74,48 @@ nb::dict unmatched_columns(const std::vector<kprof::UnmatchedRow>& rows) {
   return cols.dict;
 }
 
+// kprof::compare_source's places as {column: list}; reasons as {reason: [change per place]}.
+nb::dict source_change_columns(const std::vector<kprof::SourceChange>& changes) {
+  Columns cols;
+  nb::list annotation = cols.col("annotation"), region = cols.col("region"),
+           kernel = cols.col("kernel"), file = cols.col("file"), line = cols.col("line"),
+           base_pct = cols.col("base_pct"), new_pct = cols.col("new_pct");
+  nb::dict reasons;
+  for (const kprof::SourceChange& c : changes)
+    for (const auto& [reason, points] : c.reasons)
+      if (!reasons.contains(reason.c_str())) reasons[reason.c_str()] = nb::list();
+  for (const kprof::SourceChange& c : changes) {
+    annotation.append(c.annotation);
+    region.append(c.region);
+    kernel.append(c.kernel);
+    file.append(c.file);
+    line.append(c.line);
+    base_pct.append(c.base_pct);
+    new_pct.append(c.new_pct);
+    for (auto [name, list] : reasons) {
+      double points = 0;
+      for (const auto& [reason, change] : c.reasons)
+        if (reason == nb::cast<std::string>(name)) points = change;
+      nb::cast<nb::list>(list).append(points);
+    }
+  }
+  cols.dict["reasons"] = reasons;
+  return cols.dict;
+}
+
 }  // namespace
 
 void bind_compare(nb::module_& m) {
+  m.def(
+      "compare_source",
+      [](const kprof::Results& base, const kprof::Results& next) {
+        const auto changes = kprof::compare_source(base, next);
+        return nb::make_tuple(source_change_columns(changes),
+                              kprof::source_comparison_text(changes));
+      },
+      nb::arg("base"), nb::arg("new"),
+      "kprof::compare_source: ({column: list, 'reasons': {reason: [points]}}, the text of "
+      "`kprof compare --source`).");
   nb::class_<kprof::Comparison>(m, "Comparison",
                                 "Two results compared row by row (kprof::Comparison).")
       .def_prop_ro(

@@ -133,8 +133,10 @@ def compare(
     threshold: float = 2.0,
     alpha: float = 0.05,
     metric: str | Sequence[str] | None = None,
+    source: bool = False,
 ) -> pd.DataFrame:
-    """Compares ``new`` against ``base`` row by row.
+    """Compares ``new`` against ``base`` row by row, or with ``source=True`` where their warps
+    waited, line by line.
 
     Rows are matched by annotation, metric, config (by parameter names and values, not by
     position) and kernel index. For each row in both: the change of the mean, whether the 95%
@@ -150,6 +152,13 @@ def compare(
         threshold: The smallest |change of the mean| in % that counts (>= 0).
         alpha: Significance level of the test, in (0, 1).
         metric: Only this metric (or these metrics); ``None`` for all.
+        source: Compare the sampled instructions of results profiled with
+            ``metrics=["set:source"]`` instead of the rows (``threshold``, ``alpha`` and
+            ``metric`` do not apply): for each region sampled in both (annotation, and a config
+            of the same parameter values), each source line of either (or a kernel's code as a
+            whole where it has no line information), its share of the region's warp samples in
+            each, and per stall reason the change of the share that waited there for it. Shares,
+            not samples: two profiles differ in duration and sampling period.
 
     Returns:
         One row per compared row, then the rows found in one result only (``Verdict``
@@ -161,6 +170,13 @@ def compare(
         ``Test`` (``"exact"`` or ``"normal"``). ``df.attrs`` holds ``warnings``,
         ``threshold``, ``alpha`` and ``table`` (the comparison as aligned text, as
         ``kprof compare`` prints it).
+
+        With ``source=True``: one row per region and place, the largest change first within
+        each region. Columns: ``Annotation``, ``Region`` (as reports name it), ``Kernel``,
+        ``File`` and ``Line`` (empty and 0 for code without line information), ``BasePct``,
+        ``NewPct``, ``ChangePts`` (new - base, in percentage points), then one column per
+        stall reason: the change of its share at that place, in points. ``df.attrs["table"]``
+        is the text ``kprof compare --source`` prints.
 
     Warns:
         CompareWarning: for each reason to distrust the comparison (different GPU, backend,
@@ -176,7 +192,10 @@ def compare(
             units that do not convert). A comparison of nothing never passes as one without a
             slowdown.
     """
+    source = _arguments.flag("source", source)
     base_core, new_core = _core_results("base", base), _core_results("new", new)
+    if source:
+        return _source_frame(base_core, new_core)
     threshold = _arguments.number("kprof.compare", "threshold", threshold)
     alpha = _arguments.number("kprof.compare", "alpha", alpha)
     result = _core.compare(base_core, new_core, threshold, alpha, _metrics(metric))
@@ -195,4 +214,26 @@ def compare(
         alpha=float(result.alpha),
         table=str(result.table()),
     )
+    return df
+
+
+def _source_frame(base: Any, new: Any) -> pd.DataFrame:
+    """:func:`compare` with ``source=True``: the core's place-by-place comparison."""
+    columns, text = _core.compare_source(base, new)
+    reasons = columns.pop("reasons")
+    df = pd.DataFrame(
+        {
+            "Annotation": columns["annotation"],
+            "Region": columns["region"],
+            "Kernel": columns["kernel"],
+            "File": columns["file"],
+            "Line": columns["line"],
+            "BasePct": columns["base_pct"],
+            "NewPct": columns["new_pct"],
+        }
+    )
+    df["ChangePts"] = df["NewPct"] - df["BasePct"]
+    for reason, points in reasons.items():
+        df[reason] = points
+    df.attrs["table"] = str(text)
     return df

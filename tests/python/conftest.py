@@ -144,3 +144,44 @@ def no_tool() -> Any:
     kprof.deactivate()
     yield
     kprof.deactivate()
+
+
+# --- set:source: made-up warp samples (test_stalls.py, test_compare_source.py) ---------------
+
+COUNT = "smsp__pcsamp_sample_count"
+STALL = "smsp__pcsamp_warps_issue_stalled_"
+
+
+def sampled(values: dict[str, float], config: int = 0, annotation: str = "k") -> list[tuple]:
+    """One kernel's records of a sampled call: a sample count and each reason's samples."""
+    rows = [(config, 0, annotation, "kern", 0, COUNT, sum(values.values()), "sample")]
+    rows += [(config, 0, annotation, "kern", 0, STALL + r, v, "sample") for r, v in values.items()]
+    return rows
+
+
+@pytest.fixture
+def two_regions(synthetic):
+    rows = sampled({"long_scoreboard": 90, "selected": 8, "wait": 2})
+    rows += sampled({"barrier": 30, "wait": 10}, annotation="sync")
+    rows += [(0, 0, "k", "kern", 0, STALL + "long_scoreboard_not_issued", 85, "sample")]
+    rows += sampled({"long_scoreboard": 50, "selected": 50}, config=1)
+    rows += sampled({"barrier": 40}, config=1, annotation="sync")
+    from kprof import ProfileResults  # here: importing conftest loads no extension
+
+    return ProfileResults(synthetic(["n"], [[1024], [2048]], make_records(rows)))
+
+
+def with_source(results: Any, lines: list[tuple], tmp_path: Path) -> Any:
+    """`results` saved with a source table of `lines` (config, annotation, kernel, pc_offset,
+    sass, file, line, reason, samples), as a sampling pass writes it, and loaded back."""
+    import json
+
+    import kprof
+
+    doc = json.loads(results.to_json())
+    fields = ["config", "annotation", "kernel", "pc_offset", "sass", "file", "line", "reason"]
+    doc["source"] = {f: [x[i] for x in lines] for i, f in enumerate([*fields, "samples"])}
+    doc["source"]["cubin"] = [7] * len(lines)  # one module's code
+    path = tmp_path / "sampled.json"
+    path.write_text(json.dumps(doc))
+    return kprof.load(path)

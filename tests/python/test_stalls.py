@@ -8,29 +8,9 @@ import re
 
 import kprof
 import pytest
-from conftest import make_records
+from conftest import COUNT, STALL, make_records, with_source
 from kprof import ProfileResults
 from kprof.errors import OptionError
-
-COUNT = "smsp__pcsamp_sample_count"
-STALL = "smsp__pcsamp_warps_issue_stalled_"
-
-
-def sampled(values: dict[str, float], config: int = 0, annotation: str = "k") -> list[tuple]:
-    """One kernel's records of a sampled call: a sample count and each reason's samples."""
-    rows = [(config, 0, annotation, "kern", 0, COUNT, sum(values.values()), "sample")]
-    rows += [(config, 0, annotation, "kern", 0, STALL + r, v, "sample") for r, v in values.items()]
-    return rows
-
-
-@pytest.fixture
-def two_regions(synthetic):
-    rows = sampled({"long_scoreboard": 90, "selected": 8, "wait": 2})
-    rows += sampled({"barrier": 30, "wait": 10}, annotation="sync")
-    rows += [(0, 0, "k", "kern", 0, STALL + "long_scoreboard_not_issued", 85, "sample")]
-    rows += sampled({"long_scoreboard": 50, "selected": 50}, config=1)
-    rows += sampled({"barrier": 40}, config=1, annotation="sync")
-    return ProfileResults(synthetic(["n"], [[1024], [2048]], make_records(rows)))
 
 
 def test_a_row_per_region_and_reason_most_samples_first(two_regions):
@@ -124,20 +104,6 @@ def test_the_report_page_has_the_section_after_the_analysis(two_regions):
 
     page = report.render_html(two_regions, plots=False)
     assert page.index('<section id="stalls">') < page.index('<section id="context">')
-
-
-def with_source(results: ProfileResults, lines: list[tuple], tmp_path) -> ProfileResults:
-    """`results` saved with a source table of `lines` (config, annotation, kernel, pc_offset,
-    sass, file, line, reason, samples), as a sampling pass writes it, and loaded back."""
-    import json
-
-    doc = json.loads(results.to_json())
-    fields = ["config", "annotation", "kernel", "pc_offset", "sass", "file", "line", "reason"]
-    doc["source"] = {f: [x[i] for x in lines] for i, f in enumerate([*fields, "samples"])}
-    doc["source"]["cubin"] = [7] * len(lines)  # one module's code
-    path = tmp_path / "sampled.json"
-    path.write_text(json.dumps(doc))
-    return kprof.load(path)
 
 
 @pytest.fixture
