@@ -115,7 +115,8 @@ def _context_line(session: Mapping[str, Any]) -> str:
 
 def results_html(results: ResultsData) -> str:
     """An HTML fragment for notebooks: the context line and the results table (numbers as in
-    :meth:`kprof.ProfileResults.table`), at most 200 rows."""
+    :meth:`kprof.ProfileResults.table`), at most 200 rows; for results that sampled warps
+    (``set:source``), then why and where each region's warps waited, as the report shows it."""
     e = html.escape
     rows = Rows.of(results)
     note = results.core.normalization_note()
@@ -124,7 +125,12 @@ def results_html(results: ResultsData) -> str:
         ".kprof-results th,.kprof-results td{padding:.15em .5em;border-bottom:1px solid #ddd}"
         ".kprof-results td.num{text-align:right;font-variant-numeric:tabular-nums}"
         ".kprof-results td.unstable{color:#b35c00;font-weight:600}"
-        ".kprof-results .ctx{color:#666;margin:.2em 0}</style>"
+        ".kprof-results .ctx{color:#666;margin:.2em 0}"
+        ".kprof-results h2{font-size:1em;margin:.8em 0 .2em}"
+        ".kprof-results .note{color:#666;font-size:.85em}"
+        ".kprof-results table.source th{font-weight:600;padding-top:.5em;text-align:left}"
+        ".kprof-results td.barcell{width:8em}"
+        ".kprof-results .bar{background:#76b900;height:.7em;margin-top:.2em}</style>"
     )
     parts = [f'<div class="kprof-results">{style}']
     parts.append(f'<p class="ctx">{e(_context_line(results.session))}</p>')
@@ -136,6 +142,7 @@ def results_html(results: ResultsData) -> str:
         parts.append(table(rows, cells, with_metric=True, more=more))
     else:
         parts.append('<p class="ctx">no rows</p>')
+    parts += [stalls_section(results), source_section(results)]  # empty unless sampled
     parts.append("</div>")
     return "".join(parts)
 

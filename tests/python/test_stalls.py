@@ -232,3 +232,12 @@ def test_merged_ranks_keep_their_own_instructions(sampled_lines, tmp_path):
 
     section = source_section(kprof.merge(parts))
     assert ">k (n=1024) (rank 0)</th>" in section and ">k (n=1024) (rank 1)</th>" in section
+
+
+def test_the_notebook_view_shows_why_and_where_the_warps_waited(sampled_lines, two_regions):
+    page = sampled_lines._repr_html_()
+    assert page.index("</table>") < page.index("Why the warps waited")
+    assert page.index("Why the warps waited") < page.index("Where the warps waited")
+    assert "k.cu:12" in page and "long_scoreboard" in page
+    plain = two_regions._repr_html_()  # reasons but no sampled instructions
+    assert "Why the warps waited" in plain and "Where the warps waited" not in plain
