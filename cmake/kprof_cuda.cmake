@@ -209,6 +209,9 @@ function(kprof_add_gpu_backend target)
                                      ${PROJECT_SOURCE_DIR}/src/cuda/*/*.cu)
     target_sources(${target} PRIVATE ${srcs})
     target_compile_definitions(${target} PRIVATE KPROF_HAS_CUDA=1)
+    # Line tables in kprof's own kernels (the demo's among them), so that set:source shows their
+    # lines as it shows a user's -lineinfo build's; no cost in the code.
+    target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo>)
     target_link_libraries(${target} PRIVATE CUDA::cudart_static CUDA::cupti ${CMAKE_DL_LIBS})
     target_link_options(${target} PRIVATE "LINKER:--exclude-libs,ALL")
     if(TARGET CUDA::nvtx3)
