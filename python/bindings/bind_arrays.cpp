@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -157,6 +158,19 @@ Source numbers(nb::handle array) {
   return {a.data(), nullptr, {}, a.shape(0)};
 }
 
+// The values of an integer field narrower than int64 (a run, a line, a module's CRC) must fit.
+template <typename T>
+void check_range(const Source& s, const std::string& place) {
+  if constexpr (std::is_integral_v<T> && !is_flag<T> && sizeof(T) < sizeof(std::int64_t)) {
+    const auto* v = static_cast<const std::int64_t*>(s.numbers);
+    for (std::size_t i = 0; i < s.size; ++i)
+      if (v[i] < static_cast<std::int64_t>(std::numeric_limits<T>::min()) ||
+          v[i] > static_cast<std::int64_t>(std::numeric_limits<T>::max()))
+        throw kprof::FormatError(place + "[" + std::to_string(i) + "]: " + std::to_string(v[i]) +
+                                 " is out of the field's range");
+  }
+}
+
 template <typename T>
 Source source(nb::handle column, const std::string& place) {
   try {
@@ -176,7 +190,9 @@ Source source(nb::handle column, const std::string& place) {
     } else if constexpr (is_flag<T>) {
       return numbers<std::int8_t>(column);
     } else {
-      return numbers<std::int64_t>(column);
+      Source s = numbers<std::int64_t>(column);
+      check_range<T>(s, place);
+      return s;
     }
   } catch (const nb::cast_error&) {
     throw kprof::FormatError(place + ": not a column of the kind the field holds");
@@ -202,6 +218,7 @@ void assign(T& field, const Source& s, std::size_t i) {
 // the field existed); columns of different lengths are a FormatError naming `table`.
 template <typename Item, typename Fields>
 std::vector<Item> from_arrays(const nb::dict& table, Fields fields, const std::string& name) {
+  // `name` is "<source>: <table>", which every message starts with.
   std::vector<std::optional<Source>> sources;
   std::optional<std::size_t> n;
   const Item blank{};
@@ -232,9 +249,13 @@ std::vector<Item> from_arrays(const nb::dict& table, Fields fields, const std::s
 // The table `name` of `tables` when given, else `current`.
 template <typename Item, typename Fields>
 std::vector<Item> table_or(const nb::dict& tables, const char* name,
-                           const std::vector<Item>& current, Fields fields) {
+                           const std::vector<Item>& current, Fields fields,
+                           const std::string& source) {
   if (!tables.contains(name)) return current;
-  return from_arrays<Item>(nb::cast<nb::dict>(tables[name]), fields, name);
+  nb::dict table;
+  if (!nb::try_cast(tables[name], table))
+    throw kprof::FormatError(source + ": " + name + ": not a table of columns");
+  return from_arrays<Item>(table, fields, source + ": " + name);
 }
 
 // A row's fields but its info statistics, which no array holds.
@@ -276,15 +297,23 @@ std::string document_without(const kprof::Results& r, const std::vector<std::str
 // `tables`) and the tables of `tables` ({name: table_arrays(name)}), checked as a read file is.
 kprof::Results results_from_arrays(const std::string& document, const nb::dict& tables,
                                    const std::string& source) {
-  const kprof::Results base = kprof::Results::from_json(document);
+  const kprof::Results base = [&] {
+    try {
+      return kprof::Results::from_json(document);
+    } catch (const kprof::FormatError& e) {  // named "string" by the reader: name the file
+      const std::string what = e.what();
+      throw kprof::FormatError(source + ": " +
+                               (what.starts_with("string: ") ? what.substr(8) : what));
+    }
+  }();
   kprof::Results r(base.session(), base.sweep(),
-                   table_or(tables, "records", base.records(), record_fields),
-                   table_or(tables, "samples", base.samples(), sample_fields),
-                   table_or(tables, "rows", base.rows(), flat_row_fields),
-                   table_or(tables, "configs", base.config_info(), config_fields),
-                   table_or(tables, "runs", base.run_info(), run_fields),
-                   table_or(tables, "info", base.info(), info_fields), base.parts(),
-                   table_or(tables, "source", base.source(), source_fields));
+                   table_or(tables, "records", base.records(), record_fields, source),
+                   table_or(tables, "samples", base.samples(), sample_fields, source),
+                   table_or(tables, "rows", base.rows(), flat_row_fields, source),
+                   table_or(tables, "configs", base.config_info(), config_fields, source),
+                   table_or(tables, "runs", base.run_info(), run_fields, source),
+                   table_or(tables, "info", base.info(), info_fields, source), base.parts(),
+                   table_or(tables, "source", base.source(), source_fields, source));
   return kprof::Results::checked(std::move(r), source);
 }
 

@@ -133,10 +133,9 @@ def _cells(kind: str, values: Sequence[Any], keep_text: bool = False) -> Any:
         return pd.array(values, dtype="boolean")
     if kind == "optional_text" and isinstance(values, _Text):
         text = values.without_empty()
-        if keep_text:
-            return text
-        # No value at all: a column of None, as pandas makes of a list of them.
-        return text.column() if (text.codes >= 0).any() else [None] * len(text)
+        if not (text.codes >= 0).any():  # no value at all: None, as pandas makes of a list
+            return [None] * len(text)
+        return text if keep_text else text.column()
     if kind == "optional_text":
         # A derived metric without a unit has no unit (nsight-python: NaN), not an empty string.
         return [v if v else None for v in values]

@@ -8,15 +8,18 @@ reads a Parquet file back exactly, records and session included, at any size: ea
 core's tables (records, samples, rows, conditions, sampled instructions) as an Arrow IPC stream
 of typed columns, text dictionary-encoded, in pieces on lines of Kind ``"kprof.records"``...
 (column ``KprofTable``); the rest of the JSON document :meth:`save` writes (session, sweep,
-parts) on ``"document"`` lines (column ``KprofDocument``). A few lines carry them, so table
-tools read the rows and samples as if they were alone, and loading builds the core's tables
-from the streams' arrays with no JSON to parse. (Earlier files kept the whole document on the
-document lines, or in the file's metadata, which Parquet readers cap at 100 MB; both are still
-read.) JSON stays kprof's own format; Parquet needs pyarrow (``pip install 'kprof[parquet]'``).
+parts) on ``"head"`` lines (column ``KprofHead``). The file's metadata lists the lines of each
+kind and each table's rows (``kprof.manifest``), checked when the file is written and read. A
+few lines carry them all, so table tools read the rows and samples as if they were alone, and
+loading builds the core's tables from the streams' arrays with no JSON to parse. (Earlier files
+kept the whole document on ``"document"`` lines (column ``KprofDocument``), or in the file's
+metadata, which Parquet readers cap at 100 MB; both are still read.) JSON stays kprof's own
+format; Parquet needs pyarrow (``pip install 'kprof[parquet]'``).
 """
 
 from __future__ import annotations
 
+import json
 import os
 from typing import Any
 
@@ -31,14 +34,21 @@ from kprof.errors import FormatError, OutputExistsError
 
 __all__ = ["suffixes", "is_parquet", "write", "read"]
 
-#: The lines that carry the JSON document, and the column its pieces are in.
-DOCUMENT_KIND = "document"
+#: The lines that carry the rest of the JSON document (session, sweep, merged parts), and
+#: the column its pieces are in.
+HEAD_KIND = "head"
+HEAD_COLUMN = "KprofHead"
+#: Where files written before the tables were streams carry the whole JSON document.
 DOCUMENT_COLUMN = "KprofDocument"
 #: The core's tables held in the file (each an Arrow IPC stream in pieces on lines of Kind
 #: "kprof.<table>", in the column TABLE_COLUMN).
 TABLES = ("records", "samples", "rows", "configs", "runs", "info", "source")
 TABLE_KIND = "kprof."
 TABLE_COLUMN = "KprofTable"
+# The file's metadata key of what its own lines hold, {kind: [pieces, rows]}: checked when the
+# file is written and when it is read, so that a table lost on the way is an error, not a
+# result without it.
+_MANIFEST_KEY = b"kprof.manifest"
 # Characters of the document per line: well under what one Parquet value or page may hold.
 _PIECE = 64 * 2**20
 # Where kprof 0.1 kept the document: the file's metadata.
@@ -90,7 +100,7 @@ def _frames(results: ResultsData) -> Any:
     parts = []
     dtypes: dict[str, Any] = {"Kind": _string_dtype()}
     for table, kind in (("rows", "row"), ("samples", "sample")):
-        columns = saved.frame_columns(table)
+        columns = saved._table_columns(table)
         n = len(saved) if table == "rows" else results.core.num_samples
         arrow = {"Kind": _text_arrow(_Text(np.zeros(n, dtype=np.int32), [kind]))}
         for name, column in columns.items():
@@ -105,11 +115,31 @@ def _frames(results: ResultsData) -> Any:
                 column = column.astype("Int64")  # read back integer, with nulls where absent
             arrow[name] = pa.Array.from_pandas(column)
             dtypes.setdefault(name, column.dtype)
-        parts.append(pa.table(arrow))
+        parts.append(arrow)
+    _one_type_per_column(parts, dtypes)
     template = pd.DataFrame({name: pd.Series(dtype=dtype) for name, dtype in dtypes.items()})
     metadata = pa.Schema.from_pandas(template, preserve_index=False).metadata
-    table = pa.concat_tables(parts, promote_options="default").select(list(dtypes))
+    tables = [pa.table(arrow) for arrow in parts]
+    table = pa.concat_tables(tables, promote_options="default").select(list(dtypes))
     return table.replace_schema_metadata(metadata)
+
+
+def _one_type_per_column(parts: list[dict[str, Any]], dtypes: dict[str, Any]) -> None:
+    """Gives a column of both kinds one type: a column without a value (null) takes the other
+    kind's; numbers in one and text in the other (an info collector's first value in the rows,
+    each run's in the samples) become text in both, as a column of mixed values does."""
+    pa, _ = _pyarrow()
+    rows, samples = parts
+    for name in rows.keys() & samples.keys():
+        a, b = rows[name].type, samples[name].type
+        if a == b:
+            continue
+        if pa.types.is_null(a) or pa.types.is_null(b):
+            target = b if pa.types.is_null(a) else a
+        else:
+            target = pa.string()
+            dtypes[name] = _string_dtype()
+        rows[name], samples[name] = rows[name].cast(target), samples[name].cast(target)
 
 
 def _text_arrow(text: _Text) -> Any:
@@ -129,10 +159,12 @@ def _arrow(column: Any) -> Any:
     return pa.array(column)
 
 
-def _table_lines(results: ResultsData, kind: Any) -> tuple[list[Any], list[str]]:
+def _table_lines(
+    results: ResultsData, kind: Any, manifest: dict[str, list[int]]
+) -> tuple[list[Any], list[str]]:
     """The core's tables, each an Arrow IPC stream in pieces on lines of its own kind (a
-    ``Kind`` of type ``kind``), and the tables held so. Rows with info collector statistics (a
-    list per row) stay in the document."""
+    ``Kind`` of type ``kind``), and the tables held so; each table's pieces and rows go into
+    ``manifest``. Rows with info collector statistics (a list per row) stay in the document."""
     pa, _ = _pyarrow()
     names = [t for t in TABLES if t != "rows" or not results.core.info_layout()]
     lines = []
@@ -147,7 +179,9 @@ def _table_lines(results: ResultsData, kind: Any) -> tuple[list[Any], list[str]]
         options = pa.ipc.IpcWriteOptions(compression="zstd")
         with pa.ipc.new_stream(sink, batch.schema, options=options) as writer:
             writer.write_batch(batch)
-        lines.append(_pieces(sink.getvalue(), f"{TABLE_KIND}{name}", TABLE_COLUMN, kind)[0])
+        line, pieces = _pieces(sink.getvalue(), f"{TABLE_KIND}{name}", TABLE_COLUMN, kind)
+        lines.append(line)
+        manifest[f"{TABLE_KIND}{name}"] = [pieces, batch.num_rows]
     return lines, names
 
 
@@ -165,33 +199,25 @@ def _pieces(data: Any, kind_value: str, column: str, kind: Any) -> tuple[Any, in
     return pa.table({"Kind": kinds, column: pieces}), len(ends)
 
 
-def _check_readable(pieces: int) -> Any:
+def _check_readable(manifest: dict[str, list[int]]) -> Any:
     """A check of a written file: its footer opens with every reader's default limits and its
-    document lines are all there; else the save fails and leaves no file."""
+    lines of each kind of the manifest are all there; else the save fails and leaves no file."""
 
     def check(path: str) -> None:
         _, pq = _pyarrow()
         try:
-            found = _count_documents(pq.ParquetFile(path).metadata)
+            kinds = pq.ParquetFile(path).read(columns=["Kind"]).column(0).combine_chunks()
+            found = {str(c["values"]): int(c["counts"]) for c in kinds.value_counts().to_pylist()}
         except Exception as e:  # pyarrow's errors
             raise FormatError(f"the Parquet file written cannot be read back: {e}") from None
-        if found != pieces:
-            raise FormatError(
-                f"the Parquet file written holds {found} of the {pieces} pieces of its document"
-            )
+        for kind, (pieces, _) in manifest.items():
+            if found.get(kind, 0) != pieces:
+                raise FormatError(
+                    f"the Parquet file written holds {found.get(kind, 0)} of the {pieces} "
+                    f"lines of Kind '{kind}'"
+                )
 
     return check
-
-
-def _count_documents(metadata: Any) -> int:
-    """How many lines carry a piece of the document, from the footer's statistics."""
-    names = [metadata.schema.column(i).name for i in range(metadata.num_columns)]
-    column = names.index(DOCUMENT_COLUMN)
-    lines = 0
-    for g in range(metadata.num_row_groups):
-        chunk = metadata.row_group(g).column(column)
-        lines += chunk.num_values - (chunk.statistics.null_count if chunk.statistics else 0)
-    return lines
 
 
 def write(results: ResultsData, path: str | os.PathLike[str], overwrite: bool) -> str:
@@ -202,17 +228,21 @@ def write(results: ResultsData, path: str | os.PathLike[str], overwrite: bool) -
     if os.path.exists(path) and not overwrite:
         raise OutputExistsError(f"{path} exists; pass overwrite=True to replace it")
     frames = _frames(results)
-    kind = frames.schema.field("Kind").type  # string or large_string, as pandas made it
-    lines, held = _table_lines(results, kind)
+    kind = frames.schema.field("Kind").type
+    manifest: dict[str, list[int]] = {}
+    lines, held = _table_lines(results, kind, manifest)
     text = _core.document_without(results.core, held).encode()
-    document, pieces = _pieces(text, DOCUMENT_KIND, DOCUMENT_COLUMN, kind)
-    table = pa.concat_tables([frames, *lines, document], promote_options="default")
-    table = table.replace_schema_metadata(frames.schema.metadata)
+    head, pieces = _pieces(text, HEAD_KIND, HEAD_COLUMN, kind)
+    manifest[HEAD_KIND] = [pieces, 0]
+    table = pa.concat_tables([frames, *lines, head], promote_options="default")
+    metadata = dict(frames.schema.metadata or {})
+    metadata[_MANIFEST_KEY] = json.dumps(manifest).encode()
+    table = table.replace_schema_metadata(metadata)
     return write_atomic(
         path,
         lambda out: _write_table(table, out),
         overwrite=overwrite,
-        check=_check_readable(pieces),
+        check=_check_readable(manifest),
     )
 
 
@@ -247,26 +277,33 @@ def _numpy(column: Any) -> Any:
     return np.ascontiguousarray(column.to_numpy(zero_copy_only=False))
 
 
-def _tables(file: Any) -> tuple[str, dict[str, dict[str, Any]]]:
-    """The document and the tables held as Arrow IPC streams, read from ``file``."""
+def _tables(file: Any, path: str) -> tuple[str, dict[str, dict[str, Any]]]:
+    """The rest of the document and the tables held as Arrow IPC streams, read from ``file``
+    and checked against its manifest."""
     pa, _ = _pyarrow()
-    columns = [DOCUMENT_COLUMN] + (
-        [TABLE_COLUMN] if TABLE_COLUMN in file.schema_arrow.names else []
-    )
-    read = file.read(columns=["Kind", *columns])
-    document = b"".join(read.column(DOCUMENT_COLUMN).drop_null().to_pylist()).decode()
-    if TABLE_COLUMN not in columns:  # written before the tables were columns
-        return document, {}
+    manifest_text = (file.schema_arrow.metadata or {}).get(_MANIFEST_KEY)
+    if manifest_text is None:
+        raise FormatError(f"{path}: kprof's lines without their manifest ('kprof.manifest')")
+    manifest = json.loads(manifest_text)
+    read = file.read(columns=["Kind", HEAD_COLUMN, TABLE_COLUMN])
+    document = b"".join(read.column(HEAD_COLUMN).drop_null().to_pylist()).decode()
     lines = read.filter(read.column(TABLE_COLUMN).is_valid())
     streams: dict[str, list[bytes]] = {}
     for kind, piece in zip(
         lines.column("Kind").to_pylist(), lines.column(TABLE_COLUMN).to_pylist(), strict=True
     ):
-        streams.setdefault(str(kind).removeprefix(TABLE_KIND), []).append(piece)
+        streams.setdefault(str(kind), []).append(piece)
     tables = {}
-    for name, pieces in streams.items():
-        table = pa.ipc.open_stream(pa.py_buffer(b"".join(pieces))).read_all()
-        tables[name] = {
+    for kind, (pieces, rows) in manifest.items():
+        if kind == HEAD_KIND:
+            continue
+        found = streams.get(kind, [])
+        if len(found) != pieces:
+            raise FormatError(f"{path}: {len(found)} of the {pieces} lines of Kind '{kind}'")
+        table = pa.ipc.open_stream(pa.py_buffer(b"".join(found))).read_all()
+        if table.num_rows != rows:
+            raise FormatError(f"{path}: '{kind}' holds {table.num_rows} of its {rows} rows")
+        tables[kind.removeprefix(TABLE_KIND)] = {
             field: _numpy(table.column(field).combine_chunks()) for field in table.column_names
         }
     return document, tables
@@ -285,14 +322,19 @@ def read(path: str | os.PathLike[str]) -> Any:
             thrift_container_size_limit=_READ_LIMIT,
         )
         metadata = file.schema_arrow.metadata or {}
+        names = file.schema_arrow.names
         if _METADATA_KEY in metadata:  # written before the document moved into the lines
             return _core.Results.from_json(bytes(metadata[_METADATA_KEY]).decode())
-        if DOCUMENT_COLUMN not in file.schema_arrow.names:
+        if HEAD_COLUMN in names:
+            document, tables = _tables(file, path)
+        elif DOCUMENT_COLUMN in names:  # written before the tables were streams
+            column = file.read(columns=[DOCUMENT_COLUMN]).column(0)
+            document, tables = b"".join(column.drop_null().to_pylist()).decode(), {}
+        else:
             raise FormatError(
-                f"{path}: a Parquet file without kprof's results (no '{DOCUMENT_COLUMN}' "
+                f"{path}: a Parquet file without kprof's results (no '{HEAD_COLUMN}' "
                 "column); only files written by ProfileResults.save can be loaded"
             )
-        document, tables = _tables(file)
     except FormatError:
         raise
     except Exception as e:  # pyarrow's errors: not Parquet, truncated...

@@ -246,7 +246,7 @@ class ResultsData:
         data = self._frame_columns(table, items, keep_text=False)
         return pd.DataFrame({k: _column(v, n) for k, v in data.items()})
 
-    def frame_columns(self, table: str) -> dict[str, Any]:
+    def _table_columns(self, table: str) -> dict[str, Any]:
         """The columns of :meth:`to_dataframe` (``"rows"``) or :meth:`raw_dataframe`
         (``"samples"``) by name, text kept as codes into its values (``_Text``): for writers
         that keep text encoded, such as Parquet's."""

@@ -193,12 +193,13 @@ def compare(
             slowdown.
     """
     source = _arguments.flag("source", source)
+    threshold = _arguments.number("kprof.compare", "threshold", threshold)
+    alpha = _arguments.number("kprof.compare", "alpha", alpha)
+    metrics = _metrics(metric)
     base_core, new_core = _core_results("base", base), _core_results("new", new)
     if source:
         return _source_frame(base_core, new_core)
-    threshold = _arguments.number("kprof.compare", "threshold", threshold)
-    alpha = _arguments.number("kprof.compare", "alpha", alpha)
-    result = _core.compare(base_core, new_core, threshold, alpha, _metrics(metric))
+    result = _core.compare(base_core, new_core, threshold, alpha, metrics)
     for message in result.warnings:
         warnings.warn(message, CompareWarning, stacklevel=2)
     rows = result.rows_columns()

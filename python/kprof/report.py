@@ -96,6 +96,15 @@ figcaption{color:#555;font-size:.85rem}
 footer{margin-top:3rem;color:#777;font-size:.8rem}
 """
 
+# The notebook view's rules for the sections of results that sampled warps.
+_SAMPLED_NOTEBOOK_CSS = (
+    "<style>.kprof-results h2{font-size:1em;margin:.8em 0 .2em}"
+    ".kprof-results .note{color:#666;font-size:.85em}"
+    ".kprof-results table.source th{font-weight:600;padding-top:.5em;text-align:left}"
+    ".kprof-results td.barcell{width:8em}"
+    ".kprof-results .bar{background:#76b900;height:.7em;margin-top:.2em}</style>"
+)
+
 # The note atop a page too large to show whole; only such pages carry the rule.
 _SIZE_CSS = ".size-note{background:#f3f8e6;border-left:4px solid #76b900;padding:.4rem .7rem}\n"
 
@@ -125,12 +134,7 @@ def results_html(results: ResultsData) -> str:
         ".kprof-results th,.kprof-results td{padding:.15em .5em;border-bottom:1px solid #ddd}"
         ".kprof-results td.num{text-align:right;font-variant-numeric:tabular-nums}"
         ".kprof-results td.unstable{color:#b35c00;font-weight:600}"
-        ".kprof-results .ctx{color:#666;margin:.2em 0}"
-        ".kprof-results h2{font-size:1em;margin:.8em 0 .2em}"
-        ".kprof-results .note{color:#666;font-size:.85em}"
-        ".kprof-results table.source th{font-weight:600;padding-top:.5em;text-align:left}"
-        ".kprof-results td.barcell{width:8em}"
-        ".kprof-results .bar{background:#76b900;height:.7em;margin-top:.2em}</style>"
+        ".kprof-results .ctx{color:#666;margin:.2em 0}</style>"
     )
     parts = [f'<div class="kprof-results">{style}']
     parts.append(f'<p class="ctx">{e(_context_line(results.session))}</p>')
@@ -142,7 +146,8 @@ def results_html(results: ResultsData) -> str:
         parts.append(table(rows, cells, with_metric=True, more=more))
     else:
         parts.append('<p class="ctx">no rows</p>')
-    parts += [stalls_section(results), source_section(results)]  # empty unless sampled
+    if sampled := stalls_section(results) + source_section(results):  # set:source only
+        parts.append(_SAMPLED_NOTEBOOK_CSS + sampled)
     parts.append("</div>")
     return "".join(parts)
 

@@ -82,9 +82,9 @@ def test_the_parquet_table_holds_the_core_tables_on_a_few_lines(large, large_par
     # The core's tables ride on a few lines each, as typed columns (text dictionary-encoded);
     # the document is left with the session and the sweep.
     assert 1 <= kinds.count("kprof.records") <= 4 and kinds.count("kprof.rows") == 1
-    assert kinds.count("document") == 1
+    assert kinds.count("head") == 1
     assert len(kinds) < CONFIGS * METRICS * (RUNS + 1) + 20
-    document = file.read(columns=["KprofDocument"]).column(0).drop_null()
+    document = file.read(columns=["KprofHead"]).column(0).drop_null()
     assert sum(len(piece.as_py()) for piece in document) < 2_000_000
     stream = file.read(columns=["Kind", "KprofTable"]).to_pandas().query("Kind == 'kprof.rows'")
     rows = pa.ipc.open_stream(pa.py_buffer(stream["KprofTable"].iloc[0])).read_all()
@@ -98,11 +98,26 @@ def test_the_parquet_table_holds_the_core_tables_on_a_few_lines(large, large_par
 
 def test_a_parquet_file_that_would_not_read_back_is_no_file(tmp_path, monkeypatch):
     pytest.importorskip("pyarrow")
-    monkeypatch.setattr(_parquet, "_count_documents", lambda metadata: 0)
+    check = _parquet._check_readable
+    # A manifest that promises a line more than the file holds.
+    monkeypatch.setattr(_parquet, "_check_readable", lambda m: check({**m, "head": [2, 0]}))
     path = tmp_path / "r.parquet"
-    with pytest.raises(errors.FormatError, match="holds 0 of the 1 pieces of its document"):
+    with pytest.raises(errors.FormatError, match="holds 1 of the 2 lines of Kind 'head'"):
         kprof.load(DEMO).save(path)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_parquet_file_that_lost_a_table_is_refused(tmp_path):
+    """A tool that rewrites only the rows and samples must not leave results without records."""
+    pq = pytest.importorskip("pyarrow.parquet")
+    pc = pytest.importorskip("pyarrow.compute")
+    path = tmp_path / "r.parquet"
+    kprof.load(DEMO).save(path)
+    table = pq.read_table(path)
+    kept = table.filter(pc.not_equal(table.column("Kind"), "kprof.records"))
+    pq.write_table(kept, tmp_path / "rewritten.parquet")
+    with pytest.raises(errors.FormatError, match="0 of the 1 lines of Kind 'kprof.records'"):
+        kprof.load(tmp_path / "rewritten.parquet")
 
 
 def test_a_parquet_file_with_the_whole_document_on_its_lines_still_loads(tmp_path):
@@ -131,3 +146,34 @@ def test_a_parquet_file_with_the_document_in_its_metadata_still_loads(tmp_path):
     )
     pq.write_table(table, tmp_path / "old.parquet")
     assert kprof.load(tmp_path / "old.parquet") == results
+
+
+def test_a_column_of_numbers_in_the_rows_and_text_in_the_samples_is_text(tmp_path):
+    """A run-scope info collector that returned 1.0, then "x": the rows show the first value
+    (a number), the samples each run's (mixed): the file holds the column as text."""
+    pytest.importorskip("pyarrow")
+    import pandas as pd
+    from conftest import SYNTHETIC_SESSION, make_records
+
+    rows = [
+        (0, run, "k", "kern", 0, "gpu__time_duration.sum", 1000.0 + run, "ns") for run in (0, 1)
+    ]
+    info = {
+        "name": ["mix", "mix"],
+        "scope": ["run", "run"],
+        "config": [0, 0],
+        "run": [0, 1],
+        "annotation": ["", ""],
+        "value": [1.0, float("nan")],
+        "text": ["", "x"],
+    }
+    options = _core.Options()
+    options.runs = 2
+    session = dict(SYNTHETIC_SESSION, runs=2)
+    core = _core._aggregate(session, [], [[]], make_records(rows), options, None, None, info)
+    results = kprof.ProfileResults(core)
+    path = tmp_path / "mixed.parquet"
+    results.save(path)
+    assert kprof.load(path) == results
+    table = pd.read_parquet(path)
+    assert table.loc[table["Kind"] == "sample", "mix"].tolist() == ["1.0", "x"]

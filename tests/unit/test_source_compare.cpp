@@ -75,6 +75,15 @@ TEST(SourceCompare, ConfigsMatchByTheirParametersAndCodeWithoutLinesByItsKernel)
   EXPECT_NE(changes[0].region.find("4096"), std::string::npos) << changes[0].region;
 }
 
+TEST(SourceCompare, ARegionThatDidNotChangeSaysSo) {
+  const Results base = sampled({1024}, {at(0, 10, "wait", 10), at(0, 11, "barrier", 30)});
+  const std::string text = kprof::source_comparison_text(kprof::compare_source(base, base));
+  EXPECT_NE(text.find("softmax (n=1024)\n  no place changed by 1 point or more\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("base      new"), std::string::npos) << text;
+}
+
 TEST(SourceCompare, NoRegionInBothOrNoSamplesAreSaid) {
   const Results base = sampled({1024}, {at(0, 10, "wait", 10)});
   const Results other = sampled({2048}, {at(0, 10, "wait", 10)});

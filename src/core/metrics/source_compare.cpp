@@ -40,9 +40,9 @@ std::string config_key(const Sweep& sweep, std::size_t config) {
 
 // The regions of `results` by (annotation, config key), in the order of their first sample.
 std::vector<std::pair<std::pair<std::string, std::string>, Sampled>> sampled_regions(
-    const Results& results) {
+    const Results& results, const char* side) {
   if (results.source().empty())
-    throw OptionError("metrics", "results without sampled instructions",
+    throw OptionError("metrics", std::string(side) + ": results without sampled instructions",
                       "a profile that sampled warps (metrics=[\"set:source\"])");
   std::vector<std::pair<std::pair<std::string, std::string>, Sampled>> regions;
   std::map<std::pair<std::string, std::string>, std::size_t> index;
@@ -86,8 +86,8 @@ std::vector<std::pair<std::string, double>> reason_changes(
 }  // namespace
 
 std::vector<SourceChange> compare_source(const Results& base, const Results& next) {
-  const auto base_regions = sampled_regions(base);
-  const auto next_regions = sampled_regions(next);
+  const auto base_regions = sampled_regions(base, "BASE");
+  const auto next_regions = sampled_regions(next, "NEW");
   std::map<std::pair<std::string, std::string>, const Sampled*> in_next;
   for (const auto& [key, region] : next_regions) in_next[key] = &region;
   std::vector<SourceChange> out;
@@ -120,9 +120,9 @@ std::vector<SourceChange> compare_source(const Results& base, const Results& nex
       if (names.find("'" + key.first + "'") == std::string::npos)
         names += (names.empty() ? "'" : ", '") + key.first + "'";
     throw FormatError(
-        "nothing to compare: no region was sampled in both results (the base "
-        "sampled " +
-        names + "; a region matches by its annotation and its config's parameters)");
+        "nothing to compare: no region was sampled in both results (BASE " +
+        (names.empty() ? std::string("has only _not_issued samples") : "sampled " + names) +
+        "; a region matches by its annotation and its config's parameters)");
   }
   return out;
 }
@@ -132,15 +132,18 @@ std::string source_comparison_text(const std::vector<SourceChange>& changes,
   std::string out =
       "where the warps waited, BASE -> NEW, in % of each region's warp samples (change in "
       "points):\n";
-  const SourceChange* last = nullptr;
   std::size_t shown = 0;
-  for (const SourceChange& c : changes) {
-    if (last == nullptr || c.region != last->region) {
+  for (std::size_t k = 0; k < changes.size(); ++k) {
+    const SourceChange& c = changes[k];
+    if (k == 0 || c.region != changes[k - 1].region) {
       out += c.region + "\n";
-      out += "     base      new   change  place\n";
+      // Places come largest change first: when the first is too small to show, so are all.
+      if (!(std::fabs(c.new_pct - c.base_pct) >= kStallShownPct))
+        out += "  no place changed by " + format_number(kStallShownPct, 3) + " point or more\n";
+      else
+        out += "     base      new   change  place\n";
       shown = 0;
     }
-    last = &c;
     const double change = c.new_pct - c.base_pct;
     if (shown == per_region || !(std::fabs(change) >= kStallShownPct)) continue;
     ++shown;

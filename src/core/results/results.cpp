@@ -57,7 +57,7 @@ bool same(const Sweep& a, const Sweep& b) {
 bool same(const Record& a, const Record& b) {
   auto tie = [](const Record& r) {
     return std::tie(r.config, r.run, r.annotation, r.kernel, r.kernel_index, r.metric, r.unit,
-                    r.start_ns, r.end_ns, r.stream);
+                    r.start_ns, r.end_ns, r.stream, r.kind, r.bytes);
   };
   return tie(a) == tie(b) && same(a.value, b.value);
 }
@@ -93,6 +93,14 @@ bool same(const InfoStat& a, const InfoStat& b) {
   return a.name == b.name && a.numeric == b.numeric && a.text == b.text && same(a.value, b.value) &&
          same(a.mean, b.mean) && same(a.stddev, b.stddev) && same(a.min, b.min) &&
          same(a.max, b.max);
+}
+
+bool same(const SourceSample& a, const SourceSample& b) {
+  auto tie = [](const SourceSample& x) {
+    return std::tie(x.config, x.annotation, x.kernel, x.cubin, x.pc_offset, x.sass, x.file, x.line,
+                    x.reason);
+  };
+  return tie(a) == tie(b) && same(a.samples, b.samples);
 }
 
 bool same(const Row& a, const Row& b);
@@ -265,7 +273,8 @@ std::string Results::file_tag(const std::string& base) const {
 bool operator==(const Results& a, const Results& b) {
   return same(a.session_, b.session_) && same(a.sweep_, b.sweep_) && same(a.records_, b.records_) &&
          same(a.samples_, b.samples_) && same(a.rows_, b.rows_) && same(a.configs_, b.configs_) &&
-         same(a.runs_, b.runs_) && same(a.info_, b.info_) && same(a.parts_, b.parts_);
+         same(a.runs_, b.runs_) && same(a.info_, b.info_) && same(a.parts_, b.parts_) &&
+         same(a.source_, b.source_);
 }
 
 TableCells Results::table_cells() const {

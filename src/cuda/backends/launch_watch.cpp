@@ -13,6 +13,7 @@
 #include "cuda/device/cuda_check.hpp"
 #include "cuda/device/device_facts.hpp"
 #include "kprof/errors.hpp"
+#include "kprof/log.hpp"
 
 namespace kprof::detail {
 
@@ -42,6 +43,11 @@ void LaunchWatch::record_kernels(bool copies) {
   // concurrently (PcSampler::enabled_in_process).
   kernel_kind_ = PcSampler::enabled_in_process() ? CUPTI_ACTIVITY_KIND_KERNEL
                                                  : CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+  if (kernel_kind_ == CUPTI_ACTIVITY_KIND_KERNEL)
+    log_once("serialized kernel tracing",
+             "kprof: this process samples warps (set:source), so from now on its profiles trace "
+             "kernels one at a time: kernels of different streams do not overlap while measured "
+             "(CUPTI samples no kernel traced concurrently; docs/source.md)");
   check_cupti(cuptiActivityEnable(kernel_kind_),
               kernel_kind_ == CUPTI_ACTIVITY_KIND_KERNEL
                   ? "cuptiActivityEnable(CUPTI_ACTIVITY_KIND_KERNEL)"
