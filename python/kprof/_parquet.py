@@ -327,6 +327,11 @@ def read(path: str | os.PathLike[str]) -> Any:
             return _core.Results.from_json(bytes(metadata[_METADATA_KEY]).decode())
         if HEAD_COLUMN in names:
             document, tables = _tables(file, path)
+        elif DOCUMENT_COLUMN in names and TABLE_COLUMN in names:
+            raise FormatError(
+                f"{path}: table streams without their manifest (a file of a development "
+                "version of kprof); save the results again"
+            )
         elif DOCUMENT_COLUMN in names:  # written before the tables were streams
             column = file.read(columns=[DOCUMENT_COLUMN]).column(0)
             document, tables = b"".join(column.drop_null().to_pylist()).decode(), {}

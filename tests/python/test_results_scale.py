@@ -120,6 +120,22 @@ def test_a_parquet_file_that_lost_a_table_is_refused(tmp_path):
         kprof.load(tmp_path / "rewritten.parquet")
 
 
+def test_table_streams_without_a_manifest_are_refused(tmp_path):
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    binary = pa.large_binary()
+    table = pa.table(
+        {
+            "Kind": ["document", "kprof.records"],
+            "KprofDocument": pa.array([b"{}", None], type=binary),
+            "KprofTable": pa.array([None, b"stream"], type=binary),
+        }
+    )
+    pq.write_table(table, tmp_path / "development.parquet")
+    with pytest.raises(errors.FormatError, match="table streams without their manifest"):
+        kprof.load(tmp_path / "development.parquet")
+
+
 def test_a_parquet_file_with_the_whole_document_on_its_lines_still_loads(tmp_path):
     """Files written before the tables became columns carried the whole JSON document."""
     pa = pytest.importorskip("pyarrow")
