@@ -86,9 +86,9 @@ class _Text(Sequence[str]):
 
     def column(self) -> Any:
         """pandas' text column of these values (code -1: missing)."""
-        codes = self.codes
         if _string_dtype() == np.dtype(object):  # pandas 2: Python strings
-            return np.asarray(self.values + [None], dtype=object)[codes]
+            return self.objects()
+        codes = self.codes
         try:  # pandas 3 keeps text in Arrow: decoded there, no Python string per value
             import pyarrow as pa
         except ImportError:

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstddef>
 #include <map>
+#include <set>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -96,11 +97,11 @@ std::vector<SourceChange> compare_source(const Results& base, const Results& nex
     if (found == in_next.end()) continue;
     const Sampled& n = *found->second;
     const std::string name = region_name(base, key.first, b.config, -1);
-    std::map<Place, int> places;  // each place of either, once
-    for (const auto& [place, reasons] : b.places) places[place] = 0;
-    for (const auto& [place, reasons] : n.places) places[place] = 0;
+    std::set<Place> places;  // each place of either, once
+    for (const auto& [place, reasons] : b.places) places.insert(place);
+    for (const auto& [place, reasons] : n.places) places.insert(place);
     const std::size_t first = out.size();
-    for (const auto& [place, unused] : places) {
+    for (const Place& place : places) {
       const auto bp = b.places.find(place);
       const auto np = n.places.find(place);
       const auto* br = bp == b.places.end() ? nullptr : &bp->second;
